@@ -1,0 +1,5 @@
+//! Baselines: `baselines/<name>/<suite>.json` and its append-only history.
+
+mod error;
+
+pub use error::BaselineError;

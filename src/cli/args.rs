@@ -1,0 +1,320 @@
+//! The clap structs. Help text here is the user's documentation: keep it exact.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// A regression gate for AI agents: evaluates agent traces against a suite of
+/// checkpoints, compares with a versioned baseline, and fails CI on a
+/// confirmed regression.
+#[derive(Debug, Parser)]
+#[command(name = "agenteval-gate", version, about, long_about = None, max_term_width = 100)]
+#[command(after_help = "Exit codes: 0 pass, 2 gate failed, 4 nothing evaluated, 64 usage, 65 bad input data, \
+69 judge/GitHub unavailable, 74 I/O, 78 invalid suite/config, 1 internal error.")]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: CliGlobal,
+    #[command(subcommand)]
+    pub command: CliCommand,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct CliGlobal {
+    /// When to use colour on stderr.
+    #[arg(long, value_enum, global = true, default_value_t = CliColor::Auto, env = "AGENTEVAL_COLOR")]
+    pub color: CliColor,
+    /// Config file (default: `agenteval.yaml`, found by walking up from the working directory).
+    #[arg(long, global = true, value_name = "FILE", env = "AGENTEVAL_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Ignore `agenteval.yaml`.
+    #[arg(long, global = true)]
+    pub isolated: bool,
+    /// Only errors on stderr.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum CliColor {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CliCommand {
+    /// Evaluate suites and write run reports (applies only `gates.absolute`).
+    Run(CliRun),
+    /// Compare with a baseline (the main CI job); exit code = verdict.
+    Compare(CliCompare),
+    /// Create, inspect and list baselines.
+    #[command(subcommand)]
+    Baseline(CliBaseline),
+    /// Pre-flight checks of every suite, including ID stability against the baseline.
+    Lint(CliLint),
+    /// Render a saved run or compare report.
+    Report(CliReport),
+    /// Ingest one trace: detected format and spans.
+    Trace(CliTrace),
+    /// Show the resolved configuration.
+    #[command(subcommand)]
+    Config(CliConfig),
+    /// Print the JSON Schema of `suite.yaml`.
+    #[command(hide = true)]
+    Schema,
+}
+
+/// Flags shared by `run`, `compare`, `baseline update` and `lint`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct CliSuiteArgs {
+    /// Suite to use, by name or directory; repeatable (default: every suite under the suites directory).
+    #[arg(long = "suite", value_name = "NAME|DIR")]
+    pub suites: Vec<String>,
+    /// Directory holding `<suite>/suite.yaml` [default: suites].
+    #[arg(long, value_name = "DIR", env = "AGENTEVAL_SUITES_DIR")]
+    pub suites_dir: Option<PathBuf>,
+    /// Directory holding `<name>/<suite>.json` baselines [default: baselines].
+    #[arg(long, value_name = "DIR", env = "AGENTEVAL_BASELINES_DIR")]
+    pub baselines_dir: Option<PathBuf>,
+}
+
+/// Flags that control an evaluation.
+#[derive(Debug, Args, Clone, Default)]
+pub struct CliEvalArgs {
+    #[command(flatten)]
+    pub suite: CliSuiteArgs,
+    /// Read recorded traces from DIR (`<case_id>.<ext>`) instead of the suite's `traces:`; forces replay mode.
+    #[arg(long, value_name = "DIR", env = "AGENTEVAL_TRACES")]
+    pub traces: Option<PathBuf>,
+    /// Which cases: the smoke tier, the full suite, or smoke then full [default: progressive for compare, full for run].
+    #[arg(long, value_enum, env = "AGENTEVAL_TIER")]
+    pub tier: Option<CliTier>,
+    /// LLM judge for tier-3 checkpoints [default: none].
+    #[arg(long, value_enum, env = "AGENTEVAL_JUDGE")]
+    pub judge: Option<CliJudge>,
+    /// Judge cache directory [default: .agenteval-cache].
+    #[arg(long, value_name = "DIR", env = "AGENTEVAL_JUDGE_CACHE")]
+    pub judge_cache: Option<PathBuf>,
+    /// Seed for every random choice (bootstrap resampling) [default: 42].
+    #[arg(long, env = "AGENTEVAL_SEED")]
+    pub seed: Option<u64>,
+    /// Omit wall-clock fields so identical inputs give byte-identical reports.
+    #[arg(long, env = "AGENTEVAL_DETERMINISTIC")]
+    pub deterministic: bool,
+    /// Evaluate only shard I of N (cases partitioned by a stable hash of the case ID).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Add a config tag (`model=gpt-4o`); repeatable; overrides the suite's `config_tags`.
+    #[arg(long = "tag", value_name = "KEY=VALUE")]
+    pub tags: Vec<String>,
+    /// Exit 0 instead of 4 when no case is selected.
+    #[arg(long)]
+    pub allow_empty: bool,
+    /// Parallel trace evaluations [default: number of CPUs].
+    #[arg(long, short = 'j', value_name = "N", env = "AGENTEVAL_JOBS")]
+    pub jobs: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CliTier {
+    Smoke,
+    Full,
+    Progressive,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CliJudge {
+    None,
+    Openai,
+    Anthropic,
+    Replay,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CliFailOn {
+    Critical,
+    High,
+    Medium,
+    Low,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CliRunFormat {
+    Table,
+    Json,
+    Markdown,
+    Junit,
+}
+
+#[derive(Debug, Args)]
+pub struct CliRun {
+    #[command(flatten)]
+    pub eval: CliEvalArgs,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = CliRunFormat::Table, env = "AGENTEVAL_FORMAT")]
+    pub format: CliRunFormat,
+    /// Write the JSON run report to FILE (`-` = stdout); needs exactly one suite.
+    #[arg(long, value_name = "FILE", conflicts_with = "out_dir")]
+    pub out: Option<PathBuf>,
+    /// Write one `<suite>.json` run report per suite into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Lowest severity of an absolute-gate breach that fails the run [default: critical].
+    #[arg(long, value_enum, env = "AGENTEVAL_FAIL_ON")]
+    pub fail_on: Option<CliFailOn>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CliCompareFormat {
+    Table,
+    Markdown,
+    Json,
+    Junit,
+}
+
+#[derive(Debug, Args)]
+pub struct CliCompare {
+    #[command(flatten)]
+    pub eval: CliEvalArgs,
+    /// Baseline name (`baselines/<NAME>/`).
+    #[arg(long, value_name = "NAME", env = "AGENTEVAL_BASELINE", default_value = "main")]
+    pub baseline: String,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = CliCompareFormat::Table, env = "AGENTEVAL_FORMAT")]
+    pub format: CliCompareFormat,
+    /// Write the JSON compare report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Lowest severity that fails the gate [default: the suite's `gates.fail_on`, else critical].
+    #[arg(long, value_enum, env = "AGENTEVAL_FAIL_ON")]
+    pub fail_on: Option<CliFailOn>,
+    /// Bootstrap resamples per metric [default: 10000].
+    #[arg(long, value_name = "B", env = "AGENTEVAL_RESAMPLES")]
+    pub resamples: Option<u32>,
+    /// Benjamini–Hochberg correction across metrics; `off` uses raw p-values.
+    #[arg(long, value_enum, default_value_t = CliOnOff::On)]
+    pub fdr: CliOnOff,
+    /// Report regressions but always exit 0.
+    #[arg(long)]
+    pub warn_only: bool,
+    /// Pass with a note when the baseline does not exist yet (first run).
+    #[arg(long)]
+    pub allow_missing_baseline: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CliOnOff {
+    On,
+    Off,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CliBaseline {
+    /// Write the baseline files atomically and append history.
+    Update(CliBaselineUpdate),
+    /// Show one baseline's metadata and suite metrics.
+    Show(CliBaselineShow),
+    /// List baselines and their suites.
+    List(CliBaselineList),
+}
+
+#[derive(Debug, Args)]
+pub struct CliBaselineUpdate {
+    #[command(flatten)]
+    pub eval: CliEvalArgs,
+    /// Baseline name.
+    #[arg(long, value_name = "NAME", default_value = "main")]
+    pub name: String,
+    /// Use saved run reports instead of running the suites; repeatable (one per suite).
+    #[arg(long = "from-report", value_name = "FILE")]
+    pub from_report: Vec<PathBuf>,
+    /// Git commit recorded in the metadata.
+    #[arg(long, env = "GITHUB_SHA")]
+    pub git_sha: Option<String>,
+    /// Git ref recorded in the metadata.
+    #[arg(long, env = "GITHUB_REF")]
+    pub git_ref: Option<String>,
+    /// History lines kept per suite [default: 50].
+    #[arg(long, value_name = "N")]
+    pub history_cap: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct CliBaselineShow {
+    #[command(flatten)]
+    pub suite: CliSuiteArgs,
+    #[arg(long, value_name = "NAME", default_value = "main")]
+    pub name: String,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CliBaselineList {
+    #[command(flatten)]
+    pub suite: CliSuiteArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CliLint {
+    #[command(flatten)]
+    pub suite: CliSuiteArgs,
+    /// Baseline checked for ID stability.
+    #[arg(long, value_name = "NAME", default_value = "main")]
+    pub baseline: String,
+    /// Treat warnings as errors.
+    #[arg(long)]
+    pub deny_warnings: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CliReportFormat {
+    Table,
+    Markdown,
+    Json,
+    Junit,
+    Html,
+}
+
+#[derive(Debug, Args)]
+pub struct CliReport {
+    /// A run report (`run --out`) or compare report (`compare --out`).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    #[arg(long, value_enum, default_value_t = CliReportFormat::Table)]
+    pub format: CliReportFormat,
+    /// Write to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CliTraceFormat {
+    Text,
+    Json,
+    Mermaid,
+}
+
+#[derive(Debug, Args)]
+pub struct CliTrace {
+    /// Trace file (any supported format; detected).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    #[arg(long, value_enum, default_value_t = CliTraceFormat::Text)]
+    pub format: CliTraceFormat,
+    /// Suite (name or directory) whose tool catalog validates arguments.
+    #[arg(long, value_name = "NAME|DIR")]
+    pub suite: Option<String>,
+    /// Directory holding suites [default: suites].
+    #[arg(long, value_name = "DIR", env = "AGENTEVAL_SUITES_DIR")]
+    pub suites_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CliConfig {
+    /// Print the resolved settings and where each came from.
+    Show,
+}

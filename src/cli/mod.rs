@@ -1,0 +1,6 @@
+//! Command-line definitions: clap derive structs only (named `Cli*`).
+//! They are converted into validated settings before anything runs.
+
+mod args;
+
+pub use args::*;

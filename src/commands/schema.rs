@@ -1,0 +1,9 @@
+//! `agenteval-gate schema`: print the suite JSON Schema.
+
+use crate::error::Result;
+use crate::exit_code::ExitCode;
+
+pub(crate) fn run() -> Result<ExitCode> {
+    outln!("{}", crate::spec::schema::suite_schema_json().trim_end())?;
+    Ok(ExitCode::Success)
+}

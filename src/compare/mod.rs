@@ -1,0 +1,1 @@
+//! Comparison of a head run with a baseline: metrics, statuses, localization, verdict (DESIGN §8).

@@ -1,0 +1,189 @@
+//! A diagnostic that points into a file: `file:line:col`, a snippet with a
+//! caret, and a hint. Spec, trace, report and baseline errors all use it so
+//! bad input always reads the same way.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode, SourceSpan};
+
+/// Severity of a [`FileDiagnostic`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Warning,
+    Error,
+}
+
+/// An error or warning located in a file.
+#[derive(Debug, Clone)]
+pub struct FileDiagnostic {
+    pub level: Level,
+    /// Lower-case fragment, names in backticks.
+    pub message: String,
+    pub path: PathBuf,
+    /// 1-based line and column; 0 when unknown.
+    pub line: usize,
+    pub column: usize,
+    pub label: Option<String>,
+    pub help: Option<String>,
+    source: Option<Arc<NamedSource<String>>>,
+    span: Option<SourceSpan>,
+}
+
+impl FileDiagnostic {
+    pub fn error(path: impl AsRef<Path>, message: impl Into<String>) -> Self {
+        Self {
+            level: Level::Error,
+            message: message.into(),
+            path: path.as_ref().to_path_buf(),
+            line: 0,
+            column: 0,
+            label: None,
+            help: None,
+            source: None,
+            span: None,
+        }
+    }
+
+    pub fn warning(path: impl AsRef<Path>, message: impl Into<String>) -> Self {
+        Self { level: Level::Warning, ..Self::error(path, message) }
+    }
+
+    /// Point at a 1-based line and column of `text` (the file's content), so
+    /// the snippet can be rendered.
+    #[must_use]
+    pub fn at(mut self, text: &Arc<NamedSource<String>>, line: usize, column: usize) -> Self {
+        self.line = line;
+        self.column = column;
+        if line > 0 {
+            let offset = offset_of(text.inner(), line, column.max(1));
+            let len = token_len(text.inner(), offset);
+            self.span = Some(SourceSpan::new(offset.into(), len));
+            self.source = Some(Arc::clone(text));
+        }
+        self
+    }
+
+    /// Point at a line without source text (e.g. very large files).
+    #[must_use]
+    pub fn at_line(mut self, line: usize, column: usize) -> Self {
+        self.line = line;
+        self.column = column;
+        self
+    }
+
+    #[must_use]
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    #[must_use]
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// `path:line:col` (or just the path when the position is unknown).
+    pub fn location(&self) -> String {
+        if self.line == 0 {
+            self.path.display().to_string()
+        } else {
+            format!("{}:{}:{}", self.path.display(), self.line, self.column.max(1))
+        }
+    }
+}
+
+impl fmt::Display for FileDiagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location(), self.message)
+    }
+}
+
+impl std::error::Error for FileDiagnostic {}
+
+impl Diagnostic for FileDiagnostic {
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.level {
+            Level::Warning => miette::Severity::Warning,
+            Level::Error => miette::Severity::Error,
+        })
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.source.as_deref().map(|s| s as &dyn SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let span = self.span?;
+        let label = self.label.clone().unwrap_or_else(|| "here".to_owned());
+        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(Some(label), span))))
+    }
+}
+
+/// Wrap a file's text for snippets.
+pub fn named_source(path: &Path, text: String) -> Arc<NamedSource<String>> {
+    Arc::new(NamedSource::new(path.display().to_string(), text))
+}
+
+/// Byte offset of a 1-based line/column (column counted in characters).
+pub fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let mut offset = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            let col_bytes: usize = l.chars().take(column.saturating_sub(1)).map(char::len_utf8).sum();
+            return (offset + col_bytes).min(text.len());
+        }
+        offset += l.len();
+    }
+    text.len()
+}
+
+/// 1-based line and column of a byte offset.
+pub fn line_col_of(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..text.floor_char_boundary(offset)];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count() + 1;
+    (line, column)
+}
+
+/// Length of the token at `offset`: up to the next whitespace, `,` or `:`,
+/// at least 1 character so the caret shows.
+fn token_len(text: &str, offset: usize) -> usize {
+    let rest = text.get(offset..).unwrap_or("");
+    let len: usize = rest
+        .chars()
+        .take_while(|c| !c.is_whitespace() && *c != ',' && *c != ']' && *c != '}')
+        .map(char::len_utf8)
+        .sum();
+    len.max(rest.chars().next().map_or(0, char::len_utf8))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_and_positions_round_trip() {
+        let text = "a: 1\nbé: two\n  c: [x]\n";
+        let off = offset_of(text, 2, 4);
+        assert_eq!(&text[off..off + 3], "two");
+        assert_eq!(line_col_of(text, off), (2, 4));
+        assert_eq!(offset_of(text, 9, 1), text.len());
+    }
+
+    #[test]
+    fn location_renders_file_line_col() {
+        let src = named_source(Path::new("s.yaml"), "x: 1\ny: 2\n".to_owned());
+        let d = FileDiagnostic::error("s.yaml", "bad `y`").at(&src, 2, 1).with_help("remove it");
+        assert_eq!(d.to_string(), "s.yaml:2:1: bad `y`");
+        assert_eq!(d.labels().unwrap().count(), 1);
+    }
+}

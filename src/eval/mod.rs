@@ -1,0 +1,1 @@
+//! Evaluation: checkpoints (tiers 1-3), step scores, root causes, task and tool-use metrics (DESIGN §6).

@@ -1,0 +1,1 @@
+//! LLM judges behind one trait (DESIGN §7). Not built yet.

@@ -1,0 +1,36 @@
+//! agenteval-gate: a regression gate for AI agents.
+//!
+//! Data flow (DESIGN §3): `spec` → `runner` → `trace` → `dag` → `eval` →
+//! report, then `compare` against a `baseline` with `stats`, rendered by
+//! `report` and posted by `github`. `dag`, `eval`, `stats` and `compare` are
+//! pure and synchronous; only `judge`, `github` and `runner` use tokio.
+
+#[macro_use]
+pub mod output;
+
+pub mod baseline;
+pub mod cli;
+mod commands;
+pub mod compare;
+pub mod config;
+pub mod dag;
+pub mod diagnostic;
+pub mod error;
+pub mod eval;
+pub mod exit_code;
+pub mod fsutil;
+pub mod github;
+pub mod judge;
+pub mod report;
+mod run;
+pub mod runner;
+pub mod spec;
+pub mod stats;
+pub mod trace;
+
+pub use error::{Error, Result};
+pub use exit_code::ExitCode;
+pub use run::main_entry;
+
+/// This build's version, recorded in every report.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

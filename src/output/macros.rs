@@ -1,0 +1,35 @@
+//! Print macros. `outln!` returns a `crate::Result` so a write error on
+//! stdout propagates (and a closed pipe can exit 0); the stderr macros never fail.
+
+/// Write a line to stdout.
+macro_rules! outln {
+    () => { $crate::output::write_stdout("\n") };
+    ($($arg:tt)*) => { $crate::output::write_stdout(&format!("{}\n", format_args!($($arg)*))) };
+}
+
+/// A warning on stderr, prefixed `warning:`.
+macro_rules! warnln {
+    ($($arg:tt)*) => {
+        $crate::output::write_stderr(&format!(
+            "{} {}\n",
+            $crate::output::color::paint("warning:", $crate::output::color::Paint::Yellow),
+            format_args!($($arg)*)
+        ))
+    };
+}
+
+/// A note on stderr, prefixed `note:`.
+macro_rules! noteln {
+    ($($arg:tt)*) => {
+        $crate::output::write_stderr(&format!(
+            "{} {}\n",
+            $crate::output::color::paint("note:", $crate::output::color::Paint::Cyan),
+            format_args!($($arg)*)
+        ))
+    };
+}
+
+/// A plain status line on stderr.
+macro_rules! statusln {
+    ($($arg:tt)*) => { $crate::output::write_stderr(&format!("{}\n", format_args!($($arg)*))) };
+}

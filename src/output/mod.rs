@@ -1,0 +1,13 @@
+//! Output: stdout carries results, stderr carries status, warnings and
+//! errors (STYLE §6). Everything prints through the macros in `macros.rs`
+//! so clippy's `print_stdout`/`print_stderr` lints stay on.
+
+#[macro_use]
+mod macros;
+pub(crate) mod color;
+mod stream;
+mod text;
+
+pub use color::{ColorChoice, color_enabled, set_color};
+pub use stream::{write_stderr, write_stdout, write_to};
+pub use text::{plural, truncate_chars};

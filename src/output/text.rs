@@ -1,0 +1,29 @@
+//! Small text helpers shared by every renderer.
+
+/// `1 case`, `2 cases`: all pluralisation goes through here.
+pub fn plural(n: usize, singular: &str, plural: &str) -> String {
+    if n == 1 { format!("{n} {singular}") } else { format!("{n} {plural}") }
+}
+
+/// At most `max` characters, with `…` when cut.
+pub fn truncate_chars(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plural_and_truncate() {
+        assert_eq!(plural(1, "case", "cases"), "1 case");
+        assert_eq!(plural(0, "case", "cases"), "0 cases");
+        assert_eq!(truncate_chars("héllo", 3), "hé…");
+        assert_eq!(truncate_chars("ok", 3), "ok");
+    }
+}

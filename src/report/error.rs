@@ -1,0 +1,40 @@
+//! Errors from reading saved reports.
+
+use std::io;
+use std::path::PathBuf;
+
+use miette::Diagnostic;
+
+use crate::diagnostic::FileDiagnostic;
+use crate::exit_code::ExitCode;
+
+#[derive(Debug, thiserror::Error, Diagnostic)]
+pub enum ReportError {
+    #[error("cannot read report `{}`", path.display())]
+    #[diagnostic(code(agenteval::report::io))]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Invalid(Box<FileDiagnostic>),
+
+    #[error("report `{}` has schema_version {found}; this build reads {expected}", path.display())]
+    #[diagnostic(
+        code(agenteval::report::schema_version),
+        help("re-create the report with this version of agenteval-gate (`agenteval-gate run --out …`)")
+    )]
+    SchemaVersion { path: PathBuf, found: u32, expected: u32 },
+}
+
+impl ReportError {
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            Self::Io { .. } => ExitCode::Io,
+            Self::Invalid(_) | Self::SchemaVersion { .. } => ExitCode::DataError,
+        }
+    }
+}

@@ -1,0 +1,452 @@
+//! The run report: what `run --out` writes, what baselines store and what
+//! `compare` pairs (DESIGN §13). It is a public contract: extend it freely,
+//! but renaming or re-typing a field needs a [`RUN_REPORT_SCHEMA_VERSION`] bump.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::spec::model::{Severity, StepType};
+
+/// Version of the run report JSON.
+pub const RUN_REPORT_SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    pub schema_version: u32,
+    pub tool_version: String,
+    pub suite: String,
+    pub spec_version: String,
+    /// sha256 of `suite.yaml` and every included case file.
+    pub spec_hash: String,
+    pub tier: Tier,
+    pub mode: RunMode,
+    pub seed: u64,
+    pub config_tags: BTreeMap<String, String>,
+    /// RFC 3339; omitted with `--deterministic`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evaluated_at: Option<String>,
+    /// Wall time of the evaluation; omitted with `--deterministic`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_time_ms: Option<u64>,
+    pub judge: JudgeSummary,
+    /// Set when this report covers one shard (`run --shard i/n`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardInfo>,
+    pub cases: Vec<CaseReport>,
+    pub aggregate: Aggregate,
+    /// Suite-level warnings (e.g. trace ingestion oddities), never dropped.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    Smoke,
+    Full,
+}
+
+impl Tier {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Smoke => "smoke",
+            Self::Full => "full",
+        }
+    }
+}
+
+impl fmt::Display for Tier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunMode {
+    /// Recorded traces were read.
+    Replay,
+    /// The suite's agent command was run.
+    Run,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardInfo {
+    /// 1-based shard index.
+    pub index: u32,
+    pub count: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct JudgeSummary {
+    /// `none` when no judge is configured.
+    pub provider: String,
+    pub calls: u64,
+    pub cache_hits: u64,
+    pub errors: u64,
+    pub cost_usd: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaseStatus {
+    Ok,
+    /// The agent process failed (non-zero exit, crash).
+    AgentError,
+    Timeout,
+    /// No trace file, or an empty one.
+    TraceMissing,
+    /// The trace could not be parsed.
+    ParseError,
+}
+
+impl CaseStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::AgentError => "agent_error",
+            Self::Timeout => "timeout",
+            Self::TraceMissing => "trace_missing",
+            Self::ParseError => "parse_error",
+        }
+    }
+}
+
+impl fmt::Display for CaseStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseReport {
+    pub id: String,
+    pub tags: Vec<String>,
+    pub status: CaseStatus,
+    /// Why a case is not `ok`: message and, in run mode, output tails.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<CaseError>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceInfo>,
+    pub scores: Scores,
+    pub summary: CheckpointSummary,
+    pub checkpoints: Vec<CheckpointResult>,
+    #[serde(default)]
+    pub steps: Vec<StepResult>,
+    #[serde(default)]
+    pub dag: DagInfo,
+    #[serde(default)]
+    pub tool_use: ToolUse,
+    #[serde(default)]
+    pub cost: Cost,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskResult>,
+    pub position_dropout: Quartiles,
+    pub evaluator_audit: EvaluatorAudit,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseError {
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdout_tail: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr_tail: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceInfo {
+    /// Path relative to the suite directory when possible.
+    pub path: String,
+    pub format: String,
+    pub spans: usize,
+}
+
+/// Per-case scores. `None` = undefined for this case (left out of means).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Scores {
+    pub compliance_percent: Option<f64>,
+    pub spec_health_percent: Option<f64>,
+    pub rating: Option<Rating>,
+    /// AgentEval workflow score Q on the 1–5 scale.
+    pub workflow_quality: Option<f64>,
+    /// 1 = success, 0 = failure.
+    pub task_success: Option<f64>,
+    pub cost_usd: Option<f64>,
+    pub latency_ms: Option<f64>,
+}
+
+/// Compliance rating bands (workflow framework).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Rating {
+    /// compliance < 50
+    Poor,
+    /// 50 ≤ compliance < 70
+    NeedsImprovement,
+    /// 70 ≤ compliance < 90
+    Good,
+    /// compliance ≥ 90
+    Excellent,
+}
+
+impl Rating {
+    pub fn from_compliance(percent: f64) -> Self {
+        if percent >= 90.0 {
+            Self::Excellent
+        } else if percent >= 70.0 {
+            Self::Good
+        } else if percent >= 50.0 {
+            Self::NeedsImprovement
+        } else {
+            Self::Poor
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Poor => "POOR",
+            Self::NeedsImprovement => "NEEDS_IMPROVEMENT",
+            Self::Good => "GOOD",
+            Self::Excellent => "EXCELLENT",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CheckpointSummary {
+    pub total_checkpoints: usize,
+    pub passed: usize,
+    pub partial: usize,
+    pub failed: usize,
+    pub na: usize,
+    pub blocked: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum CheckpointState {
+    #[serde(rename = "PASS")]
+    Pass,
+    #[serde(rename = "PARTIAL")]
+    Partial,
+    #[serde(rename = "FAIL")]
+    Fail,
+    #[serde(rename = "N/A")]
+    NotApplicable,
+    #[serde(rename = "BLOCKED")]
+    Blocked,
+}
+
+impl CheckpointState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pass => "PASS",
+            Self::Partial => "PARTIAL",
+            Self::Fail => "FAIL",
+            Self::NotApplicable => "N/A",
+            Self::Blocked => "BLOCKED",
+        }
+    }
+}
+
+impl fmt::Display for CheckpointState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointResult {
+    pub id: String,
+    /// 1-based position in the suite's checkpoint list.
+    pub position_index: usize,
+    pub tier: u8,
+    pub severity: Severity,
+    pub result: CheckpointState,
+    /// 1 for PASS, the criterion weight for PARTIAL, 0 for FAIL; `None` for
+    /// N/A and BLOCKED (excluded from the possible weight).
+    pub earned_weight: Option<f64>,
+    /// Why: the value found, the event that broke the sequence, the N/A reason.
+    pub notes: String,
+    /// Who decided: `tier1`, `tier2`, `judge:<model>`, or `none`.
+    pub evaluated_by: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matched_criterion: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cited_spans: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked_by: Option<String>,
+    /// Tier-3 repeat confidence when `judge.runs > 1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Confidence>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Confidence {
+    pub runs: u32,
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub variance: f64,
+    /// HIGH when all runs agree on the state, else LOW.
+    pub level: String,
+}
+
+/// One scored step of the evaluation DAG.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepResult {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub step_type: StepType,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_id: Option<String>,
+    /// 1–5; `None` = not scored (N/A).
+    pub score: Option<f64>,
+    /// `rules`, `judge:<model>`, or `none`.
+    pub scored_by: String,
+    pub failed: bool,
+    pub root_cause: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub propagated_from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taxonomy: Option<TaxonomyLabel>,
+    /// Schema workflow step this node matched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow_step: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub notes: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaxonomyLabel {
+    /// Level 1: Planning | Execution | Integration.
+    pub l1: String,
+    /// Level 2: one of the 9 categories.
+    pub l2: String,
+    /// Level 3: one of the 21 subcategories.
+    pub l3: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DagStatus {
+    /// No DAG was built (case did not produce a trace).
+    #[default]
+    None,
+    Dag,
+    /// Retry loops were unrolled.
+    Unrolled,
+    FlatFallback,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DagInfo {
+    pub status: DagStatus,
+    pub nodes: usize,
+    /// `[from, to]` step ids.
+    pub edges: Vec<[String; 2]>,
+    pub deviations: Vec<Deviation>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Deviation {
+    /// `missing_step`, `unexpected_step` or `order_violation`.
+    pub kind: String,
+    pub step: String,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ToolUse {
+    pub tool_calls: usize,
+    pub failed_calls: usize,
+    pub redundant_calls: usize,
+    pub invalid_args: usize,
+    pub missing_expected_tools: Vec<String>,
+    #[serde(default)]
+    pub unknown_tools: Vec<String>,
+    #[serde(default)]
+    pub loops: usize,
+    #[serde(default)]
+    pub steps: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Cost {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: Option<f64>,
+    pub latency_ms: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskResult {
+    /// `exact`, `normalized`, `contains`, `regex`, `json_keys`, `semantic`.
+    pub matcher: String,
+    /// `None` when it could not be decided (e.g. semantic without a judge).
+    pub success: Option<bool>,
+    pub detail: String,
+}
+
+/// Compliance per quartile of checkpoint positions (context decay).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Quartiles {
+    pub quartile_1: Option<f64>,
+    pub quartile_2: Option<f64>,
+    pub quartile_3: Option<f64>,
+    pub quartile_4: Option<f64>,
+}
+
+/// Who evaluated what: the share of deterministic verdicts and why items were N/A.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct EvaluatorAudit {
+    pub tier1_evaluated: usize,
+    pub tier2_evaluated: usize,
+    pub tier3_evaluated: usize,
+    pub not_applicable: usize,
+    pub blocked: usize,
+    /// Share (%) of decided checkpoints decided by code, not a judge.
+    pub deterministic_percent: Option<f64>,
+    /// N/A reason → count.
+    pub na_reasons: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Aggregate {
+    pub cases: usize,
+    pub cases_ok: usize,
+    /// Cases whose status is not `ok`; they count as failed.
+    pub cases_failed: usize,
+    /// Suite-level value of every metric: the mean over cases where defined.
+    pub metrics: BTreeMap<String, f64>,
+    pub position_dropout_analysis: Quartiles,
+    pub evaluator_audit: EvaluatorAudit,
+    /// Checkpoint id → result counts.
+    pub checkpoints: BTreeMap<String, CheckpointSummary>,
+    #[serde(default)]
+    pub propagation: Propagation,
+    #[serde(default)]
+    pub tool_use: ToolUse,
+    #[serde(default)]
+    pub cost: Cost,
+}
+
+/// Root-cause propagation statistics over the suite.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Propagation {
+    pub failing_steps: usize,
+    pub root_causes: usize,
+    pub propagated: usize,
+    pub mean_chain_length: Option<f64>,
+    /// `l1/l2/l3` → count.
+    pub taxonomy: BTreeMap<String, usize>,
+    /// DAG status → count of cases.
+    pub dag_status: BTreeMap<String, usize>,
+}

@@ -1,0 +1,68 @@
+//! Entry point: parse arguments, install the error reporter, dispatch, and
+//! turn the outcome into an exit code.
+
+use std::ffi::OsString;
+
+use clap::Parser;
+
+use crate::cli::{Cli, CliColor};
+use crate::error::Error;
+use crate::exit_code::ExitCode;
+use crate::output::{ColorChoice, set_color};
+
+/// Run the CLI with `args` (including the program name) and return the exit code.
+pub fn main_entry<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout and succeed; usage errors exit 64 (not clap's 2,
+            // which is the gate's "failed" code).
+            let code = match e.kind() {
+                clap::error::ErrorKind::DisplayHelp
+                | clap::error::ErrorKind::DisplayVersion
+                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => ExitCode::Success,
+                _ => ExitCode::Usage,
+            };
+            let _ignored = e.print();
+            return code;
+        }
+    };
+    let color = match cli.global.color {
+        CliColor::Auto => ColorChoice::Auto,
+        CliColor::Always => ColorChoice::Always,
+        CliColor::Never => ColorChoice::Never,
+    }
+    .resolve();
+    set_color(color);
+    install_reporter(color);
+
+    match crate::commands::dispatch(cli) {
+        Ok(code) => code,
+        Err(err) if err.is_broken_pipe() => ExitCode::Success,
+        Err(err) => {
+            let code = err.exit_code();
+            report_error(err);
+            code
+        }
+    }
+}
+
+fn install_reporter(color: bool) {
+    let _already_set = miette::set_hook(Box::new(move |_| {
+        let theme = if color {
+            miette::GraphicalTheme::unicode()
+        } else {
+            miette::GraphicalTheme::unicode_nocolor()
+        };
+        Box::new(miette::GraphicalReportHandler::new_themed(theme).with_context_lines(1).with_width(100))
+    }));
+}
+
+fn report_error(err: Error) {
+    let report = miette::Report::new(err);
+    crate::output::write_stderr(&format!("{report:?}\n"));
+}

@@ -1,0 +1,36 @@
+//! Errors from orchestrating a run (not agent failures: those become case statuses).
+
+use std::io;
+use std::path::PathBuf;
+
+use miette::Diagnostic;
+
+use crate::exit_code::ExitCode;
+
+#[derive(Debug, thiserror::Error, Diagnostic)]
+pub enum RunnerError {
+    #[error("cannot {action} `{}`", path.display())]
+    #[diagnostic(code(agenteval::runner::io))]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+
+    #[error("no cases selected")]
+    #[diagnostic(
+        code(agenteval::runner::empty),
+        help("check `--suite`, `--tier` and `--shard`; pass `--allow-empty` if an empty selection is expected")
+    )]
+    NothingSelected,
+}
+
+impl RunnerError {
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            Self::Io { .. } => ExitCode::Io,
+            Self::NothingSelected => ExitCode::NothingEvaluated,
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! The runner: selects cases (tiers, shards), replays recorded traces or
+//! runs the agent, and evaluates each case.
+
+mod error;
+
+pub use error::RunnerError;

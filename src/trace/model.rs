@@ -1,0 +1,407 @@
+//! The one internal trace model every adapter produces (DESIGN §4).
+//!
+//! Adapters in this module turn OTLP/JSON, OTel SDK span dumps, OpenInference
+//! attribute maps, the workflow framework's JSONL telemetry and chat-message
+//! trajectories into a [`Trace`]. Everything downstream (checkpoints, the
+//! evaluation DAG, tool-use metrics) reads only this model.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The trace formats the ingester recognises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceFormat {
+    /// OTLP/JSON export (`resourceSpans[].scopeSpans[].spans[]`), GenAI conventions.
+    Otlp,
+    /// OTel SDK `ReadableSpan.to_json()` dumps (`context.span_id`, decimal ids).
+    OtelSdk,
+    /// OpenInference spans (`openinference.span.kind`, flattened message keys).
+    OpenInference,
+    /// A single flat span-attribute map with GenAI keys and no envelope.
+    AttributeMap,
+    /// The workflow framework's JSONL telemetry (`tool_name`, `span_type`).
+    TelemetryJsonl,
+    /// OpenAI chat `messages` with `tool_calls` (tau-bench episodes).
+    ChatMessages,
+    /// SWE-agent `.traj` files.
+    SweAgent,
+    /// Multi-agent chat logs (Who&When: `history[]` with named speakers).
+    MultiAgentChat,
+}
+
+impl TraceFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Otlp => "otlp",
+            Self::OtelSdk => "otel_sdk",
+            Self::OpenInference => "openinference",
+            Self::AttributeMap => "attribute_map",
+            Self::TelemetryJsonl => "telemetry_jsonl",
+            Self::ChatMessages => "chat_messages",
+            Self::SweAgent => "swe_agent",
+            Self::MultiAgentChat => "multi_agent_chat",
+        }
+    }
+}
+
+impl fmt::Display for TraceFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One agent run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    /// Trace id as found in the file (normalised like span ids), or derived
+    /// from the file name when the format has none.
+    pub id: String,
+    pub format: TraceFormat,
+    /// Spans in time order: by `start`, ties broken by `seq` (file order).
+    pub spans: Vec<Span>,
+    /// The run's final answer when the format records one separately
+    /// (any-agent `final_output`, SWE-agent `info.submission`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_output: Option<String>,
+    /// Run-level facts that are not spans: tau-bench `reward`, SWE-agent
+    /// `exit_status`, Who&When labels, OTLP resource attributes.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, Value>,
+    /// Recoverable oddities met while ingesting (a parent that is missing, an
+    /// id that repeats). Never silently dropped: they reach the report.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// What a span is, normalised across conventions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpanKind {
+    Agent,
+    Llm,
+    Tool,
+    Chain,
+    Retriever,
+    /// A human or user-simulator turn in a chat trajectory.
+    User,
+    Other,
+}
+
+impl SpanKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Agent => "agent",
+            Self::Llm => "llm",
+            Self::Tool => "tool",
+            Self::Chain => "chain",
+            Self::Retriever => "retriever",
+            Self::User => "user",
+            Self::Other => "other",
+        }
+    }
+}
+
+impl fmt::Display for SpanKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One span.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Span {
+    /// Normalised id: lower-case hex for OTLP, the decimal text for OTel SDK
+    /// dumps, a synthetic `m<index>` for chat formats.
+    pub id: String,
+    /// Parent id; `None` for roots. After ingestion every parent that is
+    /// `Some` names a span of the same trace (dangling parents are re-attached
+    /// to the root with a warning).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    pub name: String,
+    pub kind: SpanKind,
+    /// The agent this span belongs to (`gen_ai.agent.name`, a chat speaker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// Unix epoch nanoseconds; `None` when the format has no clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<u64>,
+    /// Position in the source file (0-based). Orders spans without clocks
+    /// and breaks ties between equal start times.
+    pub seq: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Set on tool-execution spans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<ToolExecution>,
+    /// Messages the span received (LLM spans), normalised.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub input_messages: Vec<Message>,
+    /// Messages the span produced (LLM spans). Tool calls the model requested
+    /// live here, in `Message::tool_calls`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output_messages: Vec<Message>,
+    /// Generic input when it is not a message list (`input.value`, chain inputs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<Value>,
+    /// Generic output when it is not a message list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
+    pub status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Tokens>,
+    /// Cost in USD when the trace records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    /// Remaining attributes, flattened to dotted keys, values as JSON.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attributes: BTreeMap<String, Value>,
+}
+
+impl Span {
+    /// A span with only the required fields set; adapters fill in the rest.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, kind: SpanKind, seq: usize) -> Self {
+        Self {
+            id: id.into(),
+            parent: None,
+            name: name.into(),
+            kind,
+            agent: None,
+            start: None,
+            end: None,
+            seq,
+            model: None,
+            tool: None,
+            input_messages: Vec::new(),
+            output_messages: Vec::new(),
+            input: None,
+            output: None,
+            status: Status::default(),
+            tokens: None,
+            cost: None,
+            attributes: BTreeMap::new(),
+        }
+    }
+
+    /// Tool calls this (LLM) span asked for, in order.
+    pub fn requested_tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
+        self.output_messages.iter().flat_map(|m| m.tool_calls.iter())
+    }
+
+    /// Duration in milliseconds when both clocks are known.
+    pub fn duration_ms(&self) -> Option<f64> {
+        match (self.start, self.end) {
+            (Some(s), Some(e)) if e >= s => Some((e - s) as f64 / 1e6),
+            _ => None,
+        }
+    }
+
+    /// Sort key for time order: clock first, then file position.
+    pub fn order_key(&self) -> (u64, usize) {
+        (self.start.unwrap_or(0), self.seq)
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.status.code == StatusCode::Error
+    }
+
+    /// The text the span produced, whatever form it took.
+    pub fn output_text(&self) -> Option<String> {
+        let from_messages: Vec<&str> = self
+            .output_messages
+            .iter()
+            .filter(|m| !m.content.is_empty())
+            .map(|m| m.content.as_str())
+            .collect();
+        if !from_messages.is_empty() {
+            return Some(from_messages.join("\n"));
+        }
+        match &self.output {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Null) | None => None,
+            Some(other) => Some(other.to_string()),
+        }
+    }
+}
+
+/// A tool execution: the span that ran the tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolExecution {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// Arguments as JSON. A JSON object encoded in a string is decoded; a
+    /// string that is not JSON stays a string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+}
+
+/// A tool call requested by a model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub name: String,
+    /// Decoded like [`ToolExecution::arguments`]; `Value::Null` when absent.
+    #[serde(default)]
+    pub arguments: Value,
+}
+
+/// A chat message, normalised from OpenAI messages, GenAI `parts` and
+/// OpenInference flattened keys.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Message {
+    pub role: String,
+    /// Text content; parts of type text are joined with newlines.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub content: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// For tool-result messages: the call this answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// Speaker or tool name when the format records one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusCode {
+    #[default]
+    Unset,
+    Ok,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Status {
+    pub code: StatusCode,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl Status {
+    pub fn error(message: impl Into<String>) -> Self {
+        Self { code: StatusCode::Error, message: Some(message.into()) }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+}
+
+impl Trace {
+    /// Sort spans into time order (stable on `seq`) and re-attach dangling
+    /// parents to the root, recording a warning for each. Adapters call this
+    /// once at the end.
+    pub fn finish(mut self) -> Self {
+        self.spans.sort_by_key(Span::order_key);
+        let ids: std::collections::BTreeSet<String> =
+            self.spans.iter().map(|s| s.id.clone()).collect();
+        let root = self
+            .spans
+            .iter()
+            .find(|s| s.parent.is_none())
+            .map(|s| s.id.clone());
+        let mut warnings = Vec::new();
+        for span in &mut self.spans {
+            let Some(parent) = span.parent.clone() else { continue };
+            if ids.contains(&parent) && parent != span.id {
+                continue;
+            }
+            let target = root.clone().filter(|r| *r != span.id);
+            warnings.push(format!(
+                "span `{}` ({}) names parent `{parent}`, which is not in the trace; attached to {}",
+                span.id,
+                span.name,
+                target.as_deref().map_or("nothing (made a root)".to_owned(), |r| format!("root `{r}`"))
+            ));
+            span.parent = target;
+        }
+        self.warnings.extend(warnings);
+        self
+    }
+
+    /// Spans in time order that execute tools.
+    pub fn tool_spans(&self) -> impl Iterator<Item = &Span> {
+        self.spans.iter().filter(|s| s.kind == SpanKind::Tool)
+    }
+
+    pub fn span(&self, id: &str) -> Option<&Span> {
+        self.spans.iter().find(|s| s.id == id)
+    }
+
+    /// The root agent: the agent of the first root span, if any.
+    pub fn root_agent(&self) -> Option<&str> {
+        self.spans
+            .iter()
+            .find(|s| s.parent.is_none())
+            .and_then(|s| s.agent.as_deref())
+    }
+
+    /// The final answer: the format's own record if any, else the output of
+    /// the last LLM span of the root agent.
+    pub fn final_answer(&self) -> Option<String> {
+        if let Some(out) = &self.final_output {
+            return Some(out.clone());
+        }
+        let root_agent = self.root_agent();
+        self.spans
+            .iter()
+            .rev()
+            .filter(|s| s.kind == SpanKind::Llm)
+            .find(|s| root_agent.is_none() || s.agent.as_deref() == root_agent || s.agent.is_none())
+            .and_then(Span::output_text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finish_orders_by_clock_then_seq_and_reattaches_orphans() {
+        let mut root = Span::new("r", "invoke_agent", SpanKind::Agent, 2);
+        root.start = Some(10);
+        let mut a = Span::new("a", "chat", SpanKind::Llm, 0);
+        a.start = Some(20);
+        a.parent = Some("r".into());
+        let mut b = Span::new("b", "tool", SpanKind::Tool, 1);
+        b.start = Some(20);
+        b.parent = Some("missing".into());
+        let trace = Trace {
+            id: "t".into(),
+            format: TraceFormat::OtelSdk,
+            spans: vec![b, a, root],
+            final_output: None,
+            metadata: BTreeMap::new(),
+            warnings: Vec::new(),
+        }
+        .finish();
+        let order: Vec<&str> = trace.spans.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(order, ["r", "a", "b"]);
+        assert_eq!(trace.span("b").unwrap().parent.as_deref(), Some("r"));
+        assert_eq!(trace.warnings.len(), 1);
+        assert!(trace.warnings[0].contains("`missing`"));
+    }
+
+    #[test]
+    fn output_text_prefers_messages_and_renders_json() {
+        let mut s = Span::new("x", "chat", SpanKind::Llm, 0);
+        s.output = Some(serde_json::json!({"a": 1}));
+        assert_eq!(s.output_text().as_deref(), Some(r#"{"a":1}"#));
+        s.output_messages.push(Message { role: "assistant".into(), content: "hi".into(), ..Message::default() });
+        assert_eq!(s.output_text().as_deref(), Some("hi"));
+    }
+}
