@@ -1,1 +1,7 @@
-//! The single integration test binary.
+//! The single integration test binary (STYLE §5). One module per area.
+
+mod common;
+mod dag_known;
+mod github_api;
+mod stats_reference;
+mod trace_formats;
