@@ -18,10 +18,17 @@ pub enum RunnerError {
         source: io::Error,
     },
 
+    /// An evidence file that is not valid JSON.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Evidence(Box<crate::diagnostic::FileDiagnostic>),
+
     #[error("no cases selected")]
     #[diagnostic(
         code(agenteval::runner::empty),
-        help("check `--suite`, `--tier` and `--shard`; pass `--allow-empty` if an empty selection is expected")
+        help(
+            "check `--suite`, `--tier` and `--shard`; pass `--allow-empty` if an empty selection is expected"
+        )
     )]
     NothingSelected,
 }
@@ -31,6 +38,7 @@ impl RunnerError {
         match self {
             Self::Io { .. } => ExitCode::Io,
             Self::NothingSelected => ExitCode::NothingEvaluated,
+            Self::Evidence(_) => ExitCode::DataError,
         }
     }
 }
