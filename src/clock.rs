@@ -12,7 +12,7 @@ pub fn now_unix() -> u64 {
 
 /// RFC 3339 UTC timestamp (`2026-11-21T10:08:00Z`) of `secs` since the epoch.
 pub fn rfc3339(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
+    let days = i64::try_from(secs / 86_400).unwrap_or(i64::MAX / 2);
     let rem = secs % 86_400;
     let (y, m, d) = civil_from_days(days);
     format!(

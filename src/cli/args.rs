@@ -220,7 +220,7 @@ pub enum CliOnOff {
 #[derive(Debug, Subcommand)]
 pub enum CliBaseline {
     /// Write the baseline files atomically and append history.
-    Update(CliBaselineUpdate),
+    Update(Box<CliBaselineUpdate>),
     /// Show one baseline's metadata and suite metrics.
     Show(CliBaselineShow),
     /// List baselines and their suites.

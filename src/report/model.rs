@@ -185,7 +185,7 @@ pub struct Scores {
     pub compliance_percent: Option<f64>,
     pub spec_health_percent: Option<f64>,
     pub rating: Option<Rating>,
-    /// AgentEval workflow score Q on the 1–5 scale.
+    /// `AgentEval` workflow score Q on the 1–5 scale.
     pub workflow_quality: Option<f64>,
     /// 1 = success, 0 = failure.
     pub task_success: Option<f64>,

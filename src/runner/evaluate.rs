@@ -40,7 +40,7 @@ pub fn evaluate_replay(
                     let case = &suite.cases[i];
                     let evidence = load_evidence(suite, case)?;
                     let (path, warnings) = trace_path(suite, case, settings.traces.as_deref());
-                    let outcome = load_trace(&path, display_path(&path, &suite.dir));
+                    let outcome = load_trace(&path, &display_path(&path, &suite.dir));
                     let cx = CaseContext {
                         suite,
                         case,

@@ -55,7 +55,7 @@ pub fn trace_path(
 }
 
 /// Read a case's trace; problems become a failed outcome, never an abort.
-pub fn load_trace(path: &Path, display: String) -> TraceOutcome {
+pub fn load_trace(path: &Path, display: &str) -> TraceOutcome {
     let failed = |status, message: String| TraceOutcome::Failed {
         status,
         error: CaseError {
@@ -65,7 +65,7 @@ pub fn load_trace(path: &Path, display: String) -> TraceOutcome {
             stderr_tail: None,
         },
         info: Some(TraceInfo {
-            path: display.clone(),
+            path: display.to_owned(),
             format: String::new(),
             spans: 0,
         }),
@@ -73,7 +73,7 @@ pub fn load_trace(path: &Path, display: String) -> TraceOutcome {
     match crate::trace::read_trace(path) {
         Ok(trace) => {
             let info = TraceInfo {
-                path: display.clone(),
+                path: display.to_owned(),
                 format: trace.format.to_string(),
                 spans: trace.spans.len(),
             };
@@ -107,8 +107,8 @@ pub fn load_trace(path: &Path, display: String) -> TraceOutcome {
 fn describe(e: &TraceError) -> String {
     match e {
         TraceError::Invalid(d) | TraceError::UnknownFormat(d) => match &d.help {
-            Some(h) => format!("{d} (hint: {h})"),
-            None => d.to_string(),
+            Some(h) => format!("{} (hint: {h})", d.one_line()),
+            None => d.one_line(),
         },
         other => other.to_string(),
     }

@@ -262,7 +262,7 @@ fn parse_jsonl_cases(
     }
 }
 
-/// serde_json appends ` at line L column C`.
+/// `serde_json` appends ` at line L column C`.
 pub(crate) fn strip_json_location(message: &str) -> &str {
     match message.rfind(" at line ") {
         Some(i) if message[i..].contains(" column ") => &message[..i],

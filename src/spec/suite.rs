@@ -43,7 +43,7 @@ pub struct Suite {
 }
 
 impl Suite {
-    /// Pass threshold for a step type (suite value or AgentEval's default).
+    /// Pass threshold for a step type (suite value or `AgentEval`'s default).
     pub fn threshold(&self, step_type: StepType) -> f64 {
         let t = &self.thresholds;
         let value = match step_type {

@@ -50,9 +50,7 @@ pub fn evaluate_checkpoints(inputs: &CheckpointInputs<'_>) -> Vec<CheckpointResu
         .checkpoints
         .iter()
         .map(|cp| {
-            let blocked = active
-                .iter()
-                .find(|c| c.affects.iter().any(|a| *a == cp.id));
+            let blocked = active.iter().find(|c| c.affects.contains(&cp.id));
             let verdict = if let Some(c) = blocked {
                 Verdict::blocked(&c.id, &c.constraint)
             } else if let Some(reason) = inputs.failure {

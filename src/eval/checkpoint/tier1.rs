@@ -26,7 +26,7 @@ pub fn eval_state(assert: &StateAssert, evidence: &Value) -> Verdict {
 }
 
 /// Whether `assert` holds (used for `active_when`).
-pub fn holds(assert: &StateAssert, evidence: &Value) -> bool {
+pub(super) fn holds(assert: &StateAssert, evidence: &Value) -> bool {
     let found = evidence.pointer(&assert.path);
     assert.ops.iter().all(|op| check(op, found).is_ok())
 }

@@ -106,28 +106,25 @@ fn order(steps: &[Matcher], log: &EventLog) -> Verdict {
     let mut cited = Vec::new();
     let mut from = 0;
     for (k, m) in steps.iter().enumerate() {
-        match log.events[from..].iter().position(|e| e.matches(m)) {
-            Some(offset) => {
-                let i = from + offset;
-                cited.push(log.events[i].span_id.clone());
-                from = i + 1;
-            }
-            None => {
-                let after = if k == 0 {
-                    "in the trace".to_owned()
-                } else {
-                    format!("after position {from}")
-                };
-                return Verdict::fail(
-                    format!(
-                        "step {} of {} of the order not found {after}",
-                        k + 1,
-                        steps.len()
-                    ),
-                    BY,
-                )
-                .citing(cited);
-            }
+        if let Some(offset) = log.events[from..].iter().position(|e| e.matches(m)) {
+            let i = from + offset;
+            cited.push(log.events[i].span_id.clone());
+            from = i + 1;
+        } else {
+            let after = if k == 0 {
+                "in the trace".to_owned()
+            } else {
+                format!("after position {from}")
+            };
+            return Verdict::fail(
+                format!(
+                    "step {} of {} of the order not found {after}",
+                    k + 1,
+                    steps.len()
+                ),
+                BY,
+            )
+            .citing(cited);
         }
     }
     Verdict::pass(format!("all {} steps occur in order", steps.len()), BY).citing(cited)
@@ -207,7 +204,7 @@ mod tests {
                 llm_span("s5", 5, "main"),
             ],
             final_output: None,
-            metadata: Default::default(),
+            metadata: std::collections::BTreeMap::default(),
             warnings: vec![],
         }
         .finish()

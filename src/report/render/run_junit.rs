@@ -1,4 +1,4 @@
-//! JUnit XML for run reports: one test suite per agenteval suite, one test
+//! `JUnit` XML for run reports: one test suite per agenteval suite, one test
 //! case per case × checkpoint (FAIL → failure, N/A and BLOCKED → skipped,
 //! a case that did not complete → error).
 

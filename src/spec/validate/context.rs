@@ -2,7 +2,7 @@
 
 use serde_saphyr::{Location, Spanned};
 
-use crate::diagnostic::{FileDiagnostic, Level};
+use crate::diagnostic::FileDiagnostic;
 use crate::spec::load::{LoadedSuite, Origin};
 
 pub(super) struct Ctx<'a> {
@@ -71,10 +71,6 @@ impl<'a> Ctx<'a> {
             .diagnostic_at(&origin, error, message)
             .with_help(help);
         self.diagnostics.push(d);
-    }
-
-    pub(super) fn has_errors(&self) -> bool {
-        self.diagnostics.iter().any(|d| d.level == Level::Error)
     }
 }
 
