@@ -3,7 +3,8 @@
 //! this module only reads the Actions environment and sends them.
 //!
 //! - `env`/`event`: the Actions environment and event payload → [`GitHubContext`].
-//! - `client`/`retry`/`link`: a small REST client over octocrab with retries and pagination.
+//! - `client`/`transport`/`retry`/`link`: a small REST client over octocrab with
+//!   retries and pagination.
 //! - `comment`: the sticky comment (marker + own login) and the 65,536-character cap.
 //! - `actions`: `GITHUB_STEP_SUMMARY`, `GITHUB_OUTPUT` and workflow-command annotations.
 //! - `publish`: the entry points `compare` and `comment` call.
@@ -17,6 +18,7 @@ mod event;
 mod link;
 mod publish;
 mod retry;
+mod transport;
 
 pub use actions::{AnnotationLevel, annotation, format_output, write_outputs, write_step_summary};
 pub use client::{ClientConfig, GitHubClient, IssueComment};
