@@ -11,8 +11,11 @@ use std::path::Path;
 use crate::github::error::GitHubError;
 
 /// Append `markdown` to the job summary file, ending it with a line break so
-/// a later append starts on its own line.
+/// a later append starts on its own line. Empty markdown writes nothing.
 pub fn write_step_summary(path: &Path, markdown: &str) -> Result<(), GitHubError> {
+    if markdown.is_empty() {
+        return Ok(());
+    }
     let mut text = markdown.to_owned();
     if !text.ends_with('\n') {
         text.push('\n');
@@ -214,6 +217,7 @@ mod tests {
         let path = dir.path().join("summary.md");
         write_step_summary(&path, "# One").unwrap();
         write_step_summary(&path, "## Two\n").unwrap();
+        write_step_summary(&path, "").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "# One\n## Two\n");
         let missing = dir.path().join("no/such/dir/summary.md");
         let err = write_step_summary(&missing, "x").unwrap_err();

@@ -229,3 +229,37 @@ async fn bad_credentials_are_reported_as_unauthorized() {
         "{err:?}"
     );
 }
+
+#[tokio::test]
+async fn unreachable_server_is_a_transport_error_after_retries() {
+    // Bind a port, then free it: nothing listens there any more.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (policy, waits) = recording_policy();
+    let mut config = Fake::start().await.config(policy);
+    config.api_url = format!("http://127.0.0.1:{port}");
+    let client = agenteval_gate::github::GitHubClient::new(&config).unwrap();
+
+    let err = client.list_issue_comments(PR).await.unwrap_err();
+
+    let GitHubError::Transport { attempts, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(*attempts, 4);
+    assert!(err.is_transient());
+    assert_eq!(waits.lock().unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn api_url_must_be_http() {
+    let mut config = Fake::start().await.config(recording_policy().0);
+    config.api_url = "api.github.com".into();
+    let err = agenteval_gate::github::GitHubClient::new(&config).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the GitHub API URL `api.github.com` is not valid: it must start with `https://` or `http://`"
+    );
+}
