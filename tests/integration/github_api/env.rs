@@ -142,7 +142,7 @@ fn malformed_event_file_is_a_located_error() {
     };
     assert_eq!(d.line, 3);
     assert!(
-        err.to_string()
+        d.one_line()
             .starts_with(&format!("{}:3:", dir.path().join("event.json").display())),
         "{err}"
     );
