@@ -2,6 +2,7 @@
 //! detectable effect and MAD outliers (DESIGN §8, STYLE §4). Pure and synchronous: no I/O.
 
 mod bootstrap;
+mod bootstrap_config;
 mod describe;
 mod error;
 mod fdr;
@@ -13,9 +14,10 @@ mod sampler;
 mod sigma;
 
 pub use bootstrap::{
-    BootstrapConfig, PairedBootstrap, paired_bootstrap, paired_bootstrap_many,
-    try_paired_bootstrap, try_paired_bootstrap_many,
+    PairedBootstrap, paired_bootstrap, paired_bootstrap_many, try_paired_bootstrap,
+    try_paired_bootstrap_many,
 };
+pub use bootstrap_config::BootstrapConfig;
 pub use describe::{mean, median, sample_sd, sample_variance};
 pub use error::StatsError;
 pub use fdr::benjamini_hochberg;

@@ -262,7 +262,10 @@ mod tests {
     fn stream_matches_the_python_reimplementation() {
         // tests/fixtures/stats/exact_stream.json comes from scripts/stats_reference.py, which
         // reimplements SHA-256 seeding, xoshiro256++ and this stream from the definitions.
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/stats/exact_stream.json");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/stats/exact_stream.json"
+        );
         let fixture: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         let streams = fixture["streams"].as_array().unwrap();
@@ -271,11 +274,22 @@ mod tests {
             let n = usize::try_from(case["n"].as_u64().unwrap()).unwrap();
             let seed = case["seed"].as_u64().unwrap();
             let metric = case["metric"].as_str().unwrap();
-            let want_indices: Vec<u64> =
-                case["indices"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
-            let want_lanes: Vec<u64> =
-                case["lanes"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
-            assert_eq!(DigitPlan::new(n).unwrap().digits as u64, case["digits"].as_u64().unwrap());
+            let want_indices: Vec<u64> = case["indices"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            let want_lanes: Vec<u64> = case["lanes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            assert_eq!(
+                DigitPlan::new(n).unwrap().digits as u64,
+                case["digits"].as_u64().unwrap()
+            );
             let mut stream = IndexStream::new(n, MetricRng::new(seed, metric));
             let (got_indices, got_lanes): (Vec<u64>, Vec<u64>) = (0..want_indices.len())
                 .map(|_| {
