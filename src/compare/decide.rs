@@ -94,21 +94,23 @@ pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareRe
     let mut fail = false;
     let regressions: Vec<String> =
         metrics.iter().filter(|m| m.status == MetricStatus::Regression).map(MetricComparison::qualified_name).collect();
+    let fail_on_of = |suite: &str| inputs.iter().find(|i| i.suite == suite).map_or(options.fail_on, |i| i.fail_on);
     for m in metrics.iter().filter(|m| m.status == MetricStatus::Regression) {
-        let fails = options.fail_on.fails(m.severity);
+        let fail_on = fail_on_of(&m.suite);
+        let fails = fail_on.fails(m.severity);
         fail |= fails;
         reasons.push(format!(
             "{} regression in `{}` ({} severity){}",
             if fails { "confirmed" } else { "tolerated" },
             m.qualified_name(),
             m.severity,
-            if fails { String::new() } else { format!(", below --fail-on {}", options.fail_on) }
+            if fails { String::new() } else { format!(", below --fail-on {fail_on}") }
         ));
     }
     let mut absolute_breaches = Vec::new();
     for input in inputs {
         for breach in check_absolute(input.gates, &input.head.aggregate.metrics) {
-            let fails = options.fail_on.fails(breach.severity);
+            let fails = input.fail_on.fails(breach.severity);
             fail |= fails;
             reasons.push(format!("absolute gate on `{}/{}`: {}", input.suite, breach.metric, breach.message));
             absolute_breaches.push(SuiteBreach { suite: input.suite.to_owned(), breach, fails });

@@ -8,7 +8,7 @@ use crate::compare::model::{Direction, SigmaBandOut};
 use crate::compare::pairing::{Paired, pair};
 use crate::report::metrics::higher_is_better;
 use crate::report::model::RunReport;
-use crate::spec::model::{GatesSpec, Severity};
+use crate::spec::model::{FailOn, GatesSpec, Severity};
 use crate::stats::{BootstrapConfig, PairedBootstrap, SigmaOutcome, fires, minimum_detectable_effect, paired_bootstrap_many, sigma_band};
 
 /// Defaults of `gates:` (DESIGN §8).
@@ -25,6 +25,8 @@ pub struct SuiteInput<'a> {
     pub history: &'a [HistoryLine],
     pub meta: &'a BaselineMeta,
     pub gates: &'a GatesSpec,
+    /// `--fail-on` over the config over the suite's `gates.fail_on`.
+    pub fail_on: FailOn,
     /// Checkpoint id → severity, from the suite spec.
     pub checkpoint_severity: BTreeMap<String, Severity>,
     /// False for the smoke tier: history holds full-tier means, so the band

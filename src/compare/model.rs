@@ -78,6 +78,9 @@ pub struct TierOutcome {
     pub verdict: Verdict,
     /// The smoke tier found a confirmed critical regression, so the full tier did not run.
     pub stopped_early: bool,
+    /// Agent runs (or replays) the full tier would have added when it was skipped.
+    #[serde(default)]
+    pub runs_saved: usize,
     /// Wall time; omitted with `--deterministic`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_time_ms: Option<u64>,

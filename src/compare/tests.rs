@@ -142,6 +142,7 @@ fn run(head: &RunReport, base: &RunReport, hist: &[HistoryLine], gates: &GatesSp
         history: hist,
         meta: &meta,
         gates,
+        fail_on,
         checkpoint_severity: [("P1".to_owned(), Severity::Critical)].into_iter().collect(),
         use_sigma: true,
     };
