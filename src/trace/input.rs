@@ -210,6 +210,23 @@ mod tests {
     }
 
     #[test]
+    fn the_rendered_diagnostic_shows_the_snippet_with_a_caret() {
+        let input = Input::new(Path::new("t.json"), b"{\n  \"a\": 1,\n  \"b\": ]\n}");
+        let err = input
+            .parse_document::<serde_json::Value>("a trace")
+            .unwrap_err();
+        let mut out = String::new();
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .with_width(100)
+            .render_report(&mut out, &err)
+            .unwrap();
+        assert!(out.contains("t.json:3:8"), "{out}");
+        assert!(out.contains(r#"3 │   "b": ]"#), "{out}");
+        assert!(out.contains("invalid JSON here"), "{out}");
+        assert!(out.contains("fix the JSON syntax"), "{out}");
+    }
+
+    #[test]
     fn line_offsets_apply_to_jsonl_lines() {
         let input = Input::new(Path::new("t.jsonl"), b"{}\n{}\n{\"x\": tru}\n");
         let line = input.lines().nth(2).unwrap();
