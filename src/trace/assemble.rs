@@ -35,6 +35,12 @@ impl Draft {
     /// Build the finished trace.
     pub(crate) fn finish(mut self) -> Trace {
         dedupe_ids(&mut self.spans, &mut self.warnings);
+        // Spans are large: order them by moving each one once, so the stable
+        // sort in `Trace::finish` only confirms the order.
+        let mut order: Vec<usize> = (0..self.spans.len()).collect();
+        order.sort_by_key(|&i| self.spans[i].order_key());
+        let mut slots: Vec<Option<Span>> = self.spans.into_iter().map(Some).collect();
+        self.spans = order.into_iter().filter_map(|i| slots[i].take()).collect();
         let trace = Trace {
             id: self.id,
             format: self.format,

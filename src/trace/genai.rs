@@ -20,6 +20,18 @@ use crate::trace::messages::{
 };
 use crate::trace::model::{Message, Span, SpanKind, Tokens, ToolExecution};
 
+/// Operation words recognised at the start of a span name.
+const NAME_OPERATIONS: [&str; 8] = [
+    "chat",
+    "text_completion",
+    "generate_content",
+    "call_llm",
+    "execute_tool",
+    "invoke_agent",
+    "create_agent",
+    "embeddings",
+];
+
 /// Span kind for a `gen_ai.operation.name` value (lower-case).
 pub(crate) fn kind_for_operation(op: &str) -> Option<SpanKind> {
     Some(match op {
@@ -45,9 +57,12 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
             .as_deref()
             .and_then(kind_for_operation)
             .or_else(|| {
+                // Span names follow `{operation} {target}`; only the spec's
+                // operation words (and `call_llm`) count, not generic ones.
                 span.name
                     .split_whitespace()
                     .next()
+                    .filter(|w| NAME_OPERATIONS.contains(w))
                     .and_then(kind_for_operation)
             })
             .or_else(|| kind_from_keys(attrs))

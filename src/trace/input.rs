@@ -105,6 +105,18 @@ impl<'a> Input<'a> {
         TraceError::invalid(self.diagnostic_at(line, 1, message).with_help(help))
     }
 
+    /// `serde_json` counts columns in bytes; diagnostics count characters.
+    fn char_column(&self, line: usize, byte_column: usize) -> usize {
+        let Some(text) = line
+            .checked_sub(1)
+            .and_then(|i| self.bytes.split(|b| *b == b'\n').nth(i))
+        else {
+            return byte_column;
+        };
+        let prefix = &text[..byte_column.saturating_sub(1).min(text.len())];
+        String::from_utf8_lossy(prefix).chars().count() + 1
+    }
+
     /// Parse the whole file into `T`. `what` names the expected shape, e.g.
     /// "an OTLP/JSON export request".
     pub(crate) fn parse_document<T: DeserializeOwned>(&self, what: &str) -> Result<T, TraceError> {
@@ -133,7 +145,7 @@ impl<'a> Input<'a> {
             (l, Some(first)) => first + l - 1,
             (l, None) => l,
         };
-        let column = err.column();
+        let column = self.char_column(line, err.column());
         let detail = strip_position(&err.to_string());
         let jsonl = jsonl_line.is_some();
         let (message, label, help) = match err.classify() {
@@ -207,6 +219,33 @@ mod tests {
         let text = err.to_string();
         assert!(text.starts_with("t.json:3:8: malformed JSON"), "{text}");
         assert!(!text.contains("at line"), "{text}");
+    }
+
+    #[test]
+    fn the_rendered_diagnostic_shows_the_snippet_with_a_caret() {
+        let input = Input::new(Path::new("t.json"), b"{\n  \"a\": 1,\n  \"b\": ]\n}");
+        let err = input
+            .parse_document::<serde_json::Value>("a trace")
+            .unwrap_err();
+        let mut out = String::new();
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .with_width(100)
+            .render_report(&mut out, &err)
+            .unwrap();
+        assert!(out.contains("t.json:3:8"), "{out}");
+        assert!(out.contains(r#"3 │   "b": ]"#), "{out}");
+        assert!(out.contains("invalid JSON here"), "{out}");
+        assert!(out.contains("fix the JSON syntax"), "{out}");
+    }
+
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        // `x` is byte 13 but character 11.
+        let input = Input::new(Path::new("u.json"), "{\"é\": \"ü\" x}".as_bytes());
+        let err = input
+            .parse_document::<serde_json::Value>("a trace")
+            .unwrap_err();
+        assert!(err.to_string().starts_with("u.json:1:11:"), "{err}");
     }
 
     #[test]

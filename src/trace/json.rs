@@ -6,6 +6,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+/// Deepest dotted key [`take_unflattened`] rebuilds into a nested value.
+const MAX_KEY_DEPTH: usize = 24;
+
 /// Attributes keyed by dotted name.
 pub(crate) type Attrs = BTreeMap<String, Value>;
 
@@ -159,9 +162,12 @@ pub(crate) fn flatten_attrs(map: impl IntoIterator<Item = (String, Value)>) -> A
 /// order. Also accepts the key `prefix` itself holding the nested value.
 pub(crate) fn take_unflattened(attrs: &mut Attrs, prefix: &str) -> Option<Value> {
     let dotted = format!("{prefix}.");
+    // Keys nested absurdly deep stay flat: rebuilding them would make a
+    // value too deep to walk (or drop) without recursion limits.
     let keys: Vec<String> = attrs
         .range(dotted.clone()..)
         .take_while(|(k, _)| k.starts_with(&dotted))
+        .filter(|(k, _)| k.matches('.').count() <= MAX_KEY_DEPTH)
         .map(|(k, _)| k.clone())
         .collect();
     let mut root = match attrs.remove(prefix) {
@@ -302,6 +308,10 @@ mod tests {
         );
         assert_eq!(attrs.keys().collect::<Vec<_>>(), ["other"]);
         assert!(take_unflattened(&mut attrs, "p").is_none());
+        let deep = format!("p.{}x", "0.".repeat(100_000));
+        let mut attrs = flatten_attrs([(deep.clone(), json!(1))]);
+        assert_eq!(take_unflattened(&mut attrs, "p"), None);
+        assert!(attrs.contains_key(&deep));
     }
 
     #[test]

@@ -4,8 +4,10 @@
 //! `input.value`/`output.value` with their mime types, `llm.token_count.*`,
 //! `llm.model_name`, `agent.name`.
 //!
-//! The nested export shape (`child_spans`, ISO times) is read by
-//! `openinference_nested`, which calls this mapper per span.
+//! `tool.parameters` is the tool's parameter *schema* and stays an
+//! attribute; a call's arguments come from `tool_call.function.arguments`
+//! or `input.value`. The nested export shape (`child_spans`, ISO times) is
+//! read by `openinference_nested`, which calls this mapper per span.
 
 use serde_json::Value;
 

@@ -11,10 +11,9 @@
 //! `result`/`output`/`response`, `status`/`success`/`error`/`exit_code`,
 //! `duration_ms`, `end_timestamp`; anything else is kept as attributes.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
-use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::trace::assemble::Draft;
 use crate::trace::detect::{Layout, Plan};
@@ -26,71 +25,91 @@ use crate::trace::model::{Span, SpanKind, Status, StatusCode, ToolExecution, Tra
 use crate::trace::otel::status_code_text;
 use crate::trace::time::{Numeric, time_ns};
 
+const HELP: &str = "each line needs at least a string `tool_name`";
 const WHAT: &str = "a telemetry event (`{\"tool_name\", \"span_type\", \"trace_id\", …}`)";
 const ROOT_ID: &str = "root";
 const MAIN_AGENT: &str = "main";
 
-#[derive(Deserialize)]
+/// One event. Lines are read as plain JSON objects (one pass, no
+/// buffering) and the known fields taken out; the rest become attributes.
 struct ToolEvent {
     tool_name: String,
-    #[serde(default)]
     span_type: Option<String>,
-    #[serde(default)]
     timestamp: Option<Value>,
-    #[serde(default)]
     end_timestamp: Option<Value>,
-    #[serde(default)]
     duration_ms: Option<Value>,
-    #[serde(default)]
     trace_id: Option<Value>,
-    #[serde(default)]
     parent_trace_id: Option<Value>,
-    #[serde(default)]
     session_id: Option<Value>,
-    #[serde(default)]
     args: Option<Value>,
-    #[serde(default, alias = "output", alias = "response")]
     result: Option<Value>,
-    #[serde(default, alias = "agent_name")]
     agent: Option<String>,
-    #[serde(default)]
     status: Option<Value>,
-    #[serde(default)]
     success: Option<bool>,
-    #[serde(default)]
     error: Option<Value>,
-    #[serde(default)]
     exit_code: Option<Value>,
-    #[serde(flatten)]
-    extra: BTreeMap<String, Value>,
+    extra: Map<String, Value>,
+}
+
+impl ToolEvent {
+    fn from_map(mut map: Map<String, Value>) -> Result<Self, String> {
+        let tool_name = match map.remove("tool_name") {
+            Some(Value::String(name)) => name,
+            Some(other) => return Err(format!("`tool_name` must be a string, found `{other}`")),
+            None => return Err("missing field `tool_name`".to_owned()),
+        };
+        let mut take = |key: &str| map.remove(key).filter(|v| !v.is_null());
+        let text = |v: Option<Value>| v.map(|v| text_of(&v));
+        Ok(Self {
+            tool_name,
+            span_type: text(take("span_type")),
+            timestamp: take("timestamp"),
+            end_timestamp: take("end_timestamp"),
+            duration_ms: take("duration_ms"),
+            trace_id: take("trace_id"),
+            parent_trace_id: take("parent_trace_id"),
+            session_id: take("session_id"),
+            args: take("args"),
+            result: take("result")
+                .or_else(|| take("output"))
+                .or_else(|| take("response")),
+            agent: text(take("agent").or_else(|| take("agent_name"))),
+            status: take("status"),
+            success: take("success").and_then(|v| v.as_bool()),
+            error: take("error"),
+            exit_code: take("exit_code"),
+            extra: map,
+        })
+    }
 }
 
 /// Read a telemetry file.
 pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceError> {
+    let event = |line: usize, map: Map<String, Value>| {
+        ToolEvent::from_map(map)
+            .map(|e| (line, e))
+            .map_err(|m| input.invalid_line(line, format!("not {WHAT}: {m}"), HELP))
+    };
     let events: Vec<(usize, ToolEvent)> = match plan.layout {
         Layout::Lines => input
             .lines()
-            .map(|line: Line<'_>| {
-                input
-                    .parse_line::<ToolEvent>(line, WHAT)
-                    .map(|e| (line.number, e))
-            })
+            .map(|line: Line<'_>| event(line.number, input.parse_line(line, WHAT)?))
             .collect::<Result<_, _>>()?,
         Layout::Document if plan.shape.is_array() => {
-            let events: Vec<ToolEvent> = input.parse_document("an array of telemetry events")?;
-            events
-                .into_iter()
+            let maps: Vec<Map<String, Value>> =
+                input.parse_document("an array of telemetry events")?;
+            maps.into_iter()
                 .enumerate()
-                .map(|(i, e)| (i + 1, e))
-                .collect()
+                .map(|(i, m)| event(i + 1, m))
+                .collect::<Result<_, _>>()?
         }
-        Layout::Document => vec![(1, input.parse_document(WHAT)?)],
+        Layout::Document => vec![event(1, input.parse_document(WHAT)?)?],
     };
     let mut draft = Draft::new(input.stem(), TraceFormat::TelemetryJsonl);
     let mut root = Span::new(ROOT_ID, "session", SpanKind::Agent, 0);
     root.agent = Some(MAIN_AGENT.to_owned());
-    // Launch arguments of each event, to name the sub-agents of its children.
-    let mut launches: BTreeMap<String, (String, Option<Value>)> = BTreeMap::new();
+    // The sub-agent each event would launch, to name its children's agent.
+    let mut launches: HashMap<String, String> = HashMap::new();
     let mut spans = Vec::with_capacity(events.len());
     for (seq, (line, event)) in events.into_iter().enumerate() {
         if let Some(session) = event.session_id.as_ref().filter(|s| !s.is_null())
@@ -103,7 +122,10 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
         }
         let span = span_of(event, seq + 1, line, &mut draft.warnings);
         if let Some(tool) = &span.tool {
-            launches.insert(span.id.clone(), (tool.name.clone(), tool.arguments.clone()));
+            launches.insert(
+                span.id.clone(),
+                sub_agent_name(&tool.name, tool.arguments.as_ref()),
+            );
         }
         spans.push(span);
     }
@@ -111,11 +133,8 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
         let is_child = span.attributes.get("span_type").and_then(Value::as_str) == Some("child");
         match (&span.parent, is_child) {
             (Some(parent), _) if span.agent.is_none() => {
-                span.agent = Some(
-                    launches
-                        .get(parent)
-                        .map_or_else(|| "subagent".to_owned(), sub_agent_name),
-                );
+                let agent = launches.get(parent).cloned();
+                span.agent = Some(agent.unwrap_or_else(|| "subagent".to_owned()));
             }
             (None, true) => {
                 draft.warnings.push(format!(
@@ -140,15 +159,14 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
 
 /// The sub-agent a launching call started: its `subagent_type`/`agent`
 /// argument, else the launching tool's name.
-fn sub_agent_name((tool, args): &(String, Option<Value>)) -> String {
-    args.as_ref()
-        .and_then(|a| {
-            ["subagent_type", "agent", "agent_name", "name"]
-                .iter()
-                .find_map(|k| a.get(*k))
-        })
-        .and_then(Value::as_str)
-        .map_or_else(|| tool.clone(), str::to_owned)
+fn sub_agent_name(tool: &str, args: Option<&Value>) -> String {
+    args.and_then(|a| {
+        ["subagent_type", "agent", "agent_name", "name"]
+            .iter()
+            .find_map(|k| a.get(*k))
+    })
+    .and_then(Value::as_str)
+    .map_or_else(|| tool.to_owned(), str::to_owned)
 }
 
 fn span_of(event: ToolEvent, seq: usize, line: usize, warnings: &mut Vec<String>) -> Span {

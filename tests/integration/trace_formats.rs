@@ -7,6 +7,7 @@ mod agent_logs;
 mod any_agent;
 mod attribute_maps;
 mod bad_input;
+mod edge_cases;
 mod otel_exports;
 mod robustness;
 mod tau_bench;
