@@ -8,8 +8,10 @@ use crate::exit_code::ExitCode;
 
 mod baseline;
 mod common;
+mod compare;
 mod config_show;
 mod lint;
+mod publish;
 mod report;
 mod run;
 mod schema;
@@ -22,6 +24,7 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
     let config = Config::discover(&cli.global)?;
     match cli.command {
         CliCommand::Run(args) => run::run(&args, &config, quiet),
+        CliCommand::Compare(args) => compare::run(&args, &config, quiet),
         CliCommand::Lint(args) => lint::run(&args, &config),
         CliCommand::Report(args) => report::run(&args),
         CliCommand::Baseline(cmd) => baseline::run(&cmd, &config, quiet),
