@@ -39,6 +39,11 @@ WRITE_TOOLS = {"book_reservation", "cancel_reservation", "update_reservation_fli
 
 
 def load(source: Path) -> list[dict]:
+    if not source.is_file():
+        sys.exit(
+            f"{source}: not found; pass --source with the subset or tau-bench's "
+            "historical_trajectories/gpt-4o-airline.json (see SOURCE.md)"
+        )
     data = source.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     if digest not in KNOWN_SOURCES:
@@ -80,7 +85,7 @@ def tags_of(ep: dict) -> list[str]:
         tags.append("cancellation")
     if any(g.startswith("update_reservation_") for g in gold):
         tags.append("modification")
-    if ep["info"].get("source") == "transfer_to_human_agents":
+    if ep["info"].get("source") == "transfer_to_human_agents" or "transfer_to_human_agents" in gold:
         tags.append("transfer")
     if not gold & WRITE_TOOLS:
         tags.append("read-only")
