@@ -43,14 +43,32 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
         let path = baseline_path(&settings.suite.baselines_dir, &args.baseline, &suite.name);
         let Some(baseline) = read_baseline(&path)? else {
             if args.allow_missing_baseline {
-                noteln!("suite `{}` has no baseline `{}` yet; skipped (--allow-missing-baseline)", suite.name, args.baseline);
+                noteln!(
+                    "suite `{}` has no baseline `{}` yet; skipped (--allow-missing-baseline)",
+                    suite.name,
+                    args.baseline
+                );
                 continue;
             }
-            return Err(BaselineError::Missing { name: args.baseline.clone(), suite: suite.name.clone(), path }.into());
+            return Err(BaselineError::Missing {
+                name: args.baseline.clone(),
+                suite: suite.name.clone(),
+                path,
+            }
+            .into());
         };
-        let history = read_history(&history_path(&settings.suite.baselines_dir, &args.baseline, &suite.name))?;
+        let history = read_history(&history_path(
+            &settings.suite.baselines_dir,
+            &args.baseline,
+            &suite.name,
+        ))?;
         let fail_on = resolve_fail_on(args.fail_on, config, suite.gates.fail_on);
-        prepared.push(Prepared { suite, baseline, history, fail_on });
+        prepared.push(Prepared {
+            suite,
+            baseline,
+            history,
+            fail_on,
+        });
     }
     if prepared.is_empty() {
         noteln!("no suite has a baseline yet: nothing to compare; the gate passes");
@@ -58,7 +76,10 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
     }
     let options = CompareOptions {
         baseline_name: args.baseline.clone(),
-        resamples: args.resamples.or(config.values.resamples).unwrap_or(DEFAULT_RESAMPLES),
+        resamples: args
+            .resamples
+            .or(config.values.resamples)
+            .unwrap_or(DEFAULT_RESAMPLES),
         seed: settings.seed,
         fdr: args.fdr == CliOnOff::On,
         fail_on: prepared[0].fail_on,
@@ -76,9 +97,15 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
             tiers.extend(outcomes.into_iter().map(|mut t| {
                 if stop {
                     t.stopped_early = true;
-                    t.runs_saved = prepared.iter().find(|p| p.suite.name == t.suite).map_or(0, |p| {
-                        select(&p.suite, Tier::Full, &settings).len().saturating_sub(t.cases)
-                    });
+                    t.runs_saved =
+                        prepared
+                            .iter()
+                            .find(|p| p.suite.name == t.suite)
+                            .map_or(0, |p| {
+                                select(&p.suite, Tier::Full, &settings)
+                                    .len()
+                                    .saturating_sub(t.cases)
+                            });
                 }
                 t
             }));
@@ -102,7 +129,9 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
             None => return nothing_selected(&settings),
         }
     }
-    let Some(mut report) = report else { return nothing_selected(&settings) };
+    let Some(mut report) = report else {
+        return nothing_selected(&settings);
+    };
     report.tiers = tiers;
     report.evaluated_at = (!settings.deterministic).then(crate::clock::now_rfc3339);
 
@@ -128,12 +157,18 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
 }
 
 fn nothing_selected(settings: &EvalSettings) -> Result<ExitCode> {
-    if settings.allow_empty { Ok(ExitCode::Success) } else { Err(RunnerError::NothingSelected.into()) }
+    if settings.allow_empty {
+        Ok(ExitCode::Success)
+    } else {
+        Err(RunnerError::NothingSelected.into())
+    }
 }
 
 /// A regression of critical severity confirmed by the test (not merely suspected).
 fn confirmed_critical(r: &CompareReport) -> bool {
-    r.metrics.iter().any(|m| m.status == MetricStatus::Regression && m.severity == Severity::Critical)
+    r.metrics
+        .iter()
+        .any(|m| m.status == MetricStatus::Regression && m.severity == Severity::Critical)
 }
 
 /// Evaluate one tier of every suite and compare it; `None` when no suite has a case in it.
@@ -176,7 +211,12 @@ fn run_tier(
                 meta: &p.baseline.baseline,
                 gates: &p.suite.gates,
                 fail_on: p.fail_on,
-                checkpoint_severity: p.suite.checkpoints.iter().map(|c| (c.id.clone(), c.severity)).collect(),
+                checkpoint_severity: p
+                    .suite
+                    .checkpoints
+                    .iter()
+                    .map(|c| (c.id.clone(), c.severity))
+                    .collect(),
                 use_sigma: tier == Tier::Full,
             }
         })
@@ -187,8 +227,13 @@ fn run_tier(
         .map(|(i, head, ms)| {
             let name = &prepared[*i].suite.name;
             let failed = report.metrics.iter().any(|m| {
-                m.suite == *name && m.status == MetricStatus::Regression && prepared[*i].fail_on.fails(m.severity)
-            }) || report.absolute_breaches.iter().any(|b| b.suite == *name && b.fails);
+                m.suite == *name
+                    && m.status == MetricStatus::Regression
+                    && prepared[*i].fail_on.fails(m.severity)
+            }) || report
+                .absolute_breaches
+                .iter()
+                .any(|b| b.suite == *name && b.fails);
             TierOutcome {
                 suite: name.clone(),
                 tier,

@@ -26,12 +26,22 @@ pub(crate) fn publish_compare(report: &CompareReport, out: Option<&Path>, quiet:
     let marker_key = format!("{}:{}", report.baseline.name, suites.join(","));
     let outputs = vec![
         ("verdict".to_owned(), report.verdict.as_str().to_owned()),
-        ("regressions".to_owned(), report.regressions.len().to_string()),
-        ("report-path".to_owned(), out.map(|p| p.display().to_string()).unwrap_or_default()),
+        (
+            "regressions".to_owned(),
+            report.regressions.len().to_string(),
+        ),
+        (
+            "report-path".to_owned(),
+            out.map(|p| p.display().to_string()).unwrap_or_default(),
+        ),
     ];
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    for m in report.metrics.iter().filter(|m| matches!(m.status, MetricStatus::Regression | MetricStatus::Suspected)) {
+    for m in report
+        .metrics
+        .iter()
+        .filter(|m| matches!(m.status, MetricStatus::Regression | MetricStatus::Suspected))
+    {
         let fails = m.status == MetricStatus::Regression && report.fail_on.fails(m.severity);
         let title = format!("agenteval-gate: {} in {}", m.status, m.qualified_name());
         let message = format!("{} severity; {}", m.severity, effect(m));
@@ -51,7 +61,10 @@ pub(crate) fn publish_compare(report: &CompareReport, out: Option<&Path>, quiet:
         outputs,
         annotations: errors,
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             warnln!("cannot start the async runtime to post to GitHub: {e}");

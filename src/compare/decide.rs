@@ -15,8 +15,8 @@ use crate::compare::absolute::check_absolute;
 use crate::compare::engine::{MetricStats, SuiteInput, suite_stats};
 use crate::compare::localize::localize;
 use crate::compare::model::{
-    COMPARE_REPORT_SCHEMA_VERSION, BaselineRef, CompareReport, CompareSettings, Direction, MetricComparison,
-    MetricStatus, SuiteBreach, Verdict,
+    BaselineRef, COMPARE_REPORT_SCHEMA_VERSION, CompareReport, CompareSettings, Direction,
+    MetricComparison, MetricStatus, SuiteBreach, Verdict,
 };
 use crate::compare::pairing::Paired;
 use crate::spec::model::{FailOn, Severity};
@@ -43,9 +43,18 @@ pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareRe
     }
 
     // BH over every tested metric of the compare.
-    let tested: Vec<usize> = (0..all.len()).filter(|&i| all[i].bootstrap.is_some()).collect();
-    let ps: Vec<f64> = tested.iter().filter_map(|&i| all[i].bootstrap.map(|b| b.p_value)).collect();
-    let qs = if options.fdr { benjamini_hochberg(&ps).unwrap_or_else(|_| ps.clone()) } else { ps.clone() };
+    let tested: Vec<usize> = (0..all.len())
+        .filter(|&i| all[i].bootstrap.is_some())
+        .collect();
+    let ps: Vec<f64> = tested
+        .iter()
+        .filter_map(|&i| all[i].bootstrap.map(|b| b.p_value))
+        .collect();
+    let qs = if options.fdr {
+        benjamini_hochberg(&ps).unwrap_or_else(|_| ps.clone())
+    } else {
+        ps.clone()
+    };
     let mut q_of = vec![None; all.len()];
     for (k, &i) in tested.iter().enumerate() {
         q_of[i] = qs.get(k).copied();
@@ -57,16 +66,32 @@ pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareRe
         .map(|(i, s)| {
             let status = status(s, q_of[i]);
             let b = s.bootstrap;
-            let orient = |v: f64| if s.direction == Direction::Higher { v } else { -v };
+            let orient = |v: f64| {
+                if s.direction == Direction::Higher {
+                    v
+                } else {
+                    -v
+                }
+            };
             let ci95 = b.map(|b| {
                 let (lo, hi) = (orient(b.ci_low), orient(b.ci_high));
                 [lo.min(hi), lo.max(hi)]
             });
             let input = &inputs[s.suite_index];
-            let localization = matches!(status, MetricStatus::Regression | MetricStatus::Suspected).then(|| {
-                let siblings: Vec<&MetricStats> = all.iter().filter(|o| o.suite_index == s.suite_index).collect();
-                localize(s, &siblings, &pairings[s.suite_index], input.head, input.base)
-            });
+            let localization = matches!(status, MetricStatus::Regression | MetricStatus::Suspected)
+                .then(|| {
+                    let siblings: Vec<&MetricStats> = all
+                        .iter()
+                        .filter(|o| o.suite_index == s.suite_index)
+                        .collect();
+                    localize(
+                        s,
+                        &siblings,
+                        &pairings[s.suite_index],
+                        input.head,
+                        input.base,
+                    )
+                });
             MetricComparison {
                 suite: input.suite.to_owned(),
                 name: s.name.clone(),
@@ -88,14 +113,30 @@ pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareRe
             }
         })
         .collect();
-    metrics.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.suite.cmp(&b.suite)).then_with(|| a.name.cmp(&b.name)));
+    metrics.sort_by(|a, b| {
+        rank(a)
+            .cmp(&rank(b))
+            .then_with(|| a.suite.cmp(&b.suite))
+            .then_with(|| a.name.cmp(&b.name))
+    });
 
     let mut reasons = Vec::new();
     let mut fail = false;
-    let regressions: Vec<String> =
-        metrics.iter().filter(|m| m.status == MetricStatus::Regression).map(MetricComparison::qualified_name).collect();
-    let fail_on_of = |suite: &str| inputs.iter().find(|i| i.suite == suite).map_or(options.fail_on, |i| i.fail_on);
-    for m in metrics.iter().filter(|m| m.status == MetricStatus::Regression) {
+    let regressions: Vec<String> = metrics
+        .iter()
+        .filter(|m| m.status == MetricStatus::Regression)
+        .map(MetricComparison::qualified_name)
+        .collect();
+    let fail_on_of = |suite: &str| {
+        inputs
+            .iter()
+            .find(|i| i.suite == suite)
+            .map_or(options.fail_on, |i| i.fail_on)
+    };
+    for m in metrics
+        .iter()
+        .filter(|m| m.status == MetricStatus::Regression)
+    {
         let fail_on = fail_on_of(&m.suite);
         let fails = fail_on.fails(m.severity);
         fail |= fails;
@@ -104,7 +145,11 @@ pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareRe
             if fails { "confirmed" } else { "tolerated" },
             m.qualified_name(),
             m.severity,
-            if fails { String::new() } else { format!(", below --fail-on {fail_on}") }
+            if fails {
+                String::new()
+            } else {
+                format!(", below --fail-on {fail_on}")
+            }
         ));
     }
     let mut absolute_breaches = Vec::new();
@@ -112,12 +157,22 @@ pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareRe
         for breach in check_absolute(input.gates, &input.head.aggregate.metrics) {
             let fails = input.fail_on.fails(breach.severity);
             fail |= fails;
-            reasons.push(format!("absolute gate on `{}/{}`: {}", input.suite, breach.metric, breach.message));
-            absolute_breaches.push(SuiteBreach { suite: input.suite.to_owned(), breach, fails });
+            reasons.push(format!(
+                "absolute gate on `{}/{}`: {}",
+                input.suite, breach.metric, breach.message
+            ));
+            absolute_breaches.push(SuiteBreach {
+                suite: input.suite.to_owned(),
+                breach,
+                fails,
+            });
         }
     }
     if !fail {
-        reasons.push(format!("no confirmed regression or absolute breach at or above `{}`", options.fail_on));
+        reasons.push(format!(
+            "no confirmed regression or absolute breach at or above `{}`",
+            options.fail_on
+        ));
     }
     let first = inputs.first();
     CompareReport {
@@ -143,8 +198,14 @@ pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareRe
             seed: options.seed,
             alpha: first.map_or(crate::compare::engine::DEFAULT_ALPHA, SuiteInput::alpha),
             fdr: options.fdr,
-            min_cases: first.map_or(crate::compare::engine::DEFAULT_MIN_CASES, SuiteInput::min_cases),
-            history_window: first.map_or(crate::compare::engine::DEFAULT_HISTORY_WINDOW, SuiteInput::history_window),
+            min_cases: first.map_or(
+                crate::compare::engine::DEFAULT_MIN_CASES,
+                SuiteInput::min_cases,
+            ),
+            history_window: first.map_or(
+                crate::compare::engine::DEFAULT_HISTORY_WINDOW,
+                SuiteInput::history_window,
+            ),
             k_sigma: crate::compare::engine::K_SIGMA,
         },
         reasons,
@@ -169,16 +230,25 @@ fn status(s: &MetricStats, q: Option<f64>) -> MetricStatus {
     if s.n < s.min_cases {
         return MetricStatus::InsufficientData;
     }
-    let Some(d) = s.oriented_delta else { return MetricStatus::InsufficientData };
+    let Some(d) = s.oriented_delta else {
+        return MetricStatus::InsufficientData;
+    };
     let large_enough = s.min_effect.is_none_or(|e| d.abs() >= e);
     let boot = large_enough && d < 0.0 && q.is_some_and(|q| q < s.alpha);
-    let sigma = s.sigma.as_ref().map(|band| large_enough && d < 0.0 && band.fired);
+    let sigma = s
+        .sigma
+        .as_ref()
+        .map(|band| large_enough && d < 0.0 && band.fired);
     match (boot, sigma) {
         (true, Some(true) | None) => MetricStatus::Regression,
         (true, Some(false)) | (false, Some(true)) => MetricStatus::Suspected,
         (false, _) => {
             let ci_excludes_zero = s.bootstrap.is_some_and(|b| b.ci_low > 0.0);
-            if large_enough && d > 0.0 && ci_excludes_zero { MetricStatus::Improvement } else { MetricStatus::Unchanged }
+            if large_enough && d > 0.0 && ci_excludes_zero {
+                MetricStatus::Improvement
+            } else {
+                MetricStatus::Unchanged
+            }
         }
     }
 }

@@ -9,7 +9,10 @@ use crate::compare::pairing::{Paired, pair};
 use crate::report::metrics::higher_is_better;
 use crate::report::model::RunReport;
 use crate::spec::model::{FailOn, GatesSpec, Severity};
-use crate::stats::{BootstrapConfig, PairedBootstrap, SigmaOutcome, fires, minimum_detectable_effect, paired_bootstrap_many, sigma_band};
+use crate::stats::{
+    BootstrapConfig, PairedBootstrap, SigmaOutcome, fires, minimum_detectable_effect,
+    paired_bootstrap_many, sigma_band,
+};
 
 /// Defaults of `gates:` (DESIGN §8).
 pub const DEFAULT_ALPHA: f64 = 0.05;
@@ -53,7 +56,11 @@ impl SuiteInput<'_> {
             return s;
         }
         if let Some(id) = metric.strip_prefix("checkpoint:") {
-            return self.checkpoint_severity.get(id).copied().unwrap_or(Severity::Medium);
+            return self
+                .checkpoint_severity
+                .get(id)
+                .copied()
+                .unwrap_or(Severity::Medium);
         }
         default_severity(metric)
     }
@@ -95,19 +102,41 @@ pub struct MetricStats {
 }
 
 /// Phase 1 for one suite. Returns the pairing and the stats of every metric.
-pub fn suite_stats(index: usize, input: &SuiteInput<'_>, resamples: u32, seed: u64) -> (Paired, Vec<MetricStats>) {
+pub fn suite_stats(
+    index: usize,
+    input: &SuiteInput<'_>,
+    resamples: u32,
+    seed: u64,
+) -> (Paired, Vec<MetricStats>) {
     let mut paired = pair(input.suite, input.head, input.base);
-    paired.pairing.baseline_git_sha.clone_from(&input.meta.git_sha);
-    paired.pairing.baseline_updated_at.clone_from(&input.meta.updated_at);
+    paired
+        .pairing
+        .baseline_git_sha
+        .clone_from(&input.meta.git_sha);
+    paired
+        .pairing
+        .baseline_updated_at
+        .clone_from(&input.meta.updated_at);
     paired.pairing.history_points = input.history.len();
-    let cfg = BootstrapConfig { resamples, confidence: 0.95, seed };
+    let cfg = BootstrapConfig {
+        resamples,
+        confidence: 0.95,
+        seed,
+    };
     let names: Vec<String> = paired.metrics.iter().cloned().collect();
-    let keys: Vec<String> = names.iter().map(|n| format!("{}/{n}", input.suite)).collect();
+    let keys: Vec<String> = names
+        .iter()
+        .map(|n| format!("{}/{n}", input.suite))
+        .collect();
     let diffs: Vec<Vec<f64>> = names
         .iter()
         .map(|name| {
             let higher = higher_is_better(name);
-            paired.values(name).into_iter().map(|(_, b, h)| if higher { h - b } else { b - h }).collect()
+            paired
+                .values(name)
+                .into_iter()
+                .map(|(_, b, h)| if higher { h - b } else { b - h })
+                .collect()
         })
         .collect();
     let min_cases = input.min_cases();
@@ -126,19 +155,31 @@ pub fn suite_stats(index: usize, input: &SuiteInput<'_>, resamples: u32, seed: u
             let higher = higher_is_better(name);
             let values = paired.values(name);
             let n = values.len();
-            let mean = |f: fn(&(&str, f64, f64)) -> f64| (n > 0).then(|| values.iter().map(f).sum::<f64>() / n as f64);
-            let bootstrap = if d.len() >= min_cases { results.next().flatten() } else { None };
+            let mean = |f: fn(&(&str, f64, f64)) -> f64| {
+                (n > 0).then(|| values.iter().map(f).sum::<f64>() / n as f64)
+            };
+            let bootstrap = if d.len() >= min_cases {
+                results.next().flatten()
+            } else {
+                None
+            };
             let (sigma, sigma_note) = sigma_leg(input, name, higher);
             MetricStats {
                 suite_index: index,
                 name: name.clone(),
-                direction: if higher { Direction::Higher } else { Direction::Lower },
+                direction: if higher {
+                    Direction::Higher
+                } else {
+                    Direction::Lower
+                },
                 severity: input.severity(name),
                 n,
                 base_mean: mean(|v| v.1),
                 head_mean: mean(|v| v.2),
                 oriented_delta: (n > 0).then(|| d.iter().sum::<f64>() / n as f64),
-                mde: bootstrap.and_then(|b| b.sd_diff).and_then(|sd| minimum_detectable_effect(n, sd, input.alpha())),
+                mde: bootstrap
+                    .and_then(|b| b.sd_diff)
+                    .and_then(|sd| minimum_detectable_effect(n, sd, input.alpha())),
                 bootstrap,
                 sigma,
                 sigma_note,
@@ -155,9 +196,16 @@ pub fn suite_stats(index: usize, input: &SuiteInput<'_>, resamples: u32, seed: u
 /// baseline suite means.
 fn sigma_leg(input: &SuiteInput<'_>, name: &str, higher: bool) -> (Option<SigmaBandOut>, String) {
     if !input.use_sigma {
-        return (None, "not used on the smoke tier (history holds full-suite means)".into());
+        return (
+            None,
+            "not used on the smoke tier (history holds full-suite means)".into(),
+        );
     }
-    let history: Vec<f64> = input.history.iter().filter_map(|h| h.metrics.get(name).copied()).collect();
+    let history: Vec<f64> = input
+        .history
+        .iter()
+        .filter_map(|h| h.metrics.get(name).copied())
+        .collect();
     let Some(head_mean) = input.head.aggregate.metrics.get(name).copied() else {
         return (None, "no head value".into());
     };
@@ -173,11 +221,22 @@ fn sigma_leg(input: &SuiteInput<'_>, name: &str, higher: bool) -> (Option<SigmaB
                 head_mean,
                 fired,
             };
-            (Some(out), if fired { "outside the 2σ band".into() } else { "within the 2σ band".into() })
+            (
+                Some(out),
+                if fired {
+                    "outside the 2σ band".into()
+                } else {
+                    "within the 2σ band".into()
+                },
+            )
         }
-        Ok(SigmaOutcome::Unavailable { points }) => {
-            (None, format!("unavailable: {points} history point{} (needs 5)", if points == 1 { "" } else { "s" }))
-        }
+        Ok(SigmaOutcome::Unavailable { points }) => (
+            None,
+            format!(
+                "unavailable: {points} history point{} (needs 5)",
+                if points == 1 { "" } else { "s" }
+            ),
+        ),
         Err(e) => (None, format!("unavailable: {e}")),
     }
 }

@@ -13,7 +13,13 @@ const MAX_FLIPPED: usize = 10;
 const MAX_MOVED: usize = 5;
 
 /// Localize `metric` of a suite, given every metric's stats of that suite.
-pub fn localize(metric: &MetricStats, suite_stats: &[&MetricStats], paired: &Paired, head: &RunReport, base: &RunReport) -> Localization {
+pub fn localize(
+    metric: &MetricStats,
+    suite_stats: &[&MetricStats],
+    paired: &Paired,
+    head: &RunReport,
+    base: &RunReport,
+) -> Localization {
     let name = metric.name.as_str();
     let higher = higher_is_better(name);
     let mut worse: Vec<(String, f64, f64, f64)> = paired
@@ -33,7 +39,14 @@ pub fn localize(metric: &MetricStats, suite_stats: &[&MetricStats], paired: &Pai
             base: *b,
             head: *h,
             note: checkpoint_id
-                .and_then(|id| head.cases.iter().find(|c| c.id == *case)?.checkpoints.iter().find(|r| r.id == id))
+                .and_then(|id| {
+                    head.cases
+                        .iter()
+                        .find(|c| c.id == *case)?
+                        .checkpoints
+                        .iter()
+                        .find(|r| r.id == id)
+                })
                 .map(|r| format!("{}: {}", r.result, r.notes))
                 .unwrap_or_default(),
         })
@@ -52,20 +65,40 @@ pub fn localize(metric: &MetricStats, suite_stats: &[&MetricStats], paired: &Pai
     let moved = |prefixes: &[&str]| -> Vec<Moved> {
         let mut v: Vec<Moved> = suite_stats
             .iter()
-            .filter(|s| prefixes.iter().any(|p| s.name.starts_with(p)) && s.oriented_delta.is_some_and(|d| d < 0.0))
+            .filter(|s| {
+                prefixes.iter().any(|p| s.name.starts_with(p))
+                    && s.oriented_delta.is_some_and(|d| d < 0.0)
+            })
             .filter_map(|s| {
-                Some(Moved { metric: s.name.clone(), base_mean: s.base_mean?, head_mean: s.head_mean?, delta: s.head_mean? - s.base_mean? })
+                Some(Moved {
+                    metric: s.name.clone(),
+                    base_mean: s.base_mean?,
+                    head_mean: s.head_mean?,
+                    delta: s.head_mean? - s.base_mean?,
+                })
             })
             .collect();
-        v.sort_by(|a, b| a.delta.total_cmp(&b.delta).then_with(|| a.metric.cmp(&b.metric)));
+        v.sort_by(|a, b| {
+            a.delta
+                .total_cmp(&b.delta)
+                .then_with(|| a.metric.cmp(&b.metric))
+        });
         v.truncate(MAX_MOVED);
         v
     };
     let worse_ids: Vec<&str> = worse.iter().map(|w| w.0.as_str()).collect();
     Localization {
         checkpoint,
-        checkpoints_moved: if suite_level { moved(&["checkpoint:"]) } else { Vec::new() },
-        steps_moved: if suite_level || checkpoint_id.is_some() { moved(&["step_type:", "step:"]) } else { Vec::new() },
+        checkpoints_moved: if suite_level {
+            moved(&["checkpoint:"])
+        } else {
+            Vec::new()
+        },
+        steps_moved: if suite_level || checkpoint_id.is_some() {
+            moved(&["step_type:", "step:"])
+        } else {
+            Vec::new()
+        },
         flipped_cases,
         root_cause: new_root_cause(&worse_ids, head, base),
     }
@@ -73,15 +106,27 @@ pub fn localize(metric: &MetricStats, suite_stats: &[&MetricStats], paired: &Pai
 
 /// Among `cases`, the root-cause step (`TYPE name`) that is new in head
 /// (not a root cause of the same case in the baseline), by frequency.
-fn new_root_cause(cases: &[&str], head: &RunReport, base: &RunReport) -> Option<crate::compare::model::RootCauseRef> {
+fn new_root_cause(
+    cases: &[&str],
+    head: &RunReport,
+    base: &RunReport,
+) -> Option<crate::compare::model::RootCauseRef> {
     let mut counts: BTreeMap<String, (usize, String)> = BTreeMap::new();
     for id in cases {
-        let Some(h) = head.cases.iter().find(|c| c.id == *id) else { continue };
+        let Some(h) = head.cases.iter().find(|c| c.id == *id) else {
+            continue;
+        };
         let old: Vec<String> = base
             .cases
             .iter()
             .find(|c| c.id == *id)
-            .map(|b| b.steps.iter().filter(|s| s.root_cause).map(|s| format!("{} {}", s.step_type, s.name)).collect())
+            .map(|b| {
+                b.steps
+                    .iter()
+                    .filter(|s| s.root_cause)
+                    .map(|s| format!("{} {}", s.step_type, s.name))
+                    .collect()
+            })
             .unwrap_or_default();
         let mut seen = Vec::new();
         for s in h.steps.iter().filter(|s| s.root_cause) {
@@ -97,5 +142,11 @@ fn new_root_cause(cases: &[&str], head: &RunReport, base: &RunReport) -> Option<
     counts
         .into_iter()
         .max_by(|a, b| a.1.0.cmp(&b.1.0).then_with(|| b.0.cmp(&a.0)))
-        .map(|(step, (cases, example_case))| crate::compare::model::RootCauseRef { step, cases, example_case })
+        .map(
+            |(step, (cases, example_case))| crate::compare::model::RootCauseRef {
+                step,
+                cases,
+                example_case,
+            },
+        )
 }

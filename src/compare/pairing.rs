@@ -36,19 +36,33 @@ impl Paired {
 pub fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
     let base_ids: BTreeSet<&str> = base.cases.iter().map(|c| c.id.as_str()).collect();
     let head_ids: BTreeSet<&str> = head.cases.iter().map(|c| c.id.as_str()).collect();
-    let cases: Vec<String> = head.cases.iter().filter(|c| base_ids.contains(c.id.as_str())).map(|c| c.id.clone()).collect();
+    let cases: Vec<String> = head
+        .cases
+        .iter()
+        .filter(|c| base_ids.contains(c.id.as_str()))
+        .map(|c| c.id.clone())
+        .collect();
 
-    let base_cp: BTreeMap<&str, &str> =
-        base.checkpoint_catalog.iter().map(|c| (c.id.as_str(), c.instruction.as_str())).collect();
-    let head_cp: BTreeMap<&str, &str> =
-        head.checkpoint_catalog.iter().map(|c| (c.id.as_str(), c.instruction.as_str())).collect();
+    let base_cp: BTreeMap<&str, &str> = base
+        .checkpoint_catalog
+        .iter()
+        .map(|c| (c.id.as_str(), c.instruction.as_str()))
+        .collect();
+    let head_cp: BTreeMap<&str, &str> = head
+        .checkpoint_catalog
+        .iter()
+        .map(|c| (c.id.as_str(), c.instruction.as_str()))
+        .collect();
     let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let changed: Vec<String> = head_cp
         .iter()
         .filter(|(id, text)| base_cp.get(*id).is_some_and(|old| norm(old) != norm(text)))
         .map(|(id, _)| (*id).to_owned())
         .collect();
-    let excluded: BTreeSet<String> = changed.iter().map(|id| format!("checkpoint:{id}")).collect();
+    let excluded: BTreeSet<String> = changed
+        .iter()
+        .map(|id| format!("checkpoint:{id}"))
+        .collect();
 
     let pick = |r: &RunReport| -> BTreeMap<String, BTreeMap<String, f64>> {
         r.cases
@@ -63,8 +77,11 @@ pub fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
     };
     let base_values = pick(base);
     let head_values = pick(head);
-    let metrics: BTreeSet<String> =
-        base_values.values().chain(head_values.values()).flat_map(|m| m.keys().cloned()).collect();
+    let metrics: BTreeSet<String> = base_values
+        .values()
+        .chain(head_values.values())
+        .flat_map(|m| m.keys().cloned())
+        .collect();
 
     let mut config_changes = BTreeMap::new();
     for key in base.config_tags.keys().chain(head.config_tags.keys()) {
@@ -76,15 +93,44 @@ pub fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
     let pairing = SuitePairing {
         suite: suite.to_owned(),
         paired_cases: cases.len(),
-        new_cases: head.cases.iter().filter(|c| !base_ids.contains(c.id.as_str())).map(|c| c.id.clone()).collect(),
-        removed_cases: base.cases.iter().filter(|c| !head_ids.contains(c.id.as_str())).map(|c| c.id.clone()).collect(),
-        new_checkpoints: head_cp.keys().filter(|id| !base_cp.contains_key(*id)).map(|s| (*s).to_owned()).collect(),
-        removed_checkpoints: base_cp.keys().filter(|id| !head_cp.contains_key(*id)).map(|s| (*s).to_owned()).collect(),
+        new_cases: head
+            .cases
+            .iter()
+            .filter(|c| !base_ids.contains(c.id.as_str()))
+            .map(|c| c.id.clone())
+            .collect(),
+        removed_cases: base
+            .cases
+            .iter()
+            .filter(|c| !head_ids.contains(c.id.as_str()))
+            .map(|c| c.id.clone())
+            .collect(),
+        new_checkpoints: head_cp
+            .keys()
+            .filter(|id| !base_cp.contains_key(*id))
+            .map(|s| (*s).to_owned())
+            .collect(),
+        removed_checkpoints: base_cp
+            .keys()
+            .filter(|id| !head_cp.contains_key(*id))
+            .map(|s| (*s).to_owned())
+            .collect(),
         changed_checkpoints: changed,
         spec_changed: head.spec_hash != base.spec_hash,
         config_changes,
-        failed_cases: head.cases.iter().filter(|c| c.status != CaseStatus::Ok).map(|c| c.id.clone()).collect(),
+        failed_cases: head
+            .cases
+            .iter()
+            .filter(|c| c.status != CaseStatus::Ok)
+            .map(|c| c.id.clone())
+            .collect(),
         ..SuitePairing::default()
     };
-    Paired { cases, base: base_values, head: head_values, metrics, pairing }
+    Paired {
+        cases,
+        base: base_values,
+        head: head_values,
+        metrics,
+        pairing,
+    }
 }

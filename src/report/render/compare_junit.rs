@@ -20,7 +20,8 @@ pub fn render_compare_junit(r: &CompareReport) -> String {
             let status = match m.status {
                 MetricStatus::Regression if r.fail_on.fails(m.severity) => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                    s.set_message(format!("{} regression: {detail}", m.severity)).set_type("regression");
+                    s.set_message(format!("{} regression: {detail}", m.severity))
+                        .set_type("regression");
                     s
                 }
                 MetricStatus::InsufficientData => {
@@ -40,5 +41,7 @@ pub fn render_compare_junit(r: &CompareReport) -> String {
         }
         junit.add_test_suite(ts);
     }
-    junit.to_string().unwrap_or_else(|e| format!("<!-- cannot render JUnit: {e} -->\n"))
+    junit
+        .to_string()
+        .unwrap_or_else(|e| format!("<!-- cannot render JUnit: {e} -->\n"))
 }

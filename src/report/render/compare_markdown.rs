@@ -43,7 +43,12 @@ fn render(r: &CompareReport, details: bool) -> String {
     };
     let _ = writeln!(md, "## {icon} agenteval-gate {word}: {}\n", headline(r));
     let paired: usize = r.suites.iter().map(|s| s.paired_cases).sum();
-    let sha = r.baseline.git_sha.as_deref().map(|s| format!(" @ `{}`", s.chars().take(12).collect::<String>())).unwrap_or_default();
+    let sha = r
+        .baseline
+        .git_sha
+        .as_deref()
+        .map(|s| format!(" @ `{}`", s.chars().take(12).collect::<String>()))
+        .unwrap_or_default();
     let _ = writeln!(
         md,
         "Baseline `{}`{sha} · {} · {} · fail on **{}**\n",
@@ -54,7 +59,14 @@ fn render(r: &CompareReport, details: bool) -> String {
     );
     tiers(&mut md, r);
     for b in &r.absolute_breaches {
-        let _ = writeln!(md, "- {} absolute gate `{}/{}`: {}", if b.fails { "🔴" } else { "🟠" }, b.suite, b.breach.metric, b.breach.message);
+        let _ = writeln!(
+            md,
+            "- {} absolute gate `{}/{}`: {}",
+            if b.fails { "🔴" } else { "🟠" },
+            b.suite,
+            b.breach.metric,
+            b.breach.message
+        );
     }
 
     let moved = moved(r);
@@ -65,8 +77,11 @@ fn render(r: &CompareReport, details: bool) -> String {
         table(&mut md, &moved, r.suites.len() > 1);
     }
 
-    let regressions: Vec<&MetricComparison> =
-        r.metrics.iter().filter(|m| matches!(m.status, MetricStatus::Regression | MetricStatus::Suspected)).collect();
+    let regressions: Vec<&MetricComparison> = r
+        .metrics
+        .iter()
+        .filter(|m| matches!(m.status, MetricStatus::Regression | MetricStatus::Suspected))
+        .collect();
     if !regressions.is_empty() {
         md.push_str("\n### What moved and where\n");
         for m in regressions {
@@ -84,7 +99,11 @@ fn render(r: &CompareReport, details: bool) -> String {
     }
     mde(&mut md, r);
     if details {
-        let _ = writeln!(md, "\n<details><summary>All {} metrics</summary>\n", r.metrics.len());
+        let _ = writeln!(
+            md,
+            "\n<details><summary>All {} metrics</summary>\n",
+            r.metrics.len()
+        );
         let all: Vec<&MetricComparison> = r.metrics.iter().collect();
         table(&mut md, &all, r.suites.len() > 1);
         md.push_str("\n</details>\n");
@@ -95,7 +114,11 @@ fn render(r: &CompareReport, details: bool) -> String {
         "\n<sub>paired bootstrap (B = {}, seed {}, one-sided) · {} · α = {} · 2σ band over the last {} baseline means · agenteval-gate {}</sub>",
         r.settings.resamples,
         r.settings.seed,
-        if r.settings.fdr { "Benjamini–Hochberg q-values" } else { "raw p-values (--fdr off)" },
+        if r.settings.fdr {
+            "Benjamini–Hochberg q-values"
+        } else {
+            "raw p-values (--fdr off)"
+        },
         r.settings.alpha,
         r.settings.history_window,
         r.tool_version
@@ -112,25 +135,44 @@ fn tiers(md: &mut String, r: &CompareReport) {
             t.tier,
             plural(t.cases, "case", "cases"),
             t.verdict.as_str(),
-            if t.stopped_early { " — **confirmed critical regression: stopped before the full tier**" } else { "" }
+            if t.stopped_early {
+                " — **confirmed critical regression: stopped before the full tier**"
+            } else {
+                ""
+            }
         );
     }
 }
 
 fn table(md: &mut String, rows: &[&MetricComparison], with_suite: bool) {
     let suite_col = if with_suite { "suite | " } else { "" };
-    let _ = writeln!(md, "| {suite_col}metric | base | head | Δ | 95% CI | q | 2σ band | status |");
-    let _ = writeln!(md, "|{}---|---:|---:|---:|---|---:|---|---|", if with_suite { "---|" } else { "" });
+    let _ = writeln!(
+        md,
+        "| {suite_col}metric | base | head | Δ | 95% CI | q | 2σ band | status |"
+    );
+    let _ = writeln!(
+        md,
+        "|{}---|---:|---:|---:|---|---:|---|---|",
+        if with_suite { "---|" } else { "" }
+    );
     for m in rows {
-        let ci = m.ci95.map_or_else(|| "—".to_owned(), |[lo, hi]| format!("{} … {}", delta(&m.name, lo), delta(&m.name, hi)));
+        let ci = m.ci95.map_or_else(
+            || "—".to_owned(),
+            |[lo, hi]| format!("{} … {}", delta(&m.name, lo), delta(&m.name, hi)),
+        );
         let _ = writeln!(
             md,
             "| {}`{}` | {} | {} | {} | {ci} | {} | {} | {} {} |",
-            if with_suite { format!("{} | ", m.suite) } else { String::new() },
+            if with_suite {
+                format!("{} | ", m.suite)
+            } else {
+                String::new()
+            },
             m.name,
             metric(&m.name, m.base_mean),
             metric(&m.name, m.head_mean),
-            m.delta.map_or_else(|| "—".to_owned(), |d| delta(&m.name, d)),
+            m.delta
+                .map_or_else(|| "—".to_owned(), |d| delta(&m.name, d)),
             pvalue(m.q_value),
             sigma_cell(m),
             status_icon(m.status),
@@ -140,17 +182,34 @@ fn table(md: &mut String, rows: &[&MetricComparison], with_suite: bool) {
 }
 
 fn localization(md: &mut String, m: &MetricComparison, details: bool) {
-    let _ = writeln!(md, "\n#### {} `{}` — {} ({})\n", status_icon(m.status), m.qualified_name(), m.status, m.severity);
+    let _ = writeln!(
+        md,
+        "\n#### {} `{}` — {} ({})\n",
+        status_icon(m.status),
+        m.qualified_name(),
+        m.status,
+        m.severity
+    );
     let Some(loc) = &m.localization else { return };
     if let Some(cp) = &loc.checkpoint {
         let _ = writeln!(md, "> {}\n", escape(&cp.instruction));
     }
     let _ = writeln!(md, "- {}; 2σ: {}", effect(m), sigma(m));
     for moved in &loc.checkpoints_moved {
-        let _ = writeln!(md, "- checkpoint `{}` moved {}", moved.metric.trim_start_matches("checkpoint:"), delta(&moved.metric, moved.delta));
+        let _ = writeln!(
+            md,
+            "- checkpoint `{}` moved {}",
+            moved.metric.trim_start_matches("checkpoint:"),
+            delta(&moved.metric, moved.delta)
+        );
     }
     for moved in &loc.steps_moved {
-        let _ = writeln!(md, "- `{}` moved {}", moved.metric, delta(&moved.metric, moved.delta));
+        let _ = writeln!(
+            md,
+            "- `{}` moved {}",
+            moved.metric,
+            delta(&moved.metric, moved.delta)
+        );
     }
     if let Some(rc) = &loc.root_cause {
         let _ = writeln!(
@@ -162,11 +221,29 @@ fn localization(md: &mut String, m: &MetricComparison, details: bool) {
         );
     }
     if !loc.flipped_cases.is_empty() {
-        let shown = if details { loc.flipped_cases.len() } else { loc.flipped_cases.len().min(3) };
-        let _ = writeln!(md, "- cases that got worse: {}", plural(loc.flipped_cases.len(), "case", "cases"));
+        let shown = if details {
+            loc.flipped_cases.len()
+        } else {
+            loc.flipped_cases.len().min(3)
+        };
+        let _ = writeln!(
+            md,
+            "- cases that got worse: {}",
+            plural(loc.flipped_cases.len(), "case", "cases")
+        );
         for c in loc.flipped_cases.iter().take(shown) {
-            let note = if c.note.is_empty() { String::new() } else { format!(" — {}", escape(&c.note)) };
-            let _ = writeln!(md, "  - `{}`: {} → {}{note}", c.case, metric(&m.name, Some(c.base)), metric(&m.name, Some(c.head)));
+            let note = if c.note.is_empty() {
+                String::new()
+            } else {
+                format!(" — {}", escape(&c.note))
+            };
+            let _ = writeln!(
+                md,
+                "  - `{}`: {} → {}{note}",
+                c.case,
+                metric(&m.name, Some(c.base)),
+                metric(&m.name, Some(c.head))
+            );
         }
     }
 }
@@ -175,9 +252,20 @@ fn mde(md: &mut String, r: &CompareReport) {
     let lines: Vec<String> = r
         .metrics
         .iter()
-        .filter(|m| matches!(m.name.as_str(), "compliance_percent" | "task_success" | "workflow_quality"))
+        .filter(|m| {
+            matches!(
+                m.name.as_str(),
+                "compliance_percent" | "task_success" | "workflow_quality"
+            )
+        })
         .filter_map(|m| {
-            Some(format!("`{}/{}` {} (n = {})", m.suite, m.name, delta(&m.name, m.mde?).trim_start_matches(['+', '−', '±']), m.n))
+            Some(format!(
+                "`{}/{}` {} (n = {})",
+                m.suite,
+                m.name,
+                delta(&m.name, m.mde?).trim_start_matches(['+', '−', '±']),
+                m.n
+            ))
         })
         .collect();
     if !lines.is_empty() {
@@ -193,26 +281,47 @@ fn mde(md: &mut String, r: &CompareReport) {
 fn pairing(md: &mut String, r: &CompareReport) {
     let mut body = String::new();
     for s in &r.suites {
-        let _ = writeln!(body, "- `{}`: {} paired", s.suite, plural(s.paired_cases, "case", "cases"));
-        let list = |v: &[String]| v.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
+        let _ = writeln!(
+            body,
+            "- `{}`: {} paired",
+            s.suite,
+            plural(s.paired_cases, "case", "cases")
+        );
+        let list = |v: &[String]| {
+            v.iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         for (label, v) in [
             ("new cases (not compared)", &s.new_cases),
             ("removed cases", &s.removed_cases),
             ("cases that did not complete", &s.failed_cases),
             ("new checkpoints", &s.new_checkpoints),
             ("removed checkpoints", &s.removed_checkpoints),
-            ("checkpoints whose instruction changed (not compared)", &s.changed_checkpoints),
+            (
+                "checkpoints whose instruction changed (not compared)",
+                &s.changed_checkpoints,
+            ),
         ] {
             if !v.is_empty() {
                 let _ = writeln!(body, "  - {label}: {}", list(v));
             }
         }
         for (tag, [b, h]) in &s.config_changes {
-            let _ = writeln!(body, "  - config `{tag}`: {} → {}", b.as_deref().unwrap_or("—"), h.as_deref().unwrap_or("—"));
+            let _ = writeln!(
+                body,
+                "  - config `{tag}`: {} → {}",
+                b.as_deref().unwrap_or("—"),
+                h.as_deref().unwrap_or("—")
+            );
         }
         if s.spec_changed {
             body.push_str("  - the suite spec changed since the baseline\n");
         }
     }
-    let _ = writeln!(md, "\n<details><summary>Pairing and spec changes</summary>\n\n{body}\n</details>");
+    let _ = writeln!(
+        md,
+        "\n<details><summary>Pairing and spec changes</summary>\n\n{body}\n</details>"
+    );
 }

@@ -8,7 +8,11 @@ use super::fmt::{delta, metric, pvalue};
 
 /// One-line verdict summary.
 pub fn headline(r: &CompareReport) -> String {
-    let regressions = r.metrics.iter().filter(|m| m.status == MetricStatus::Regression).count();
+    let regressions = r
+        .metrics
+        .iter()
+        .filter(|m| m.status == MetricStatus::Regression)
+        .count();
     let failing = r
         .metrics
         .iter()
@@ -19,10 +23,18 @@ pub fn headline(r: &CompareReport) -> String {
         Verdict::Fail => {
             let mut parts = Vec::new();
             if failing > 0 {
-                parts.push(format!("{} at or above {}", plural(failing, "confirmed regression", "confirmed regressions"), r.fail_on));
+                parts.push(format!(
+                    "{} at or above {}",
+                    plural(failing, "confirmed regression", "confirmed regressions"),
+                    r.fail_on
+                ));
             }
             if breaches > 0 {
-                parts.push(plural(breaches, "absolute gate breached", "absolute gates breached"));
+                parts.push(plural(
+                    breaches,
+                    "absolute gate breached",
+                    "absolute gates breached",
+                ));
             }
             parts.join(", ")
         }
@@ -32,9 +44,16 @@ pub fn headline(r: &CompareReport) -> String {
             plural(regressions, "tolerated regression", "tolerated regressions")
         ),
         Verdict::Pass => {
-            let suspected = r.metrics.iter().filter(|m| m.status == MetricStatus::Suspected).count();
+            let suspected = r
+                .metrics
+                .iter()
+                .filter(|m| m.status == MetricStatus::Suspected)
+                .count();
             if suspected > 0 {
-                format!("no confirmed regression ({} to watch)", plural(suspected, "suspected change", "suspected changes"))
+                format!(
+                    "no confirmed regression ({} to watch)",
+                    plural(suspected, "suspected change", "suspected changes")
+                )
             } else {
                 "no regression".to_owned()
             }
@@ -49,7 +68,11 @@ pub fn effect(m: &MetricComparison) -> String {
         None => "Δ —".to_owned(),
     };
     if let Some([lo, hi]) = m.ci95 {
-        s.push_str(&format!(" (95% CI {} … {})", delta(&m.name, lo), delta(&m.name, hi)));
+        s.push_str(&format!(
+            " (95% CI {} … {})",
+            delta(&m.name, lo),
+            delta(&m.name, hi)
+        ));
     }
     if m.q_value.is_some() {
         s.push_str(&format!(", q {}", pvalue(m.q_value)));
@@ -75,7 +98,12 @@ pub fn sigma(m: &MetricComparison) -> String {
 /// Compact band for table cells.
 pub fn sigma_cell(m: &MetricComparison) -> String {
     match &m.sigma_band {
-        Some(b) => format!("{} … {}{}", metric(&m.name, Some(b.lower)), metric(&m.name, Some(b.upper)), if b.fired { " ✗" } else { "" }),
+        Some(b) => format!(
+            "{} … {}{}",
+            metric(&m.name, Some(b.lower)),
+            metric(&m.name, Some(b.upper)),
+            if b.fired { " ✗" } else { "" }
+        ),
         None if m.sigma_note.starts_with("unavailable") => "n/a".to_owned(),
         None => "—".to_owned(),
     }
@@ -93,5 +121,10 @@ pub fn status_icon(s: MetricStatus) -> &'static str {
 
 /// Metrics worth a row in the summary: everything that is not unchanged.
 pub fn moved(r: &CompareReport) -> Vec<&MetricComparison> {
-    r.metrics.iter().filter(|m| m.status != MetricStatus::Unchanged && m.status != MetricStatus::InsufficientData).collect()
+    r.metrics
+        .iter()
+        .filter(|m| {
+            m.status != MetricStatus::Unchanged && m.status != MetricStatus::InsufficientData
+        })
+        .collect()
 }
