@@ -106,11 +106,14 @@ pub fn load_trace(path: &Path, display: &str) -> TraceOutcome {
 /// One line: the located message and its hint.
 fn describe(e: &TraceError) -> String {
     match e {
-        TraceError::Invalid(d) | TraceError::UnknownFormat(d) => match &d.help {
-            Some(h) => format!("{} (hint: {h})", d.one_line()),
-            None => d.one_line(),
-        },
-        other => other.to_string(),
+        TraceError::Invalid(d) | TraceError::UnknownFormat(d) if d.help.is_some() => {
+            format!(
+                "{} (hint: {})",
+                e.one_line(),
+                d.help.as_deref().unwrap_or_default()
+            )
+        }
+        other => other.one_line(),
     }
 }
 

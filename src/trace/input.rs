@@ -216,7 +216,7 @@ mod tests {
         let err = input
             .parse_document::<serde_json::Value>("a trace")
             .unwrap_err();
-        let text = err.to_string();
+        let text = err.one_line();
         assert!(text.starts_with("t.json:3:8: malformed JSON"), "{text}");
         assert!(!text.contains("at line"), "{text}");
     }
@@ -245,7 +245,7 @@ mod tests {
         let err = input
             .parse_document::<serde_json::Value>("a trace")
             .unwrap_err();
-        assert!(err.to_string().starts_with("u.json:1:11:"), "{err}");
+        assert!(err.one_line().starts_with("u.json:1:11:"), "{err}");
     }
 
     #[test]
@@ -255,7 +255,7 @@ mod tests {
         let err = input
             .parse_line::<serde_json::Value>(line, "an event")
             .unwrap_err();
-        assert!(err.to_string().starts_with("t.jsonl:3:"), "{err}");
+        assert!(err.one_line().starts_with("t.jsonl:3:"), "{err}");
         assert!(err.to_string().contains("on line 3"), "{err}");
     }
 }

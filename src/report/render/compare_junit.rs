@@ -1,4 +1,4 @@
-//! JUnit XML for a compare: one test suite per agenteval suite, one test
+//! `JUnit` XML for a compare: one test suite per agenteval suite, one test
 //! case per metric. A regression that fails the gate is a failure, a
 //! tolerated one or a suspected change is reported in the description,
 //! insufficient data is skipped.

@@ -1,5 +1,5 @@
 //! Phrases shared by the compare renderers, so the terminal, Markdown and
-//! JUnit say the same thing in the same words.
+//! `JUnit` say the same thing in the same words.
 
 use crate::compare::model::{CompareReport, MetricComparison, MetricStatus, Verdict};
 use crate::output::plural;

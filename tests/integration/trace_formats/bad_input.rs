@@ -24,7 +24,7 @@ fn malformed_json_points_at_line_and_column() {
     let text = "{\n  \"spans\": [\n    {\"name\": \"a\",, \"context\": {}}\n  ]\n}\n";
     let err = parse_err("run.json", text);
     assert_invalid(&err);
-    let message = err.to_string();
+    let message = err.one_line();
     assert!(
         message.starts_with("run.json:3:18: malformed JSON: key must be a string"),
         "{message}"
@@ -40,7 +40,7 @@ fn malformed_json_points_at_line_and_column() {
 fn truncated_json_says_the_file_ends_early() {
     let err = parse_err("cut.json", "{\"resourceSpans\": [{\"scopeSpans\": [");
     assert_invalid(&err);
-    assert!(err.to_string().contains("unexpected end of file"), "{err}");
+    assert!(err.one_line().contains("unexpected end of file"), "{err}");
 }
 
 #[test]
@@ -50,7 +50,7 @@ fn a_malformed_jsonl_line_is_reported_by_its_number_not_skipped() {
     let text = format!("{good}\n{good}\n\n{broken}\n{good}\n");
     let err = parse_err("events.jsonl", &text);
     assert_invalid(&err);
-    let message = err.to_string();
+    let message = err.one_line();
     assert!(message.starts_with("events.jsonl:4:"), "{message}");
     assert!(message.contains("malformed JSON on line 4"), "{message}");
 
@@ -58,9 +58,9 @@ fn a_malformed_jsonl_line_is_reported_by_its_number_not_skipped() {
     let text = format!("{good}\n{{\"span_type\": \"child\"}}\n");
     let err = parse_err("events.jsonl", &text);
     assert_invalid(&err);
-    assert!(err.to_string().starts_with("events.jsonl:2:"), "{err}");
+    assert!(err.one_line().starts_with("events.jsonl:2:"), "{err}");
     assert!(
-        err.to_string().contains("missing field `tool_name`"),
+        err.one_line().contains("missing field `tool_name`"),
         "{err}"
     );
 }
@@ -73,7 +73,7 @@ fn a_bad_line_in_an_otlp_jsonl_export_names_its_line() {
     let text = format!("{first}\n{}\n", &first[..first.len() / 2]);
     let err = parse_err("batches.jsonl", &text);
     assert_invalid(&err);
-    assert!(err.to_string().starts_with("batches.jsonl:2:"), "{err}");
+    assert!(err.one_line().starts_with("batches.jsonl:2:"), "{err}");
 }
 
 #[test]
@@ -83,7 +83,7 @@ fn wrong_types_are_located_errors() {
         "{\"spans\": \"not a list\", \"final_output\": null}",
     );
     assert_invalid(&err);
-    let message = err.to_string();
+    let message = err.one_line();
     assert!(message.starts_with("t.json:1:"), "{message}");
     assert!(
         message.contains("invalid type: string \"not a list\", expected a sequence"),
@@ -96,7 +96,7 @@ fn wrong_types_are_located_errors() {
     );
     assert_invalid(&err);
     assert!(
-        err.to_string().contains("invalid type: integer `5`"),
+        err.one_line().contains("invalid type: integer `5`"),
         "{err}"
     );
 
@@ -105,7 +105,7 @@ fn wrong_types_are_located_errors() {
         "[{\"traj\": [{\"content\": \"hi\"}], \"task_id\": 1}]",
     );
     assert_invalid(&err);
-    assert!(err.to_string().contains("missing field `role`"), "{err}");
+    assert!(err.one_line().contains("missing field `role`"), "{err}");
 
     // An id that is neither an integer nor a string.
     let err = parse_err(
@@ -113,7 +113,7 @@ fn wrong_types_are_located_errors() {
         "{\"spans\": [{\"name\": \"x\", \"context\": {\"span_id\": 1.5}}]}",
     );
     assert_invalid(&err);
-    assert!(err.to_string().contains("bad `context.span_id`"), "{err}");
+    assert!(err.one_line().contains("bad `context.span_id`"), "{err}");
 }
 
 #[test]
@@ -128,7 +128,7 @@ fn empty_files_and_empty_span_lists_are_empty_traces() {
         let err = parse_err("e.json", text);
         assert!(matches!(err, TraceError::Empty { .. }), "{text:?}: {err:?}");
         assert_eq!(err.exit_code().code(), 65);
-        assert!(err.to_string().contains("is empty"), "{err}");
+        assert!(err.one_line().contains("is empty"), "{err}");
     }
 }
 
@@ -138,7 +138,7 @@ fn a_missing_file_is_an_io_error() {
     let err = read_traces(&path).unwrap_err();
     assert!(matches!(err, TraceError::Io { .. }), "{err:?}");
     assert_eq!(err.exit_code().code(), 74);
-    assert!(err.to_string().contains("does-not-exist.json"), "{err}");
+    assert!(err.one_line().contains("does-not-exist.json"), "{err}");
 }
 
 #[test]
@@ -157,7 +157,7 @@ fn json_schemas_and_predictions_are_not_traces() {
         );
         assert_eq!(err.exit_code().code(), 65);
         assert!(
-            err.to_string()
+            err.one_line()
                 .contains("not a trace: this looks like a JSON Schema (`$defs`"),
             "{schema}: {err}"
         );
@@ -174,7 +174,7 @@ fn json_schemas_and_predictions_are_not_traces() {
     let err = read_traces(&trace_fixture("swe-agent/pydicom.all_preds.jsonl")).unwrap_err();
     assert!(matches!(err, TraceError::UnknownFormat(_)), "{err:?}");
     assert!(
-        err.to_string()
+        err.one_line()
             .contains("SWE-bench predictions record (`instance_id`, `model_patch`)"),
         "{err}"
     );
@@ -194,18 +194,18 @@ fn unknown_json_names_its_keys_and_the_accepted_formats() {
     let err = parse_err("x.json", "{\"foo\": 1, \"bar\": [2]}");
     assert!(matches!(err, TraceError::UnknownFormat(_)), "{err:?}");
     assert!(
-        err.to_string()
+        err.one_line()
             .contains("a JSON object with keys `foo`, `bar`"),
         "{err}"
     );
     let err = parse_err("x.json", "42");
     assert!(
-        err.to_string().contains("a single JSON value (a number)"),
+        err.one_line().contains("a single JSON value (a number)"),
         "{err}"
     );
     let err = parse_err("m.json", "{\"resourceMetrics\": []}");
     assert!(
-        err.to_string().contains("OTLP metrics or logs export"),
+        err.one_line().contains("OTLP metrics or logs export"),
         "{err}"
     );
 }
