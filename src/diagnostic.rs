@@ -47,7 +47,10 @@ impl FileDiagnostic {
     }
 
     pub fn warning(path: impl AsRef<Path>, message: impl Into<String>) -> Self {
-        Self { level: Level::Warning, ..Self::error(path, message) }
+        Self {
+            level: Level::Warning,
+            ..Self::error(path, message)
+        }
     }
 
     /// Point at a 1-based line and column of `text` (the file's content), so
@@ -90,7 +93,12 @@ impl FileDiagnostic {
         if self.line == 0 {
             self.path.display().to_string()
         } else {
-            format!("{}:{}:{}", self.path.display(), self.line, self.column.max(1))
+            format!(
+                "{}:{}:{}",
+                self.path.display(),
+                self.line,
+                self.column.max(1)
+            )
         }
     }
 }
@@ -112,7 +120,9 @@ impl Diagnostic for FileDiagnostic {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
@@ -122,7 +132,10 @@ impl Diagnostic for FileDiagnostic {
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let span = self.span?;
         let label = self.label.clone().unwrap_or_else(|| "here".to_owned());
-        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(Some(label), span))))
+        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
+            Some(label),
+            span,
+        ))))
     }
 }
 
@@ -136,7 +149,11 @@ pub fn offset_of(text: &str, line: usize, column: usize) -> usize {
     let mut offset = 0;
     for (i, l) in text.split_inclusive('\n').enumerate() {
         if i + 1 == line {
-            let col_bytes: usize = l.chars().take(column.saturating_sub(1)).map(char::len_utf8).sum();
+            let col_bytes: usize = l
+                .chars()
+                .take(column.saturating_sub(1))
+                .map(char::len_utf8)
+                .sum();
             return (offset + col_bytes).min(text.len());
         }
         offset += l.len();
@@ -182,7 +199,9 @@ mod tests {
     #[test]
     fn location_renders_file_line_col() {
         let src = named_source(Path::new("s.yaml"), "x: 1\ny: 2\n".to_owned());
-        let d = FileDiagnostic::error("s.yaml", "bad `y`").at(&src, 2, 1).with_help("remove it");
+        let d = FileDiagnostic::error("s.yaml", "bad `y`")
+            .at(&src, 2, 1)
+            .with_help("remove it");
         assert_eq!(d.to_string(), "s.yaml:2:1: bad `y`");
         assert_eq!(d.labels().unwrap().count(), 1);
     }

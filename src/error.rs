@@ -75,15 +75,25 @@ pub enum Error {
 
 impl Error {
     pub fn usage(message: impl Into<String>) -> Self {
-        Self::Usage { message: message.into(), help: None }
+        Self::Usage {
+            message: message.into(),
+            help: None,
+        }
     }
 
     pub fn usage_with_help(message: impl Into<String>, help: impl Into<String>) -> Self {
-        Self::Usage { message: message.into(), help: Some(help.into()) }
+        Self::Usage {
+            message: message.into(),
+            help: Some(help.into()),
+        }
     }
 
     pub fn io(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
-        Self::Io { action, path: path.into(), source }
+        Self::Io {
+            action,
+            path: path.into(),
+            source,
+        }
     }
 
     /// The one place errors become exit codes.

@@ -49,7 +49,9 @@ impl ExitCode {
         match self {
             Self::Success => "gate passed (warnings allowed)",
             Self::Internal => "unexpected internal error",
-            Self::GateFailed => "gate failed: confirmed regression or threshold breach at or above --fail-on",
+            Self::GateFailed => {
+                "gate failed: confirmed regression or threshold breach at or above --fail-on"
+            }
             Self::NothingEvaluated => "nothing evaluated (--allow-empty turns this into 0)",
             Self::Usage => "usage error",
             Self::DataError => "bad input data (trace, evidence, report, baseline)",

@@ -24,7 +24,9 @@ where
             let code = match e.kind() {
                 clap::error::ErrorKind::DisplayHelp
                 | clap::error::ErrorKind::DisplayVersion
-                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => ExitCode::Success,
+                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    ExitCode::Success
+                }
                 _ => ExitCode::Usage,
             };
             let _ignored = e.print();
@@ -58,7 +60,11 @@ fn install_reporter(color: bool) {
         } else {
             miette::GraphicalTheme::unicode_nocolor()
         };
-        Box::new(miette::GraphicalReportHandler::new_themed(theme).with_context_lines(1).with_width(100))
+        Box::new(
+            miette::GraphicalReportHandler::new_themed(theme)
+                .with_context_lines(1)
+                .with_width(100),
+        )
     }));
 }
 

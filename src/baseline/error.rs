@@ -26,9 +26,15 @@ pub enum BaselineError {
     #[error("no baseline `{name}` for suite `{suite}` (looked for `{}`)", path.display())]
     #[diagnostic(
         code(agenteval::baseline::missing),
-        help("create it on main with `agenteval-gate baseline update --name {name}`, or pass `--allow-missing-baseline` to pass with a note until one exists")
+        help(
+            "create it on main with `agenteval-gate baseline update --name {name}`, or pass `--allow-missing-baseline` to pass with a note until one exists"
+        )
     )]
-    Missing { name: String, suite: String, path: PathBuf },
+    Missing {
+        name: String,
+        suite: String,
+        path: PathBuf,
+    },
 }
 
 impl BaselineError {

@@ -9,8 +9,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// confirmed regression.
 #[derive(Debug, Parser)]
 #[command(name = "agenteval-gate", version, about, long_about = None, max_term_width = 100)]
-#[command(after_help = "Exit codes: 0 pass, 2 gate failed, 4 nothing evaluated, 64 usage, 65 bad input data, \
-69 judge/GitHub unavailable, 74 I/O, 78 invalid suite/config, 1 internal error.")]
+#[command(
+    after_help = "Exit codes: 0 pass, 2 gate failed, 4 nothing evaluated, 64 usage, 65 bad input data, \
+69 judge/GitHub unavailable, 74 I/O, 78 invalid suite/config, 1 internal error."
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: CliGlobal,
@@ -179,7 +181,12 @@ pub struct CliCompare {
     #[command(flatten)]
     pub eval: CliEvalArgs,
     /// Baseline name (`baselines/<NAME>/`).
-    #[arg(long, value_name = "NAME", env = "AGENTEVAL_BASELINE", default_value = "main")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        env = "AGENTEVAL_BASELINE",
+        default_value = "main"
+    )]
     pub baseline: String,
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = CliCompareFormat::Table, env = "AGENTEVAL_FORMAT")]

@@ -20,7 +20,8 @@ impl ColorChoice {
             Self::Always => true,
             Self::Never => false,
             Self::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::io::stderr().is_terminal()
             }
         }
     }

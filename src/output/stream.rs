@@ -9,7 +9,9 @@ use crate::error::{Error, Result};
 /// Write `text` to stdout as is.
 pub fn write_stdout(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(Error::Stdout)
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(Error::Stdout)
 }
 
 /// Write `text` to stderr, ignoring failures (there is nowhere left to report them).

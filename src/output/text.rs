@@ -2,7 +2,11 @@
 
 /// `1 case`, `2 cases`: all pluralisation goes through here.
 pub fn plural(n: usize, singular: &str, plural: &str) -> String {
-    if n == 1 { format!("{n} {singular}") } else { format!("{n} {plural}") }
+    if n == 1 {
+        format!("{n} {singular}")
+    } else {
+        format!("{n} {plural}")
+    }
 }
 
 /// At most `max` characters, with `…` when cut.

@@ -25,9 +25,15 @@ pub enum ReportError {
     #[error("report `{}` has schema_version {found}; this build reads {expected}", path.display())]
     #[diagnostic(
         code(agenteval::report::schema_version),
-        help("re-create the report with this version of agenteval-gate (`agenteval-gate run --out …`)")
+        help(
+            "re-create the report with this version of agenteval-gate (`agenteval-gate run --out …`)"
+        )
     )]
-    SchemaVersion { path: PathBuf, found: u32, expected: u32 },
+    SchemaVersion {
+        path: PathBuf,
+        found: u32,
+        expected: u32,
+    },
 }
 
 impl ReportError {

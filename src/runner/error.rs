@@ -21,7 +21,9 @@ pub enum RunnerError {
     #[error("no cases selected")]
     #[diagnostic(
         code(agenteval::runner::empty),
-        help("check `--suite`, `--tier` and `--shard`; pass `--allow-empty` if an empty selection is expected")
+        help(
+            "check `--suite`, `--tier` and `--shard`; pass `--allow-empty` if an empty selection is expected"
+        )
     )]
     NothingSelected,
 }

@@ -52,6 +52,10 @@ impl SpecError {
 
     /// Wrap error-level diagnostics (warnings are dropped by the caller, who prints them).
     pub fn invalid(path: impl Into<PathBuf>, diagnostics: Vec<FileDiagnostic>) -> Self {
-        Self::Invalid { path: path.into(), count: diagnostics.len(), diagnostics }
+        Self::Invalid {
+            path: path.into(),
+            count: diagnostics.len(),
+            diagnostics,
+        }
     }
 }

@@ -20,7 +20,10 @@ pub type SpannedString = Spanned<String>;
 /// Top level of `suite.yaml`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(title = "agenteval-gate suite", description = "A suite of agent test cases with checkpoints, an optional workflow schema and regression gates.")]
+#[schemars(
+    title = "agenteval-gate suite",
+    description = "A suite of agent test cases with checkpoints, an optional workflow schema and regression gates."
+)]
 pub struct SuiteFile {
     /// Suite name; also names the baseline file `baselines/<name>/<suite>.json`.
     #[schemars(with = "String")]
@@ -141,7 +144,9 @@ pub struct WorkflowStepSpec {
 }
 
 /// AgentEval step types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 pub enum StepType {
     #[serde(rename = "PLAN")]
     Plan,
@@ -156,7 +161,13 @@ pub enum StepType {
 }
 
 impl StepType {
-    pub const ALL: [StepType; 5] = [Self::Plan, Self::ToolSel, Self::ParamGen, Self::Exec, Self::Synth];
+    pub const ALL: [StepType; 5] = [
+        Self::Plan,
+        Self::ToolSel,
+        Self::ParamGen,
+        Self::Exec,
+        Self::Synth,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -214,7 +225,9 @@ pub struct EnvConstraintSpec {
 }
 
 /// Checkpoint severity, also used for metric gates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Low,
@@ -511,7 +524,9 @@ pub struct GatesSpec {
     pub max_judge_error_rate: Option<f64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum FailOn {
     Low,

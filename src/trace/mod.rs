@@ -4,4 +4,7 @@ mod error;
 pub mod model;
 
 pub use error::TraceError;
-pub use model::{Message, Span, SpanKind, Status, StatusCode, Tokens, ToolCall, ToolExecution, Trace, TraceFormat};
+pub use model::{
+    Message, Span, SpanKind, Status, StatusCode, Tokens, ToolCall, ToolExecution, Trace,
+    TraceFormat,
+};

@@ -191,7 +191,9 @@ impl Span {
 
     /// Tool calls this (LLM) span asked for, in order.
     pub fn requested_tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
-        self.output_messages.iter().flat_map(|m| m.tool_calls.iter())
+        self.output_messages
+            .iter()
+            .flat_map(|m| m.tool_calls.iter())
     }
 
     /// Duration in milliseconds when both clocks are known.
@@ -291,7 +293,10 @@ pub struct Status {
 
 impl Status {
     pub fn error(message: impl Into<String>) -> Self {
-        Self { code: StatusCode::Error, message: Some(message.into()) }
+        Self {
+            code: StatusCode::Error,
+            message: Some(message.into()),
+        }
     }
 }
 
@@ -316,7 +321,9 @@ impl Trace {
             .map(|s| s.id.clone());
         let mut warnings = Vec::new();
         for span in &mut self.spans {
-            let Some(parent) = span.parent.clone() else { continue };
+            let Some(parent) = span.parent.clone() else {
+                continue;
+            };
             if ids.contains(&parent) && parent != span.id {
                 continue;
             }
@@ -325,7 +332,11 @@ impl Trace {
                 "span `{}` ({}) names parent `{parent}`, which is not in the trace; attached to {}",
                 span.id,
                 span.name,
-                target.as_deref().map_or("nothing (made a root)".to_owned(), |r| format!("root `{r}`"))
+                target
+                    .as_deref()
+                    .map_or("nothing (made a root)".to_owned(), |r| format!(
+                        "root `{r}`"
+                    ))
             ));
             span.parent = target;
         }
@@ -401,7 +412,11 @@ mod tests {
         let mut s = Span::new("x", "chat", SpanKind::Llm, 0);
         s.output = Some(serde_json::json!({"a": 1}));
         assert_eq!(s.output_text().as_deref(), Some(r#"{"a":1}"#));
-        s.output_messages.push(Message { role: "assistant".into(), content: "hi".into(), ..Message::default() });
+        s.output_messages.push(Message {
+            role: "assistant".into(),
+            content: "hi".into(),
+            ..Message::default()
+        });
         assert_eq!(s.output_text().as_deref(), Some("hi"));
     }
 }
