@@ -36,8 +36,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::agents::AgentIndex;
-use super::classify::{ends_turn, is_final_tool, is_plan_span, last_of_agent, states_plan};
-use super::model::{Dag, Edge, EdgeKind, Node};
+use super::classify::{
+    answer_of, ends_turn, is_final_tool, is_plan_span, last_of_agent, mark_final_answer,
+    span_error, states_plan,
+};
+use super::graph::Dag;
+use super::model::{Edge, EdgeKind, Node};
 use super::retry::{Unrolled, unroll_retries};
 use crate::report::model::DagStatus;
 use crate::spec::model::StepType;
@@ -400,32 +404,5 @@ impl Builder<'_> {
             .map(|(k, _)| k)?;
         self.pending[k].executed = true;
         Some(k)
-    }
-}
-
-fn span_error(span: &Span) -> Option<String> {
-    span.is_error()
-        .then(|| span.status.message.clone().unwrap_or_default())
-}
-
-/// The answer inside a final-answer tool's arguments: the single string
-/// argument (`answer`, `output`, …) when there is one, else the arguments.
-fn answer_of(args: &Value) -> Value {
-    match args {
-        Value::Object(map) if map.len() == 1 => map.values().next().cloned().unwrap_or(Value::Null),
-        other => other.clone(),
-    }
-}
-
-/// Mark the SYNTH that answers the run: the last SYNTH of a top-level agent
-/// (one with no caller), else the last SYNTH of any agent.
-fn mark_final_answer(nodes: &mut [Node], index: &AgentIndex) {
-    let top_level = |n: &Node| index.caller(n.agent.as_deref().unwrap_or("")).is_none();
-    let pick = nodes
-        .iter()
-        .rposition(|n| n.step_type == StepType::Synth && top_level(n))
-        .or_else(|| nodes.iter().rposition(|n| n.step_type == StepType::Synth));
-    if let Some(i) = pick {
-        nodes[i].final_answer = true;
     }
 }

@@ -5,8 +5,11 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
+use serde_json::Value;
 
 use super::agents::AgentIndex;
+use super::model::Node;
+use crate::spec::model::StepType;
 use crate::trace::model::{Span, SpanKind, Trace};
 
 /// Tools whose call *is* the answer (smolagents `final_answer`, any-agent
@@ -102,6 +105,33 @@ pub(crate) fn last_of_agent(
     !order[pos + 1..]
         .iter()
         .any(|&j| trace.spans[j].kind == SpanKind::Llm && index.agent(j) == agent)
+}
+
+pub(crate) fn span_error(span: &Span) -> Option<String> {
+    span.is_error()
+        .then(|| span.status.message.clone().unwrap_or_default())
+}
+
+/// The answer inside a final-answer tool's arguments: the single string
+/// argument (`answer`, `output`, …) when there is one, else the arguments.
+pub(crate) fn answer_of(args: &Value) -> Value {
+    match args {
+        Value::Object(map) if map.len() == 1 => map.values().next().cloned().unwrap_or(Value::Null),
+        other => other.clone(),
+    }
+}
+
+/// Mark the SYNTH that answers the run: the last SYNTH of a top-level agent
+/// (one with no caller), else the last SYNTH of any agent.
+pub(crate) fn mark_final_answer(nodes: &mut [Node], index: &AgentIndex) {
+    let top_level = |n: &Node| index.caller(n.agent.as_deref().unwrap_or("")).is_none();
+    let pick = nodes
+        .iter()
+        .rposition(|n| n.step_type == StepType::Synth && top_level(n))
+        .or_else(|| nodes.iter().rposition(|n| n.step_type == StepType::Synth));
+    if let Some(i) = pick {
+        nodes[i].final_answer = true;
+    }
 }
 
 #[cfg(test)]

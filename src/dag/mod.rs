@@ -5,6 +5,7 @@
 mod agents;
 mod build;
 mod classify;
+pub mod graph;
 pub mod model;
 pub mod outcome;
 pub mod rca;
@@ -13,7 +14,8 @@ pub mod view;
 pub mod workflow;
 
 pub use build::build_dag;
-pub use model::{Attempt, Dag, DagError, Edge, EdgeKind, Node};
+pub use graph::{Dag, DagError};
+pub use model::{Attempt, Edge, EdgeKind, Node};
 pub use outcome::{ExecOutcome, exec_outcome};
 pub use rca::{Attribution, NodeVerdict, attribute_root_causes, workflow_quality};
 pub use retry::MAX_ATTEMPTS;

@@ -24,7 +24,7 @@
 
 use std::cmp::Ordering;
 
-use super::model::Dag;
+use super::graph::Dag;
 use crate::spec::model::RootCauseMode;
 
 /// What RCA needs to know about one node.
@@ -185,17 +185,26 @@ fn deepest_origin(
 /// step scores, `Q = Σ w / Σ (w / q)` over scored nodes, `w = |descendants| + 1`.
 /// `None` when no node is scored. Scores that are not positive finite
 /// numbers are left out (the 1–5 scale never produces them).
+///
+/// The result is rounded to 9 decimal places and kept within the smallest
+/// and largest score: summing `w / q` leaves last-bit noise (all-5 steps
+/// could give 4.999999999999999), and cases whose Q is mathematically equal
+/// must compare equal in the paired statistics downstream.
 pub fn workflow_quality(dag: &Dag, scores: &[Option<f64>]) -> Option<f64> {
     let descendants = dag.descendant_counts();
-    let (num, den) = scores
+    let scored: Vec<(f64, f64)> = scores
         .iter()
         .zip(&descendants)
         .filter_map(|(q, d)| {
             q.filter(|q| q.is_finite() && *q > 0.0)
                 .map(|q| ((d + 1) as f64, q))
         })
-        .fold((0.0, 0.0), |(num, den), (w, q)| (num + w, den + w / q));
-    (num > 0.0).then(|| num / den)
+        .collect();
+    let num: f64 = scored.iter().map(|(w, _)| w).sum();
+    let den: f64 = scored.iter().map(|(w, q)| w / q).sum();
+    let lo = scored.iter().map(|(_, q)| *q).reduce(f64::min)?;
+    let hi = scored.iter().map(|(_, q)| *q).reduce(f64::max)?;
+    Some(((num / den * 1e9).round() / 1e9).clamp(lo, hi))
 }
 
 #[cfg(test)]
@@ -276,10 +285,15 @@ mod tests {
         // Q = (3 + 2 + 1) / (3/5 + 2/1 + 1/5) = 6 / 2.8 = 2.142857…
         let d = dag(3, &[(0, 1), (1, 2)]);
         let q = workflow_quality(&d, &[Some(5.0), Some(1.0), Some(5.0)]).unwrap();
-        assert!((q - 6.0 / 2.8).abs() < 1e-12, "{q}");
+        assert!((q - 6.0 / 2.8).abs() < 1e-9, "{q}");
+        // Equal scores give exactly that score, whatever the weights.
+        assert_eq!(
+            workflow_quality(&d, &[Some(5.0), Some(5.0), Some(5.0)]).map(f64::to_bits),
+            Some(5.0f64.to_bits())
+        );
         assert_eq!(workflow_quality(&d, &[None, None, None]), None);
         // N/A nodes still count as descendants: w(0) = 3 even though node 1 is N/A.
         let q = workflow_quality(&d, &[Some(2.0), None, Some(4.0)]).unwrap();
-        assert!((q - 4.0 / (3.0 / 2.0 + 1.0 / 4.0)).abs() < 1e-12, "{q}");
+        assert!((q - 4.0 / (3.0 / 2.0 + 1.0 / 4.0)).abs() < 1e-9, "{q}");
     }
 }

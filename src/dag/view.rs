@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::model::{Attempt, Dag, EdgeKind};
+use super::graph::Dag;
+use super::model::{Attempt, EdgeKind};
 use crate::report::model::{CaseReport, DagStatus, Deviation, StepResult};
 
 /// One node of the JSON view: the step's report entry plus what the DAG knows.

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use super::model::Dag;
+use super::graph::Dag;
 use crate::report::model::Deviation;
 use crate::spec::model::{StepType, WorkflowSpec, WorkflowStepSpec};
 
