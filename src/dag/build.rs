@@ -47,9 +47,23 @@ use crate::report::model::DagStatus;
 use crate::spec::model::StepType;
 use crate::trace::model::{Span, SpanKind, ToolCall, Trace, TraceFormat};
 
+/// Choices the trace alone cannot make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BuildOptions {
+    /// The suite's workflow schema has a PLAN step: the first model call of
+    /// each top-level agent plans (gets a PLAN node) whether or not its text
+    /// reads like a plan — unless it is the agent's only, tool-free answer.
+    pub first_call_plans: bool,
+}
+
 /// Build the evaluation DAG of `trace`. Never fails: what cannot be built as
 /// a DAG is returned flat, with the reason in [`Dag::notes`].
 pub fn build_dag(trace: &Trace) -> Dag {
+    build_dag_with(trace, BuildOptions::default())
+}
+
+/// [`build_dag`] with options.
+pub fn build_dag_with(trace: &Trace, options: BuildOptions) -> Dag {
     let index = AgentIndex::new(trace);
     let mut order: Vec<usize> = (0..trace.spans.len()).collect();
     order.sort_by_key(|&i| trace.spans[i].order_key());
@@ -64,6 +78,7 @@ pub fn build_dag(trace: &Trace) -> Dag {
         pending: Vec::new(),
         finals: Vec::new(),
         transcript: trace.format == TraceFormat::MultiAgentChat,
+        options,
     };
     for (pos, &i) in order.iter().enumerate() {
         let span = &trace.spans[i];
@@ -141,6 +156,7 @@ struct Builder<'a> {
     /// Final-answer tools models requested: (call id, already executed).
     finals: Vec<(Option<String>, bool)>,
     transcript: bool,
+    options: BuildOptions,
 }
 
 impl Builder<'_> {
@@ -223,8 +239,13 @@ impl Builder<'_> {
             calls.into_iter().partition(|c| is_final_tool(&c.name));
         let text = span.output_text();
         let first_call = self.agents.get(&agent).is_none_or(|s| s.model_calls == 0);
-        let planned =
-            is_plan_span(span) || (first_call && text.as_deref().is_some_and(states_plan));
+        let mapped = first_call
+            && self.options.first_call_plans
+            && self.index.caller(&agent).is_none()
+            && (!tools.is_empty() || !last_of_agent(trace, self.index, self.order, pos));
+        let planned = is_plan_span(span)
+            || mapped
+            || (first_call && text.as_deref().is_some_and(states_plan));
 
         let inputs = self.step_inputs(&agent, span);
         let mut head: Option<usize> = None;

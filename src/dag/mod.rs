@@ -13,7 +13,7 @@ mod retry;
 pub mod view;
 pub mod workflow;
 
-pub use build::build_dag;
+pub use build::{BuildOptions, build_dag, build_dag_with};
 pub use graph::{Dag, DagError};
 pub use model::{Attempt, Edge, EdgeKind, Node};
 pub use outcome::{ExecOutcome, exec_outcome};

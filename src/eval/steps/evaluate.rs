@@ -10,14 +10,14 @@ use super::catalog::ToolCatalog;
 use super::scorer::{ParentOutput, StepInput, StepScore, StepScorer};
 use super::settings::StepSettings;
 use crate::dag::{
-    Attribution, Dag, DagView, NodeVerdict, attribute_root_causes, build_dag, match_workflow,
-    render_mermaid, workflow_quality,
+    Attribution, BuildOptions, Dag, DagView, NodeVerdict, attribute_root_causes, build_dag_with,
+    match_workflow, render_mermaid, workflow_quality,
 };
 use crate::eval::metrics::cost::cost_metrics;
 use crate::eval::metrics::task::evaluate_task;
 use crate::eval::metrics::tool_use::tool_use_metrics;
 use crate::report::model::{Cost, DagInfo, StepResult, TaskResult, ToolUse};
-use crate::spec::model::{ExpectedOutput, PriceSpec, WorkflowSpec};
+use crate::spec::model::{ExpectedOutput, PriceSpec, StepType, WorkflowSpec};
 use crate::trace::model::Trace;
 
 static NO_PRICES: BTreeMap<String, PriceSpec> = BTreeMap::new();
@@ -95,7 +95,12 @@ impl StepEvaluation {
 
 /// Evaluate the steps of one trace.
 pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
-    let dag = build_dag(trace);
+    let options = BuildOptions {
+        first_call_plans: ctx
+            .workflow
+            .is_some_and(|w| w.steps.iter().any(|s| s.step_type == StepType::Plan)),
+    };
+    let dag = build_dag_with(trace, options);
     let matched = ctx.workflow.map(|w| match_workflow(&dag, w));
     let workflow_tools: Option<BTreeSet<String>> = ctx
         .workflow

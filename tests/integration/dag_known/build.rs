@@ -302,3 +302,42 @@ fn multi_agent_chat_steps_read_the_shared_transcript() {
     assert_eq!(edges(&dag), ["s1>s2", "s1>s3", "s2>s3"]);
     assert!(dag.nodes[2].final_answer);
 }
+
+#[test]
+fn a_schema_plan_step_makes_the_first_call_plan() {
+    use agenteval_gate::dag::{BuildOptions, build_dag_with};
+    let mut t = TraceBuilder::chat();
+    t.llm("", &[("c1", "lookup", json!({}))]);
+    t.tool("c1", "lookup", None, json!("v"));
+    t.llm("done", &[]);
+    let trace = t.build();
+    let mapped = build_dag_with(
+        &trace,
+        BuildOptions {
+            first_call_plans: true,
+        },
+    );
+    assert_eq!(
+        shape(&mapped)
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect::<Vec<_>>(),
+        [Plan, ToolSel, ParamGen, Exec, Synth]
+    );
+    assert_eq!(
+        edges(&mapped),
+        ["s1>s2", "s2>s3", "s2>s5", "s3>s4", "s4>s5"]
+    );
+    assert_eq!(shape(&build_dag(&trace))[0].0, ToolSel);
+
+    // A lone tool-free answer stays an answer.
+    let mut t = TraceBuilder::chat();
+    t.llm("42", &[]);
+    let lone = build_dag_with(
+        &t.build(),
+        BuildOptions {
+            first_call_plans: true,
+        },
+    );
+    assert_eq!(shape(&lone), [s(Synth, "assistant")]);
+}
