@@ -36,6 +36,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::agents::AgentIndex;
+use super::calls::PendingCalls;
 use super::classify::{
     answer_of, ends_turn, is_final_tool, is_plan_span, last_of_agent, mark_final_answer,
     span_error, states_plan,
@@ -75,8 +76,7 @@ pub fn build_dag_with(trace: &Trace, options: BuildOptions) -> Dag {
         nodes: Vec::new(),
         edges: Vec::new(),
         agents: BTreeMap::new(),
-        pending: Vec::new(),
-        finals: Vec::new(),
+        pending: PendingCalls::default(),
         transcript: trace.format == TraceFormat::MultiAgentChat,
         options,
     };
@@ -123,16 +123,6 @@ pub fn build_dag_with(trace: &Trace, options: BuildOptions) -> Dag {
     }
 }
 
-/// A tool call a model requested, waiting for its execution.
-struct Pending {
-    agent: String,
-    call_id: Option<String>,
-    tool: String,
-    args: Value,
-    paramgen: usize,
-    executed: bool,
-}
-
 #[derive(Default)]
 struct AgentState {
     /// The last node of the agent's previous model call.
@@ -152,9 +142,7 @@ struct Builder<'a> {
     nodes: Vec<Node>,
     edges: Vec<Edge>,
     agents: BTreeMap<String, AgentState>,
-    pending: Vec<Pending>,
-    /// Final-answer tools models requested: (call id, already executed).
-    finals: Vec<(Option<String>, bool)>,
+    pending: PendingCalls,
     transcript: bool,
     options: BuildOptions,
 }
@@ -278,14 +266,13 @@ impl Builder<'_> {
                 node.arguments = Some(call.arguments.clone());
                 node.output = Some(call.arguments.clone());
                 let pg = self.push(node, span, &agent, &[(t, EdgeKind::Call)]);
-                self.pending.push(Pending {
-                    agent: agent.clone(),
-                    call_id: call.id.clone(),
-                    tool: call.name.clone(),
-                    args: call.arguments.clone(),
-                    paramgen: pg,
-                    executed: false,
-                });
+                self.pending.request(
+                    &agent,
+                    call.id.clone(),
+                    &call.name,
+                    call.arguments.clone(),
+                    pg,
+                );
             }
             last = Some(t);
         }
@@ -294,7 +281,7 @@ impl Builder<'_> {
             node.call_id.clone_from(&call.id);
             node.output = Some(answer_of(&call.arguments));
             last = Some(self.push(node, span, &agent, &lead));
-            self.finals.push((call.id.clone(), false));
+            self.pending.request_final(call.id.clone());
         }
         if last.is_none() {
             let ends = ends_turn(trace, self.index, self.order, pos)
@@ -336,16 +323,8 @@ impl Builder<'_> {
         let result = result.or_else(|| span.output.clone());
 
         if is_final_tool(&name) {
-            // The answer was already taken from the model's request when there was one:
-            // matched by call id, else the oldest request not yet executed.
-            let request = self
-                .finals
-                .iter()
-                .position(|(id, done)| !done && call_id.is_some() && *id == call_id)
-                .or_else(|| self.finals.iter().position(|(_, done)| !done));
-            if let Some(k) = request {
-                self.finals[k].1 = true;
-            } else {
+            // The answer was already taken from the model's request when there was one.
+            if !self.pending.execute_final(call_id.as_deref()) {
                 let inputs = self.step_inputs(&agent, span);
                 let mut node = Node::new(StepType::Synth, name);
                 node.call_id = call_id;
@@ -355,14 +334,12 @@ impl Builder<'_> {
             return;
         }
 
-        let matched = self.match_call(&agent, call_id.as_deref(), &name, args.as_ref());
-        let (paramgen, owner, args) = if let Some(k) = matched {
-            let p = &self.pending[k];
-            (
-                p.paramgen,
-                p.agent.clone(),
-                args.or_else(|| Some(p.args.clone())),
-            )
+        let matched = self
+            .pending
+            .execute(&agent, call_id.as_deref(), &name, args.as_ref())
+            .map(|p| (p.paramgen, p.agent.clone(), p.args.clone()));
+        let (paramgen, owner, args) = if let Some((paramgen, owner, requested)) = matched {
+            (paramgen, owner, args.or(Some(requested)))
         } else {
             let inputs = self.step_inputs(&agent, span);
             let mut node = Node::new(StepType::ParamGen, name.clone());
@@ -387,43 +364,5 @@ impl Builder<'_> {
         });
         let exec = self.push(node, span, &owner, &[(paramgen, EdgeKind::Call)]);
         self.agents.entry(owner).or_default().unread.push(exec);
-    }
-
-    /// The pending call a tool span executes (index into `pending`).
-    fn match_call(
-        &mut self,
-        agent: &str,
-        call_id: Option<&str>,
-        tool: &str,
-        args: Option<&Value>,
-    ) -> Option<usize> {
-        if let Some(id) = call_id {
-            if let Some(k) = self
-                .pending
-                .iter()
-                .position(|p| !p.executed && p.call_id.as_deref() == Some(id))
-            {
-                self.pending[k].executed = true;
-                return Some(k);
-            }
-            if let Some(k) = self
-                .pending
-                .iter()
-                .rposition(|p| p.call_id.as_deref() == Some(id) && p.tool == tool)
-            {
-                return Some(k);
-            }
-        }
-        let open = |p: &&Pending| !p.executed && p.tool == tool;
-        let rank = |p: &Pending| (p.agent != agent, args.is_some_and(|a| *a != p.args));
-        let k = self
-            .pending
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| open(p))
-            .min_by_key(|(k, p)| (rank(p), *k))
-            .map(|(k, _)| k)?;
-        self.pending[k].executed = true;
-        Some(k)
     }
 }

@@ -4,6 +4,7 @@
 
 mod agents;
 mod build;
+mod calls;
 mod classify;
 pub mod graph;
 pub mod model;
