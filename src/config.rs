@@ -2,5 +2,362 @@
 //!
 //! Precedence: flags, then `AGENTEVAL_*` environment variables (clap's `env`),
 //! then `agenteval.yaml` (found by walking up from the working directory, or
-//! `--config`), then defaults. Paths in `agenteval.yaml` are relative to the
-//! file's directory.
+//! given with `--config`), then defaults. Paths in `agenteval.yaml` are
+//! relative to the file's directory. `--isolated` skips the file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::cli::{CliEvalArgs, CliFailOn, CliGlobal, CliJudge, CliSuiteArgs, CliTier};
+use crate::diagnostic::{FileDiagnostic, named_source};
+use crate::error::{Error, Result};
+use crate::spec::SpecError;
+use crate::spec::model::FailOn;
+
+/// Name of the config file looked up by walking up from the working directory.
+pub const CONFIG_FILE: &str = "agenteval.yaml";
+pub const DEFAULT_SEED: u64 = 42;
+pub const DEFAULT_RESAMPLES: u32 = 10_000;
+
+/// `agenteval.yaml`: every field optional.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    #[serde(default)]
+    pub suites_dir: Option<PathBuf>,
+    #[serde(default)]
+    pub baselines_dir: Option<PathBuf>,
+    #[serde(default)]
+    pub tier: Option<TierChoice>,
+    #[serde(default)]
+    pub judge: Option<JudgeChoice>,
+    #[serde(default)]
+    pub judge_cache: Option<PathBuf>,
+    #[serde(default)]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub resamples: Option<u32>,
+    #[serde(default)]
+    pub fail_on: Option<FailOn>,
+    #[serde(default)]
+    pub jobs: Option<usize>,
+    #[serde(default)]
+    pub tags: BTreeMap<String, String>,
+}
+
+/// The config file found (if any) and its values.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    pub path: Option<PathBuf>,
+    pub values: FileConfig,
+}
+
+impl Config {
+    /// Find and read the config file per the global flags.
+    pub fn discover(global: &CliGlobal) -> Result<Self> {
+        if global.isolated {
+            return Ok(Self::default());
+        }
+        let path = match &global.config {
+            Some(p) => Some(p.clone()),
+            None => std::env::current_dir().ok().and_then(|cwd| find_up(&cwd)),
+        };
+        let Some(path) = path else {
+            return Ok(Self::default());
+        };
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| Error::io("read config", &path, e))?;
+        let source = named_source(&path, text);
+        let values: FileConfig = serde_saphyr::from_str_with_options(source.inner(), crate::spec::load::yaml_options())
+            .map_err(|e| {
+                let d: FileDiagnostic = crate::spec::load::yaml_error(&path, &source, &e);
+                SpecError::Config(Box::new(d.with_help(
+                    "agenteval.yaml keys: suites_dir, baselines_dir, tier, judge, judge_cache, seed, resamples, fail_on, jobs, tags",
+                )))
+            })?;
+        Ok(Self {
+            path: Some(path),
+            values,
+        })
+    }
+
+    /// Directory that relative paths in the file resolve against.
+    fn base(&self) -> PathBuf {
+        self.path
+            .as_deref()
+            .and_then(Path::parent)
+            .map_or_else(PathBuf::new, Path::to_path_buf)
+    }
+
+    fn rel(&self, p: &Path) -> PathBuf {
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.base().join(p)
+        }
+    }
+
+    pub fn suites_dir(&self, flag: Option<&PathBuf>) -> PathBuf {
+        flag.cloned()
+            .or_else(|| self.values.suites_dir.as_deref().map(|p| self.rel(p)))
+            .unwrap_or_else(|| PathBuf::from("suites"))
+    }
+
+    pub fn baselines_dir(&self, flag: Option<&PathBuf>) -> PathBuf {
+        flag.cloned()
+            .or_else(|| self.values.baselines_dir.as_deref().map(|p| self.rel(p)))
+            .unwrap_or_else(|| PathBuf::from("baselines"))
+    }
+}
+
+fn find_up(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .map(|d| d.join(CONFIG_FILE))
+        .find(|p| p.is_file())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TierChoice {
+    Smoke,
+    Full,
+    Progressive,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JudgeChoice {
+    None,
+    Openai,
+    Anthropic,
+    Replay,
+}
+
+impl JudgeChoice {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Openai => "openai",
+            Self::Anthropic => "anthropic",
+            Self::Replay => "replay",
+        }
+    }
+}
+
+/// `--shard i/n`: 1-based index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let (i, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("`{s}` is not I/N"))?;
+        let index: u32 = i
+            .trim()
+            .parse()
+            .map_err(|_| format!("shard index `{i}` is not a number"))?;
+        let count: u32 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("shard count `{n}` is not a number"))?;
+        if count == 0 || index == 0 || index > count {
+            return Err(format!("shard `{s}` is out of range: use 1/N … N/N"));
+        }
+        Ok(Self { index, count })
+    }
+}
+
+/// Where suites and baselines are.
+#[derive(Debug, Clone)]
+pub struct SuiteSettings {
+    pub suites_dir: PathBuf,
+    pub baselines_dir: PathBuf,
+    pub suites: Vec<String>,
+}
+
+impl SuiteSettings {
+    pub fn resolve(args: &CliSuiteArgs, config: &Config) -> Self {
+        Self {
+            suites_dir: config.suites_dir(args.suites_dir.as_ref()),
+            baselines_dir: config.baselines_dir(args.baselines_dir.as_ref()),
+            suites: args.suites.clone(),
+        }
+    }
+}
+
+/// Resolved settings of an evaluation.
+#[derive(Debug, Clone)]
+pub struct EvalSettings {
+    pub suite: SuiteSettings,
+    pub traces: Option<PathBuf>,
+    pub tier: TierChoice,
+    pub judge: JudgeChoice,
+    pub judge_cache: PathBuf,
+    pub seed: u64,
+    pub deterministic: bool,
+    pub shard: Option<Shard>,
+    /// `--tag` overlays (config file tags first, flags win).
+    pub tags: BTreeMap<String, String>,
+    pub allow_empty: bool,
+    pub jobs: usize,
+}
+
+impl EvalSettings {
+    /// Resolve `args` over `config`; `default_tier` differs per command.
+    pub fn resolve(args: &CliEvalArgs, config: &Config, default_tier: TierChoice) -> Result<Self> {
+        let v = &config.values;
+        let tier = args
+            .tier
+            .map(|t| match t {
+                CliTier::Smoke => TierChoice::Smoke,
+                CliTier::Full => TierChoice::Full,
+                CliTier::Progressive => TierChoice::Progressive,
+            })
+            .or(v.tier)
+            .unwrap_or(default_tier);
+        let judge = args
+            .judge
+            .map(|j| match j {
+                CliJudge::None => JudgeChoice::None,
+                CliJudge::Openai => JudgeChoice::Openai,
+                CliJudge::Anthropic => JudgeChoice::Anthropic,
+                CliJudge::Replay => JudgeChoice::Replay,
+            })
+            .or(v.judge)
+            .unwrap_or(JudgeChoice::None);
+        if judge != JudgeChoice::None {
+            return Err(Error::usage_with_help(
+                format!(
+                    "`--judge {}` is not available in this build",
+                    judge.as_str()
+                ),
+                "the LLM judge is not built yet (see README, Status); tier-3 checkpoints are N/A with `--judge none`",
+            ));
+        }
+        let shard = args
+            .shard
+            .as_deref()
+            .map(str::parse::<Shard>)
+            .transpose()
+            .map_err(|e| {
+                Error::usage_with_help(
+                    format!("invalid `--shard`: {e}"),
+                    "write `--shard 2/4` for the second of four shards",
+                )
+            })?;
+        let mut tags = v.tags.clone();
+        for t in &args.tags {
+            let (k, val) = t
+                .split_once('=')
+                .filter(|(k, _)| !k.trim().is_empty())
+                .ok_or_else(|| {
+                    Error::usage_with_help(
+                        format!("invalid `--tag {t}`"),
+                        "write `--tag key=value`, e.g. `--tag model=gpt-4o`",
+                    )
+                })?;
+            tags.insert(k.trim().to_owned(), val.trim().to_owned());
+        }
+        let jobs = args.jobs.or(v.jobs).unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+        });
+        if jobs == 0 {
+            return Err(Error::usage("`--jobs` must be at least 1"));
+        }
+        Ok(Self {
+            suite: SuiteSettings::resolve(&args.suite, config),
+            traces: args.traces.clone(),
+            tier,
+            judge,
+            judge_cache: args
+                .judge_cache
+                .clone()
+                .or_else(|| v.judge_cache.as_deref().map(|p| config.rel(p)))
+                .unwrap_or_else(|| PathBuf::from(".agenteval-cache")),
+            seed: args.seed.or(v.seed).unwrap_or(DEFAULT_SEED),
+            deterministic: args.deterministic,
+            shard,
+            tags,
+            allow_empty: args.allow_empty,
+            jobs,
+        })
+    }
+}
+
+/// `--fail-on` over the config file over the suite's `gates.fail_on` over `critical`.
+pub fn resolve_fail_on(
+    flag: Option<CliFailOn>,
+    config: &Config,
+    suite_default: Option<FailOn>,
+) -> FailOn {
+    flag.map(|f| match f {
+        CliFailOn::Critical => FailOn::Critical,
+        CliFailOn::High => FailOn::High,
+        CliFailOn::Medium => FailOn::Medium,
+        CliFailOn::Low => FailOn::Low,
+        CliFailOn::Never => FailOn::Never,
+    })
+    .or(config.values.fail_on)
+    .or(suite_default)
+    .unwrap_or(FailOn::Critical)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_parsing() {
+        assert_eq!("2/4".parse::<Shard>(), Ok(Shard { index: 2, count: 4 }));
+        assert!("0/4".parse::<Shard>().is_err());
+        assert!("5/4".parse::<Shard>().is_err());
+        assert!("x".parse::<Shard>().is_err());
+    }
+
+    #[test]
+    fn config_file_paths_are_relative_to_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(CONFIG_FILE);
+        std::fs::write(&p, "suites_dir: my-suites\nseed: 7\ntags: {model: m1}\n").unwrap();
+        let global = CliGlobal {
+            config: Some(p.clone()),
+            ..CliGlobal::default()
+        };
+        let cfg = Config::discover(&global).unwrap();
+        assert_eq!(cfg.suites_dir(None), dir.path().join("my-suites"));
+        assert_eq!(
+            cfg.suites_dir(Some(&PathBuf::from("flag"))),
+            PathBuf::from("flag")
+        );
+        let args = CliEvalArgs {
+            tags: vec!["prompt=v2".into(), "model=m2".into()],
+            ..CliEvalArgs::default()
+        };
+        let s = EvalSettings::resolve(&args, &cfg, TierChoice::Full).unwrap();
+        assert_eq!(s.seed, 7);
+        assert_eq!(s.tags.get("model").map(String::as_str), Some("m2"));
+        assert_eq!(s.tags.get("prompt").map(String::as_str), Some("v2"));
+    }
+
+    #[test]
+    fn unknown_config_key_is_a_config_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(CONFIG_FILE);
+        std::fs::write(&p, "seeds: 7\n").unwrap();
+        let err = Config::discover(&CliGlobal {
+            config: Some(p),
+            ..CliGlobal::default()
+        })
+        .unwrap_err();
+        assert_eq!(err.exit_code(), crate::ExitCode::Config);
+    }
+}

@@ -103,9 +103,22 @@ impl FileDiagnostic {
     }
 }
 
+impl FileDiagnostic {
+    /// `path:line:col: message`, for one-line contexts (notes, JSON reports).
+    pub fn one_line(&self) -> String {
+        format!("{}: {}", self.location(), self.message)
+    }
+}
+
+/// With a snippet, miette prints the location in the snippet header, so the
+/// message stands alone; without one, the location leads the message.
 impl fmt::Display for FileDiagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.location(), self.message)
+        if self.source.is_some() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.location(), self.message)
+        }
     }
 }
 
@@ -190,9 +203,9 @@ mod tests {
     #[test]
     fn offsets_and_positions_round_trip() {
         let text = "a: 1\nbé: two\n  c: [x]\n";
-        let off = offset_of(text, 2, 4);
+        let off = offset_of(text, 2, 5);
         assert_eq!(&text[off..off + 3], "two");
-        assert_eq!(line_col_of(text, off), (2, 4));
+        assert_eq!(line_col_of(text, off), (2, 5));
         assert_eq!(offset_of(text, 9, 1), text.len());
     }
 
@@ -202,7 +215,8 @@ mod tests {
         let d = FileDiagnostic::error("s.yaml", "bad `y`")
             .at(&src, 2, 1)
             .with_help("remove it");
-        assert_eq!(d.to_string(), "s.yaml:2:1: bad `y`");
+        assert_eq!(d.one_line(), "s.yaml:2:1: bad `y`");
+        assert_eq!(d.to_string(), "bad `y`");
         assert_eq!(d.labels().unwrap().count(), 1);
     }
 }

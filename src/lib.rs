@@ -10,11 +10,13 @@ pub mod output;
 
 pub mod baseline;
 pub mod cli;
+pub mod clock;
 mod commands;
 pub mod compare;
 pub mod config;
 pub mod dag;
 pub mod diagnostic;
+pub mod digest;
 pub mod error;
 pub mod eval;
 pub mod exit_code;

@@ -63,7 +63,8 @@ fn install_reporter(color: bool) {
         Box::new(
             miette::GraphicalReportHandler::new_themed(theme)
                 .with_context_lines(1)
-                .with_width(100),
+                // Long lines stay whole: CI logs are grepped.
+                .with_wrap_lines(false),
         )
     }));
 }

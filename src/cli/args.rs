@@ -220,7 +220,7 @@ pub enum CliOnOff {
 #[derive(Debug, Subcommand)]
 pub enum CliBaseline {
     /// Write the baseline files atomically and append history.
-    Update(CliBaselineUpdate),
+    Update(Box<CliBaselineUpdate>),
     /// Show one baseline's metadata and suite metrics.
     Show(CliBaselineShow),
     /// List baselines and their suites.
@@ -269,9 +269,6 @@ pub struct CliBaselineList {
 pub struct CliLint {
     #[command(flatten)]
     pub suite: CliSuiteArgs,
-    /// Baseline checked for ID stability.
-    #[arg(long, value_name = "NAME", default_value = "main")]
-    pub baseline: String,
     /// Treat warnings as errors.
     #[arg(long)]
     pub deny_warnings: bool,

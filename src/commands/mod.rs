@@ -2,14 +2,30 @@
 //! modules, and print. No evaluation logic lives here.
 
 use crate::cli::{Cli, CliCommand};
+use crate::config::Config;
 use crate::error::Result;
 use crate::exit_code::ExitCode;
 
+mod baseline;
+mod common;
+mod config_show;
+mod lint;
+mod report;
+mod run;
 mod schema;
 
 pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
+    let quiet = cli.global.quiet;
+    if let CliCommand::Schema = cli.command {
+        return schema::run();
+    }
+    let config = Config::discover(&cli.global)?;
     match cli.command {
-        CliCommand::Schema => schema::run(),
+        CliCommand::Run(args) => run::run(&args, &config, quiet),
+        CliCommand::Lint(args) => lint::run(&args, &config),
+        CliCommand::Report(args) => report::run(&args),
+        CliCommand::Baseline(cmd) => baseline::run(&cmd, &config, quiet),
+        CliCommand::Config(crate::cli::CliConfig::Show) => config_show::run(&config),
         _ => Err(crate::Error::Internal("command not wired yet".into())),
     }
 }

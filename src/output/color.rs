@@ -41,8 +41,6 @@ pub(crate) enum Paint {
     Yellow,
     Cyan,
     Red,
-    Green,
-    Bold,
 }
 
 /// Wrap `text` in an ANSI colour when colour is on.
@@ -54,8 +52,6 @@ pub(crate) fn paint(text: &str, paint: Paint) -> String {
         Paint::Yellow => "33;1",
         Paint::Cyan => "36;1",
         Paint::Red => "31;1",
-        Paint::Green => "32;1",
-        Paint::Bold => "1",
     };
     format!("\x1b[{code}m{text}\x1b[0m")
 }

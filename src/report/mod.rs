@@ -1,6 +1,10 @@
 //! Reports: the run report model and its renderers.
 
+pub mod build;
 mod error;
+pub mod metrics;
 pub mod model;
+pub mod read;
+pub mod render;
 
 pub use error::ReportError;

@@ -24,6 +24,9 @@ pub struct RunReport {
     pub mode: RunMode,
     pub seed: u64,
     pub config_tags: BTreeMap<String, String>,
+    /// The suite's checkpoints at evaluation time: lets `lint` and `compare`
+    /// detect changed instructions and name what moved.
+    pub checkpoint_catalog: Vec<CheckpointInfo>,
     /// RFC 3339; omitted with `--deterministic`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evaluated_at: Option<String>,
@@ -39,6 +42,14 @@ pub struct RunReport {
     /// Suite-level warnings (e.g. trace ingestion oddities), never dropped.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointInfo {
+    pub id: String,
+    pub tier: u8,
+    pub severity: Severity,
+    pub instruction: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -174,7 +185,7 @@ pub struct Scores {
     pub compliance_percent: Option<f64>,
     pub spec_health_percent: Option<f64>,
     pub rating: Option<Rating>,
-    /// AgentEval workflow score Q on the 1–5 scale.
+    /// `AgentEval` workflow score Q on the 1–5 scale.
     pub workflow_quality: Option<f64>,
     /// 1 = success, 0 = failure.
     pub task_success: Option<f64>,

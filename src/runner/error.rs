@@ -18,6 +18,11 @@ pub enum RunnerError {
         source: io::Error,
     },
 
+    /// An evidence file that is not valid JSON.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Evidence(Box<crate::diagnostic::FileDiagnostic>),
+
     #[error("no cases selected")]
     #[diagnostic(
         code(agenteval::runner::empty),
@@ -33,6 +38,7 @@ impl RunnerError {
         match self {
             Self::Io { .. } => ExitCode::Io,
             Self::NothingSelected => ExitCode::NothingEvaluated,
+            Self::Evidence(_) => ExitCode::DataError,
         }
     }
 }

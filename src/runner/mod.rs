@@ -2,5 +2,8 @@
 //! runs the agent, and evaluates each case.
 
 mod error;
+pub mod evaluate;
+pub mod replay;
+pub mod select;
 
 pub use error::RunnerError;

@@ -1,8 +1,13 @@
 //! The suite spec: YAML model, loading (with `include:` files), lint, and
 //! the generated JSON Schema.
 
+pub mod discover;
 mod error;
+pub mod load;
 pub mod model;
 pub mod schema;
+pub mod stability;
+pub mod suite;
+pub mod validate;
 
 pub use error::SpecError;

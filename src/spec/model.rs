@@ -143,7 +143,7 @@ pub struct WorkflowStepSpec {
     pub description: Option<String>,
 }
 
-/// AgentEval step types.
+/// `AgentEval` step types.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
 )]
@@ -179,7 +179,7 @@ impl StepType {
         }
     }
 
-    /// AgentEval's default pass threshold on the 1–5 scale.
+    /// `AgentEval`'s default pass threshold on the 1–5 scale.
     pub fn default_threshold(self) -> f64 {
         match self {
             Self::ParamGen => 2.5,
@@ -587,7 +587,7 @@ pub struct AbsoluteGateSpec {
     pub severity: Option<Severity>,
 }
 
-/// Root-cause attribution strategy (AgentEval Algorithm 1 and variants).
+/// Root-cause attribution strategy (`AgentEval` Algorithm 1 and variants).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RootCauseMode {

@@ -1,6 +1,6 @@
 //! The one internal trace model every adapter produces (DESIGN §4).
 //!
-//! Adapters in this module turn OTLP/JSON, OTel SDK span dumps, OpenInference
+//! Adapters in this module turn OTLP/JSON, `OTel` SDK span dumps, `OpenInference`
 //! attribute maps, the workflow framework's JSONL telemetry and chat-message
 //! trajectories into a [`Trace`]. Everything downstream (checkpoints, the
 //! evaluation DAG, tool-use metrics) reads only this model.
@@ -15,17 +15,17 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TraceFormat {
-    /// OTLP/JSON export (`resourceSpans[].scopeSpans[].spans[]`), GenAI conventions.
+    /// OTLP/JSON export (`resourceSpans[].scopeSpans[].spans[]`), `GenAI` conventions.
     Otlp,
-    /// OTel SDK `ReadableSpan.to_json()` dumps (`context.span_id`, decimal ids).
+    /// `OTel` SDK `ReadableSpan.to_json()` dumps (`context.span_id`, decimal ids).
     OtelSdk,
-    /// OpenInference spans (`openinference.span.kind`, flattened message keys).
+    /// `OpenInference` spans (`openinference.span.kind`, flattened message keys).
     OpenInference,
-    /// A single flat span-attribute map with GenAI keys and no envelope.
+    /// A single flat span-attribute map with `GenAI` keys and no envelope.
     AttributeMap,
     /// The workflow framework's JSONL telemetry (`tool_name`, `span_type`).
     TelemetryJsonl,
-    /// OpenAI chat `messages` with `tool_calls` (tau-bench episodes).
+    /// `OpenAI` chat `messages` with `tool_calls` (tau-bench episodes).
     ChatMessages,
     /// SWE-agent `.traj` files.
     SweAgent,
@@ -114,7 +114,7 @@ impl fmt::Display for SpanKind {
 /// One span.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Span {
-    /// Normalised id: lower-case hex for OTLP, the decimal text for OTel SDK
+    /// Normalised id: lower-case hex for OTLP, the decimal text for `OTel` SDK
     /// dumps, a synthetic `m<index>` for chat formats.
     pub id: String,
     /// Parent id; `None` for roots. After ingestion every parent that is
@@ -257,8 +257,8 @@ pub struct ToolCall {
     pub arguments: Value,
 }
 
-/// A chat message, normalised from OpenAI messages, GenAI `parts` and
-/// OpenInference flattened keys.
+/// A chat message, normalised from `OpenAI` messages, `GenAI` `parts` and
+/// `OpenInference` flattened keys.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Message {
     pub role: String,
@@ -310,6 +310,7 @@ impl Trace {
     /// Sort spans into time order (stable on `seq`) and re-attach dangling
     /// parents to the root, recording a warning for each. Adapters call this
     /// once at the end.
+    #[must_use]
     pub fn finish(mut self) -> Self {
         self.spans.sort_by_key(Span::order_key);
         let ids: std::collections::BTreeSet<String> =

@@ -1,1 +1,9 @@
-//! Placeholder; filled by the owning work stream.
+//! The `github` module end to end: the sticky comment, retries and the
+//! publish entry points against a fake GitHub on 127.0.0.1 (wiremock), and
+//! the Actions environment read from real temp files.
+
+mod comments;
+mod env;
+mod fake;
+mod publish;
+mod retries;

@@ -1,7 +1,9 @@
 //! The single integration test binary (STYLE §5). One module per area.
 
+mod cli;
 mod common;
 mod dag_known;
 mod github_api;
+mod schema;
 mod stats_reference;
 mod trace_formats;

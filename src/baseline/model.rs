@@ -1,0 +1,52 @@
+//! Baseline files (DESIGN §9): `baselines/<name>/<suite>.json` holds the run
+//! report at update time plus metadata; `<suite>.history.jsonl` holds one
+//! line of suite means per update (for the 2σ band).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::report::model::RunReport;
+
+/// Version of the baseline file format.
+pub const BASELINE_SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BaselineFile {
+    pub schema_version: u32,
+    pub baseline: BaselineMeta,
+    pub report: RunReport,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BaselineMeta {
+    pub name: String,
+    pub suite: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_sha: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_ref: Option<String>,
+    /// RFC 3339; absent when written with `--deterministic`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+    pub tool_version: String,
+    pub spec_version: String,
+    pub spec_hash: String,
+    pub config_tags: BTreeMap<String, String>,
+}
+
+/// One line of `<suite>.history.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistoryLine {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_sha: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_ref: Option<String>,
+    pub spec_hash: String,
+    pub cases: usize,
+    pub config_tags: BTreeMap<String, String>,
+    /// Suite mean of every metric.
+    pub metrics: BTreeMap<String, f64>,
+}

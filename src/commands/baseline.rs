@@ -1,0 +1,252 @@
+//! `agenteval-gate baseline update|show|list`.
+
+use std::path::Path;
+
+use comfy_table::{ContentArrangement, Table, presets};
+
+use crate::baseline::model::{BASELINE_SCHEMA_VERSION, BaselineFile, BaselineMeta};
+use crate::baseline::store::{
+    DEFAULT_HISTORY_CAP, baseline_path, history_path, list_names, read_baseline, read_history,
+    write_baseline,
+};
+use crate::cli::{CliBaseline, CliBaselineList, CliBaselineShow, CliBaselineUpdate};
+use crate::config::{Config, EvalSettings, SuiteSettings, TierChoice};
+use crate::error::{Error, Result};
+use crate::exit_code::ExitCode;
+use crate::output::plural;
+use crate::report::model::{RunReport, Tier};
+use crate::report::read::read_run_report;
+use crate::report::render::fmt::metric;
+use crate::report::render::json::to_json;
+use crate::runner::RunnerError;
+
+use super::run::{evaluate_tier, load_suites};
+
+pub(crate) fn run(cmd: &CliBaseline, config: &Config, quiet: bool) -> Result<ExitCode> {
+    match cmd {
+        CliBaseline::Update(args) => update(args, config, quiet),
+        CliBaseline::Show(args) => show(args, config),
+        CliBaseline::List(args) => list(args, config),
+    }
+}
+
+fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<ExitCode> {
+    let settings = EvalSettings::resolve(&args.eval, config, TierChoice::Full)?;
+    validate_name(&args.name)?;
+    let reports: Vec<RunReport> = if args.from_report.is_empty() {
+        let mut out = Vec::new();
+        for suite in load_suites(&settings, quiet)? {
+            if let Some(r) = evaluate_tier(&suite, Tier::Full, &settings)? {
+                out.push(r);
+            }
+        }
+        out
+    } else {
+        args.from_report
+            .iter()
+            .map(|p| read_run_report(p).map_err(Error::from))
+            .collect::<Result<_>>()?
+    };
+    if reports.is_empty() {
+        return if settings.allow_empty {
+            Ok(ExitCode::Success)
+        } else {
+            Err(RunnerError::NothingSelected.into())
+        };
+    }
+    if let Some(r) = reports.iter().find(|r| r.shard.is_some()) {
+        return Err(Error::usage_with_help(
+            format!("the report of suite `{}` covers one shard only", r.suite),
+            "merge shard reports first (`agenteval-gate merge`), then update the baseline",
+        ));
+    }
+    let git_sha = args.git_sha.clone().or_else(|| {
+        (!settings.deterministic)
+            .then(|| git(&["rev-parse", "HEAD"]))
+            .flatten()
+    });
+    let git_ref = args.git_ref.clone().or_else(|| {
+        (!settings.deterministic)
+            .then(|| git(&["rev-parse", "--symbolic-full-name", "HEAD"]))
+            .flatten()
+    });
+    let cap = args.history_cap.unwrap_or(DEFAULT_HISTORY_CAP).max(1);
+    for report in reports {
+        let file = BaselineFile {
+            schema_version: BASELINE_SCHEMA_VERSION,
+            baseline: BaselineMeta {
+                name: args.name.clone(),
+                suite: report.suite.clone(),
+                git_sha: git_sha.clone(),
+                git_ref: git_ref.clone(),
+                updated_at: (!settings.deterministic).then(crate::clock::now_rfc3339),
+                tool_version: crate::VERSION.to_owned(),
+                spec_version: report.spec_version.clone(),
+                spec_hash: report.spec_hash.clone(),
+                config_tags: report.config_tags.clone(),
+            },
+            report,
+        };
+        let (path, points) = write_baseline(&settings.suite.baselines_dir, &file, cap)?;
+        outln!(
+            "baseline `{}` of suite `{}` written to {} ({}, {} of history)",
+            args.name,
+            file.baseline.suite,
+            path.display(),
+            plural(file.report.cases.len(), "case", "cases"),
+            plural(points, "point", "points")
+        )?;
+    }
+    Ok(ExitCode::Success)
+}
+
+fn validate_name(name: &str) -> Result<()> {
+    if name.is_empty()
+        || name.starts_with('.')
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return Err(Error::usage_with_help(
+            format!("invalid baseline name `{name}`"),
+            "use letters, digits, `-`, `_` and `.`: the name is a directory under the baselines directory",
+        ));
+    }
+    Ok(())
+}
+
+/// Output of a git command, trimmed; `None` when git is unavailable.
+fn git(args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let s = String::from_utf8(out.stdout).ok()?.trim().to_owned();
+    (out.status.success() && !s.is_empty() && s != "HEAD").then_some(s)
+}
+
+fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
+    let settings = SuiteSettings::resolve(&args.suite, config);
+    let dir = &settings.baselines_dir;
+    let suites = suites_of(dir, &args.name, &settings.suites);
+    if suites.is_empty() {
+        return Err(Error::usage_with_help(
+            format!("no baseline `{}` under `{}`", args.name, dir.display()),
+            "list baselines with `agenteval-gate baseline list`; create one with `baseline update --name NAME`",
+        ));
+    }
+    let mut json = Vec::new();
+    for suite in suites {
+        let path = baseline_path(dir, &args.name, &suite);
+        let Some(file) = read_baseline(&path)? else {
+            continue;
+        };
+        let history = read_history(&history_path(dir, &args.name, &suite))?;
+        if args.json {
+            json.push(serde_json::json!({
+                "baseline": file.baseline,
+                "cases": file.report.cases.len(),
+                "history_points": history.len(),
+                "metrics": file.report.aggregate.metrics,
+            }));
+            continue;
+        }
+        let m = &file.baseline;
+        outln!("baseline `{}` · suite `{}`", m.name, m.suite)?;
+        outln!(
+            "  updated {} · git {} {} · tool {} · spec {} ({})",
+            m.updated_at.as_deref().unwrap_or("—"),
+            m.git_sha.as_deref().unwrap_or("—"),
+            m.git_ref.as_deref().unwrap_or(""),
+            m.tool_version,
+            m.spec_version,
+            m.spec_hash
+        )?;
+        let tags: Vec<String> = m
+            .config_tags
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        outln!(
+            "  {} · {} of history · tags: {}",
+            plural(file.report.cases.len(), "case", "cases"),
+            plural(history.len(), "point", "points"),
+            if tags.is_empty() {
+                "—".to_owned()
+            } else {
+                tags.join(", ")
+            }
+        )?;
+        let mut t = Table::new();
+        t.load_style(presets::UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Disabled);
+        t.set_header(vec!["metric", "mean"]);
+        for (name, v) in &file.report.aggregate.metrics {
+            t.add_row(vec![name.clone(), metric(name, Some(*v))]);
+        }
+        outln!("{t}")?;
+    }
+    if args.json {
+        crate::output::write_stdout(&to_json(&json))?;
+    }
+    Ok(ExitCode::Success)
+}
+
+/// Suites with a baseline file under `<dir>/<name>/`, optionally filtered.
+fn suites_of(dir: &Path, name: &str, only: &[String]) -> Vec<String> {
+    let mut suites: Vec<String> = std::fs::read_dir(dir.join(name))
+        .into_iter()
+        .flatten()
+        .filter_map(std::result::Result::ok)
+        .filter_map(|e| {
+            let f = e.file_name().to_string_lossy().into_owned();
+            f.strip_suffix(".json")
+                .filter(|s| !s.ends_with(".history"))
+                .map(str::to_owned)
+        })
+        .filter(|s| only.is_empty() || only.contains(s))
+        .collect();
+    suites.sort();
+    suites
+}
+
+fn list(args: &CliBaselineList, config: &Config) -> Result<ExitCode> {
+    let settings = SuiteSettings::resolve(&args.suite, config);
+    let dir = &settings.baselines_dir;
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    t.set_header(vec![
+        "baseline", "suite", "cases", "history", "updated", "git",
+    ]);
+    let mut rows = 0;
+    for name in list_names(dir) {
+        for suite in suites_of(dir, &name, &settings.suites) {
+            let Some(file) = read_baseline(&baseline_path(dir, &name, &suite))? else {
+                continue;
+            };
+            let history = read_history(&history_path(dir, &name, &suite))?;
+            t.add_row(vec![
+                name.clone(),
+                suite,
+                file.report.cases.len().to_string(),
+                history.len().to_string(),
+                file.baseline.updated_at.unwrap_or_else(|| "—".into()),
+                file.baseline
+                    .git_sha
+                    .map_or_else(|| "—".into(), |s| s.chars().take(12).collect()),
+            ]);
+            rows += 1;
+        }
+    }
+    if rows == 0 {
+        noteln!(
+            "no baselines under `{}`; create one with `agenteval-gate baseline update --name main`",
+            dir.display()
+        );
+        return Ok(ExitCode::Success);
+    }
+    outln!("{t}")?;
+    Ok(ExitCode::Success)
+}

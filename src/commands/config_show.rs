@@ -1,0 +1,94 @@
+//! `agenteval-gate config show`: the resolved settings and their sources.
+
+use crate::config::{CONFIG_FILE, Config, DEFAULT_RESAMPLES, DEFAULT_SEED};
+use crate::error::Result;
+use crate::exit_code::ExitCode;
+
+pub(crate) fn run(config: &Config) -> Result<ExitCode> {
+    let file = config.path.as_ref().map_or_else(
+        || format!("none (no {CONFIG_FILE} found)"),
+        |p| p.display().to_string(),
+    );
+    outln!("config file: {file}")?;
+    let v = &config.values;
+    let env = |k: &str| std::env::var(k).ok().filter(|s| !s.is_empty());
+    let row =
+        |key: &str, env_key: &str, from_file: Option<String>, default: String| -> Result<()> {
+            let (value, source) = match (env(env_key), from_file) {
+                (Some(e), _) => (e, format!("env {env_key}")),
+                (None, Some(f)) => (f, "config file".to_owned()),
+                (None, None) => (default, "default".to_owned()),
+            };
+            outln!("{key:<14} {value:<28} ({source})")
+        };
+    row(
+        "suites_dir",
+        "AGENTEVAL_SUITES_DIR",
+        v.suites_dir
+            .as_ref()
+            .map(|_| config.suites_dir(None).display().to_string()),
+        "suites".into(),
+    )?;
+    row(
+        "baselines_dir",
+        "AGENTEVAL_BASELINES_DIR",
+        v.baselines_dir
+            .as_ref()
+            .map(|_| config.baselines_dir(None).display().to_string()),
+        "baselines".into(),
+    )?;
+    row(
+        "tier",
+        "AGENTEVAL_TIER",
+        v.tier.map(|t| format!("{t:?}").to_lowercase()),
+        "progressive (compare), full (run)".into(),
+    )?;
+    row(
+        "judge",
+        "AGENTEVAL_JUDGE",
+        v.judge.map(|j| j.as_str().to_owned()),
+        "none".into(),
+    )?;
+    row(
+        "judge_cache",
+        "AGENTEVAL_JUDGE_CACHE",
+        v.judge_cache.as_ref().map(|p| p.display().to_string()),
+        ".agenteval-cache".into(),
+    )?;
+    row(
+        "seed",
+        "AGENTEVAL_SEED",
+        v.seed.map(|s| s.to_string()),
+        DEFAULT_SEED.to_string(),
+    )?;
+    row(
+        "resamples",
+        "AGENTEVAL_RESAMPLES",
+        v.resamples.map(|s| s.to_string()),
+        DEFAULT_RESAMPLES.to_string(),
+    )?;
+    row(
+        "fail_on",
+        "AGENTEVAL_FAIL_ON",
+        v.fail_on.map(|f| f.to_string()),
+        "the suite's gates.fail_on, else critical".into(),
+    )?;
+    row(
+        "jobs",
+        "AGENTEVAL_JOBS",
+        v.jobs.map(|j| j.to_string()),
+        "number of CPUs".into(),
+    )?;
+    let tags: Vec<String> = v.tags.iter().map(|(k, val)| format!("{k}={val}")).collect();
+    outln!(
+        "{:<14} {}",
+        "tags",
+        if tags.is_empty() {
+            "—".to_owned()
+        } else {
+            tags.join(", ")
+        }
+    )?;
+    outln!("precedence: flags > AGENTEVAL_* env > {CONFIG_FILE} > defaults")?;
+    Ok(ExitCode::Success)
+}

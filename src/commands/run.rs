@@ -1,0 +1,198 @@
+//! `agenteval-gate run`: evaluate suites, write run reports, apply only the
+//! absolute gates.
+
+use std::path::Path;
+
+use crate::cli::{CliRun, CliRunFormat};
+use crate::compare::absolute::{AbsoluteBreach, check_absolute};
+use crate::config::{Config, EvalSettings, TierChoice, resolve_fail_on};
+use crate::error::{Error, Result};
+use crate::exit_code::ExitCode;
+use crate::output::{plural, write_to};
+use crate::report::model::{RunReport, Tier};
+use crate::report::render::{
+    json::to_json, run_junit::render_run_junit, run_markdown::render_run_markdown,
+    run_table::render_run_table,
+};
+use crate::runner::RunnerError;
+use crate::runner::evaluate::evaluate_replay;
+use crate::runner::select::{in_shard, smoke_cases};
+use crate::spec::discover::{load_checked, suite_paths};
+use crate::spec::suite::Suite;
+
+use super::common::print_warnings;
+
+/// A suite with its evaluation.
+pub(crate) struct Evaluated {
+    pub suite: Suite,
+    pub report: RunReport,
+}
+
+/// Load every selected suite (printing warnings).
+pub(crate) fn load_suites(settings: &EvalSettings, quiet: bool) -> Result<Vec<Suite>> {
+    let paths = suite_paths(&settings.suite.suites_dir, &settings.suite.suites)?;
+    let mut suites = Vec::with_capacity(paths.len());
+    for path in paths {
+        let checked = load_checked(&path)?;
+        print_warnings(&checked.warnings, quiet);
+        suites.push(checked.suite);
+    }
+    Ok(suites)
+}
+
+/// Case indices of `tier` (smoke or full), within the shard.
+pub(crate) fn select(suite: &Suite, tier: Tier, settings: &EvalSettings) -> Vec<usize> {
+    let all = match tier {
+        Tier::Smoke => smoke_cases(suite),
+        Tier::Full => (0..suite.cases.len()).collect(),
+    };
+    in_shard(&suite.cases, all, settings.shard)
+}
+
+/// Evaluate one tier of a suite; `None` when it selects no case.
+pub(crate) fn evaluate_tier(
+    suite: &Suite,
+    tier: Tier,
+    settings: &EvalSettings,
+) -> Result<Option<RunReport>> {
+    let indices = select(suite, tier, settings);
+    if indices.is_empty() {
+        return Ok(None);
+    }
+    if suite.agent.is_some() && settings.traces.is_none() && suite.traces_dir.is_none() {
+        return Err(Error::usage_with_help(
+            format!(
+                "suite `{}` runs an agent, and run mode is not built yet",
+                suite.name
+            ),
+            "record traces and pass `--traces DIR` (replay mode); see README, Status",
+        ));
+    }
+    Ok(Some(evaluate_replay(suite, &indices, tier, settings)?))
+}
+
+pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCode> {
+    let settings = EvalSettings::resolve(&args.eval, config, TierChoice::Full)?;
+    let tier = match settings.tier {
+        TierChoice::Smoke => Tier::Smoke,
+        TierChoice::Full | TierChoice::Progressive => Tier::Full,
+    };
+    let suites = load_suites(&settings, quiet)?;
+    if args.out.is_some() && suites.len() > 1 {
+        return Err(Error::usage_with_help(
+            format!(
+                "`--out` takes one report but {} suites are selected",
+                suites.len()
+            ),
+            "pick one with `--suite NAME`, or use `--out-dir DIR` for one `<suite>.json` per suite",
+        ));
+    }
+    let mut evaluated = Vec::new();
+    for suite in suites {
+        match evaluate_tier(&suite, tier, &settings)? {
+            Some(report) => evaluated.push(Evaluated { suite, report }),
+            None if !quiet => noteln!(
+                "suite `{}`: no case in the {tier} tier{}",
+                suite.name,
+                shard_note(&settings)
+            ),
+            None => {}
+        }
+    }
+    if evaluated.is_empty() {
+        return if settings.allow_empty {
+            Ok(ExitCode::Success)
+        } else {
+            Err(RunnerError::NothingSelected.into())
+        };
+    }
+    write_reports(args.out.as_deref(), args.out_dir.as_deref(), &evaluated)?;
+
+    let reports: Vec<&RunReport> = evaluated.iter().map(|e| &e.report).collect();
+    let stdout = match args.format {
+        CliRunFormat::Table => reports
+            .iter()
+            .map(|r| render_run_table(r))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        CliRunFormat::Markdown => reports
+            .iter()
+            .map(|r| render_run_markdown(r))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        CliRunFormat::Json if reports.len() == 1 => to_json(reports[0]),
+        CliRunFormat::Json => to_json(&reports),
+        CliRunFormat::Junit => render_run_junit(&reports),
+    };
+    if args.out.as_deref() != Some(Path::new("-")) {
+        crate::output::write_stdout(&stdout)?;
+    }
+
+    let mut failed = false;
+    for e in &evaluated {
+        let fail_on = resolve_fail_on(args.fail_on, config, e.suite.gates.fail_on);
+        for b in check_absolute(&e.suite.gates, &e.report.aggregate.metrics) {
+            let fails = fail_on.fails(b.severity);
+            failed |= fails;
+            print_breach(&e.suite.name, &b, fails);
+        }
+    }
+    if !quiet {
+        let cases: usize = evaluated.iter().map(|e| e.report.cases.len()).sum();
+        statusln!(
+            "evaluated {} in {}",
+            plural(cases, "case", "cases"),
+            plural(evaluated.len(), "suite", "suites")
+        );
+    }
+    Ok(if failed {
+        ExitCode::GateFailed
+    } else {
+        ExitCode::Success
+    })
+}
+
+fn shard_note(settings: &EvalSettings) -> String {
+    settings
+        .shard
+        .map(|s| format!(" of shard {}/{}", s.index, s.count))
+        .unwrap_or_default()
+}
+
+fn print_breach(suite: &str, b: &AbsoluteBreach, fails: bool) {
+    if fails {
+        crate::output::write_stderr(&format!(
+            "{} suite `{suite}`: absolute gate breached ({} severity): {}\n",
+            crate::output::color::paint("error:", crate::output::color::Paint::Red),
+            b.severity,
+            b.message
+        ));
+    } else {
+        warnln!(
+            "suite `{suite}`: absolute gate breached below --fail-on ({} severity): {}",
+            b.severity,
+            b.message
+        );
+    }
+}
+
+fn write_reports(
+    out: Option<&Path>,
+    out_dir: Option<&Path>,
+    evaluated: &[Evaluated],
+) -> Result<()> {
+    if let Some(path) = out
+        && let Some(e) = evaluated.first()
+    {
+        write_to(path, &to_json(&e.report))?;
+    }
+    if let Some(dir) = out_dir {
+        for e in evaluated {
+            write_to(
+                &dir.join(format!("{}.json", e.report.suite)),
+                &to_json(&e.report),
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,126 @@
+//! One case end to end: checkpoints, steps and metrics into a `CaseReport`.
+
+use serde_json::Value;
+
+use crate::eval::checkpoint::{CheckpointInputs, JudgeVerdicts, evaluate_checkpoints};
+use crate::eval::compliance;
+use crate::report::model::{
+    CaseError, CaseReport, CaseStatus, Cost, DagInfo, Scores, StepResult, TaskResult, ToolUse,
+    TraceInfo,
+};
+use crate::spec::suite::{Case, Suite};
+use crate::trace::Trace;
+
+/// What the runner got for a case.
+#[derive(Debug, Clone)]
+pub enum TraceOutcome {
+    Loaded {
+        trace: Box<Trace>,
+        info: TraceInfo,
+    },
+    /// No usable trace: the case counts as failed, never dropped.
+    Failed {
+        status: CaseStatus,
+        error: CaseError,
+        info: Option<TraceInfo>,
+    },
+}
+
+/// Step-level results for a case (DAG, step scores, tool use, cost, task).
+#[derive(Debug, Clone, Default)]
+pub struct StepPart {
+    pub steps: Vec<StepResult>,
+    pub dag: DagInfo,
+    pub tool_use: ToolUse,
+    pub cost: Cost,
+    pub workflow_quality: Option<f64>,
+    pub task: Option<TaskResult>,
+}
+
+pub struct CaseContext<'a> {
+    pub suite: &'a Suite,
+    pub case: &'a Case,
+    pub outcome: &'a TraceOutcome,
+    pub evidence: Option<&'a Value>,
+    pub judge: &'a JudgeVerdicts,
+}
+
+/// Workflow score given to a case that produced no trace: the bottom of the
+/// 1–5 scale, so a crash can never raise the suite mean.
+pub const FAILED_CASE_WORKFLOW_QUALITY: f64 = 1.0;
+
+pub fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport {
+    let (trace, failure, status, error, info) = match cx.outcome {
+        TraceOutcome::Loaded { trace, info } => (
+            Some(trace.as_ref()),
+            None,
+            CaseStatus::Ok,
+            None,
+            Some(info.clone()),
+        ),
+        TraceOutcome::Failed {
+            status,
+            error,
+            info,
+        } => {
+            let reason = format!("{status}: {}", error.message);
+            (
+                None,
+                Some(reason),
+                *status,
+                Some(error.clone()),
+                info.clone(),
+            )
+        }
+    };
+    let checkpoints = evaluate_checkpoints(&CheckpointInputs {
+        suite: cx.suite,
+        trace,
+        failure: failure.as_deref(),
+        evidence: cx.evidence,
+        judge: cx.judge,
+    });
+    let compliance_percent = compliance::compliance_percent(&checkpoints);
+    let failed = status != CaseStatus::Ok;
+    let task_success = if failed {
+        Some(0.0)
+    } else {
+        steps
+            .task
+            .as_ref()
+            .and_then(|t| t.success)
+            .map(|ok| if ok { 1.0 } else { 0.0 })
+    };
+    let scores = Scores {
+        compliance_percent,
+        spec_health_percent: compliance::spec_health_percent(&checkpoints),
+        rating: compliance::rating(compliance_percent),
+        workflow_quality: if failed {
+            Some(FAILED_CASE_WORKFLOW_QUALITY)
+        } else {
+            steps.workflow_quality
+        },
+        task_success,
+        cost_usd: steps.cost.cost_usd,
+        latency_ms: steps.cost.latency_ms,
+    };
+    let n = cx.suite.checkpoints.len();
+    CaseReport {
+        id: cx.case.id.clone(),
+        tags: cx.case.tags.clone(),
+        status,
+        error,
+        trace: info,
+        scores,
+        summary: compliance::summarize(&checkpoints),
+        position_dropout: compliance::position_dropout(&checkpoints, n),
+        evaluator_audit: compliance::evaluator_audit(&checkpoints),
+        checkpoints,
+        steps: steps.steps,
+        dag: steps.dag,
+        tool_use: steps.tool_use,
+        cost: steps.cost,
+        task: steps.task,
+        warnings: trace.map(|t| t.warnings.clone()).unwrap_or_default(),
+    }
+}

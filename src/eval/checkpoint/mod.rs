@@ -1,0 +1,15 @@
+//! Checkpoint evaluation (workflow framework): tier 1 on evidence, tier 2 on
+//! the trace's events, tier 3 by a judge; BLOCKED through active environment
+//! constraints; N/A always with a reason.
+
+mod evaluate;
+mod events;
+mod tier1;
+mod tier2;
+mod verdict;
+
+pub use evaluate::{CheckpointInputs, JudgeVerdicts, evaluate_checkpoints};
+pub use events::{Event, EventLog};
+pub use tier1::eval_state;
+pub use tier2::eval_sequence;
+pub use verdict::Verdict;

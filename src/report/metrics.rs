@@ -1,0 +1,80 @@
+//! Metric values of a case: the one definition used by the suite aggregate
+//! and by `compare` (DESIGN §8, §13 metric names).
+
+use std::collections::BTreeMap;
+
+use crate::report::model::{CaseReport, CheckpointState};
+
+/// Whether higher values are better for `metric` (cost and latency are not).
+pub fn higher_is_better(metric: &str) -> bool {
+    !matches!(metric, "cost_usd" | "latency_ms")
+}
+
+/// Every metric defined for this case. Undefined metrics are absent (the
+/// suite mean leaves the case out).
+///
+/// - suite metrics from `scores` (`compliance_percent`, …);
+/// - `checkpoint:<id>`: earned weight 0–1 when decided (PASS/PARTIAL/FAIL);
+/// - `step_type:<T>`: mean 1–5 score of the case's scored steps of type T;
+/// - `step:<id>`: mean score of steps matched to workflow step `id`.
+pub fn case_metrics(case: &CaseReport) -> BTreeMap<String, f64> {
+    let mut m = BTreeMap::new();
+    let s = &case.scores;
+    for (name, value) in [
+        ("compliance_percent", s.compliance_percent),
+        ("spec_health_percent", s.spec_health_percent),
+        ("workflow_quality", s.workflow_quality),
+        ("task_success", s.task_success),
+        ("cost_usd", s.cost_usd),
+        ("latency_ms", s.latency_ms),
+    ] {
+        if let Some(v) = value.filter(|v| v.is_finite()) {
+            m.insert(name.to_owned(), v);
+        }
+    }
+    for cp in &case.checkpoints {
+        if matches!(
+            cp.result,
+            CheckpointState::Pass | CheckpointState::Partial | CheckpointState::Fail
+        ) && let Some(w) = cp.earned_weight
+        {
+            m.insert(format!("checkpoint:{}", cp.id), w);
+        }
+    }
+    let mut by_type: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    let mut by_step: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    for step in &case.steps {
+        let Some(score) = step.score.filter(|v| v.is_finite()) else {
+            continue;
+        };
+        let e = by_type
+            .entry(format!("step_type:{}", step.step_type))
+            .or_default();
+        e.0 += score;
+        e.1 += 1;
+        if let Some(wf) = &step.workflow_step {
+            let e = by_step.entry(format!("step:{wf}")).or_default();
+            e.0 += score;
+            e.1 += 1;
+        }
+    }
+    for (name, (sum, n)) in by_type.into_iter().chain(by_step) {
+        m.insert(name, sum / n as f64);
+    }
+    m
+}
+
+/// Suite mean of each metric over the cases where it is defined.
+pub fn suite_means(cases: &[CaseReport]) -> BTreeMap<String, f64> {
+    let mut acc: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    for case in cases {
+        for (name, v) in case_metrics(case) {
+            let e = acc.entry(name).or_default();
+            e.0 += v;
+            e.1 += 1;
+        }
+    }
+    acc.into_iter()
+        .map(|(k, (sum, n))| (k, sum / n as f64))
+        .collect()
+}

@@ -1,0 +1,8 @@
+//! Renderers. They are pure: a report in, text out. Formatting helpers live
+//! in `fmt.rs` so every format shows numbers the same way.
+
+pub mod fmt;
+pub mod json;
+pub mod run_junit;
+pub mod run_markdown;
+pub mod run_table;

@@ -1,0 +1,81 @@
+//! Markdown for a run report (step summary, `report --format markdown`).
+
+use crate::output::plural;
+use crate::report::model::{CaseStatus, CheckpointState, RunReport};
+
+use super::fmt::{metric, pct};
+
+pub fn render_run_markdown(report: &RunReport) -> String {
+    let a = &report.aggregate;
+    let mut md = format!(
+        "### `{}` · {} tier · {} ({} ok, {} failed)\n\n",
+        report.suite,
+        report.tier,
+        plural(a.cases, "case", "cases"),
+        a.cases_ok,
+        a.cases_failed
+    );
+    md.push_str("| metric | mean |\n|---|---:|\n");
+    for (name, v) in a
+        .metrics
+        .iter()
+        .filter(|(n, _)| !n.starts_with("checkpoint:"))
+    {
+        md.push_str(&format!("| `{name}` | {} |\n", metric(name, Some(*v))));
+    }
+    if !report.checkpoint_catalog.is_empty() {
+        md.push_str("\n| checkpoint | severity | pass | partial | fail | n/a | blocked |\n|---|---|---:|---:|---:|---:|---:|\n");
+        for info in &report.checkpoint_catalog {
+            let s = a.checkpoints.get(&info.id).copied().unwrap_or_default();
+            md.push_str(&format!(
+                "| `{}` {} | {} | {} | {} | {} | {} | {} |\n",
+                info.id,
+                escape(&info.instruction),
+                info.severity,
+                s.passed,
+                s.partial,
+                s.failed,
+                s.na,
+                s.blocked
+            ));
+        }
+    }
+    let failing: Vec<String> = report
+        .cases
+        .iter()
+        .filter(|c| {
+            c.status != CaseStatus::Ok
+                || c.checkpoints
+                    .iter()
+                    .any(|r| r.result == CheckpointState::Fail)
+        })
+        .map(|c| {
+            let failed: Vec<&str> = c
+                .checkpoints
+                .iter()
+                .filter(|r| r.result == CheckpointState::Fail)
+                .map(|r| r.id.as_str())
+                .collect();
+            format!(
+                "- `{}` ({}, compliance {}): {}",
+                c.id,
+                c.status,
+                pct(c.scores.compliance_percent),
+                failed.join(", ")
+            )
+        })
+        .collect();
+    if !failing.is_empty() {
+        md.push_str(&format!(
+            "\n<details><summary>{} with failures</summary>\n\n{}\n\n</details>\n",
+            plural(failing.len(), "case", "cases"),
+            failing.join("\n")
+        ));
+    }
+    md
+}
+
+/// Escape `|` and newlines so text stays inside a table cell.
+pub fn escape(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+}

@@ -1,0 +1,143 @@
+//! Terminal tables for a run report (comfy-table). Column widths never depend
+//! on the terminal, so output is the same in CI logs and tests.
+
+use comfy_table::{Cell, ContentArrangement, Table, presets};
+
+use crate::output::{plural, truncate_chars};
+use crate::report::model::{CaseStatus, CheckpointState, RunReport};
+
+use super::fmt::{metric, num, pct};
+
+fn table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    t.set_header(header.iter().map(|h| Cell::new(*h)));
+    t
+}
+
+pub fn render_run_table(report: &RunReport) -> String {
+    let a = &report.aggregate;
+    let mut out = format!(
+        "suite {} · {} tier · {} · {} ({} ok, {} failed)\n",
+        report.suite,
+        report.tier,
+        match report.mode {
+            crate::report::model::RunMode::Replay => "replay",
+            crate::report::model::RunMode::Run => "run",
+        },
+        plural(a.cases, "case", "cases"),
+        a.cases_ok,
+        a.cases_failed
+    );
+
+    let mut cases = table(&[
+        "case",
+        "status",
+        "compliance",
+        "health",
+        "task",
+        "Q",
+        "failed checkpoints",
+    ]);
+    for c in &report.cases {
+        let failed: Vec<&str> = c
+            .checkpoints
+            .iter()
+            .filter(|r| r.result == CheckpointState::Fail)
+            .map(|r| r.id.as_str())
+            .collect();
+        let status = if c.status == CaseStatus::Ok {
+            "ok".to_owned()
+        } else {
+            c.status.to_string()
+        };
+        cases.add_row(vec![
+            c.id.clone(),
+            status,
+            pct(c.scores.compliance_percent),
+            pct(c.scores.spec_health_percent),
+            c.scores.task_success.map_or_else(
+                || "—".to_owned(),
+                |t| {
+                    if t >= 1.0 {
+                        "pass".into()
+                    } else {
+                        "fail".into()
+                    }
+                },
+            ),
+            num(c.scores.workflow_quality, 2),
+            truncate_chars(&failed.join(", "), 40),
+        ]);
+    }
+    out.push_str(&cases.to_string());
+    out.push('\n');
+
+    if !report.checkpoint_catalog.is_empty() {
+        let mut cps = table(&[
+            "checkpoint",
+            "tier",
+            "severity",
+            "pass",
+            "partial",
+            "fail",
+            "n/a",
+            "blocked",
+            "instruction",
+        ]);
+        for info in &report.checkpoint_catalog {
+            let s = a.checkpoints.get(&info.id).copied().unwrap_or_default();
+            cps.add_row(vec![
+                info.id.clone(),
+                info.tier.to_string(),
+                info.severity.to_string(),
+                s.passed.to_string(),
+                s.partial.to_string(),
+                s.failed.to_string(),
+                s.na.to_string(),
+                s.blocked.to_string(),
+                truncate_chars(&info.instruction, 48),
+            ]);
+        }
+        out.push_str(&cps.to_string());
+        out.push('\n');
+    }
+
+    let mut metrics = table(&["metric", "mean"]);
+    for (name, v) in &a.metrics {
+        if name.starts_with("checkpoint:") {
+            continue;
+        }
+        metrics.add_row(vec![name.clone(), metric(name, Some(*v))]);
+    }
+    out.push_str(&metrics.to_string());
+    out.push('\n');
+    let q = &a.position_dropout_analysis;
+    out.push_str(&format!(
+        "position dropout (compliance by checkpoint quartile): Q1 {} · Q2 {} · Q3 {} · Q4 {}\n",
+        pct(q.quartile_1),
+        pct(q.quartile_2),
+        pct(q.quartile_3),
+        pct(q.quartile_4)
+    ));
+    let audit = &a.evaluator_audit;
+    out.push_str(&format!(
+        "evaluator audit: tier 1 {} · tier 2 {} · tier 3 {} decided · {} N/A · {} blocked · {} deterministic\n",
+        audit.tier1_evaluated,
+        audit.tier2_evaluated,
+        audit.tier3_evaluated,
+        audit.not_applicable,
+        audit.blocked,
+        pct(audit.deterministic_percent)
+    ));
+    for (reason, n) in &audit.na_reasons {
+        out.push_str(&format!("  N/A × {n}: {reason}\n"));
+    }
+    for c in report.cases.iter().filter(|c| c.status != CaseStatus::Ok) {
+        if let Some(e) = &c.error {
+            out.push_str(&format!("case {} {}: {}\n", c.id, c.status, e.message));
+        }
+    }
+    out
+}

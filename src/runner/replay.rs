@@ -1,0 +1,150 @@
+//! Replay mode: find each case's recorded trace and evidence.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::diagnostic::{FileDiagnostic, named_source};
+use crate::eval::case::TraceOutcome;
+use crate::report::model::{CaseError, CaseStatus, TraceInfo};
+use crate::runner::RunnerError;
+use crate::spec::suite::{Case, Suite};
+use crate::trace::TraceError;
+
+/// Trace file extensions tried, in order.
+pub const TRACE_EXTENSIONS: [&str; 3] = ["json", "jsonl", "traj"];
+
+/// Where a case's trace should be: `--traces DIR` wins, then the case's
+/// `trace:`, then `<suite traces>/<id>.<ext>`.
+pub fn trace_path(
+    suite: &Suite,
+    case: &Case,
+    traces_override: Option<&Path>,
+) -> (PathBuf, Vec<String>) {
+    let dir = match (traces_override, &case.trace) {
+        (Some(dir), _) => dir.to_path_buf(),
+        (None, Some(explicit)) => return (explicit.clone(), Vec::new()),
+        (None, None) => suite
+            .traces_dir
+            .clone()
+            .unwrap_or_else(|| suite.dir.join("traces")),
+    };
+    let found: Vec<PathBuf> = TRACE_EXTENSIONS
+        .iter()
+        .map(|ext| dir.join(format!("{}.{ext}", case.id)))
+        .filter(|p| p.is_file())
+        .collect();
+    let mut warnings = Vec::new();
+    if found.len() > 1 {
+        warnings.push(format!(
+            "case `{}` has several trace files ({}); using `{}`",
+            case.id,
+            found
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            found[0].display()
+        ));
+    }
+    let path = found
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| dir.join(format!("{}.json", case.id)));
+    (path, warnings)
+}
+
+/// Read a case's trace; problems become a failed outcome, never an abort.
+pub fn load_trace(path: &Path, display: &str) -> TraceOutcome {
+    let failed = |status, message: String| TraceOutcome::Failed {
+        status,
+        error: CaseError {
+            message,
+            exit_code: None,
+            stdout_tail: None,
+            stderr_tail: None,
+        },
+        info: Some(TraceInfo {
+            path: display.to_owned(),
+            format: String::new(),
+            spans: 0,
+        }),
+    };
+    match crate::trace::read_trace(path) {
+        Ok(trace) => {
+            let info = TraceInfo {
+                path: display.to_owned(),
+                format: trace.format.to_string(),
+                spans: trace.spans.len(),
+            };
+            if trace.spans.is_empty() {
+                return failed(
+                    CaseStatus::TraceMissing,
+                    format!("trace `{display}` has no spans"),
+                );
+            }
+            TraceOutcome::Loaded {
+                trace: Box::new(trace),
+                info,
+            }
+        }
+        Err(TraceError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            failed(
+                CaseStatus::TraceMissing,
+                format!("no trace file `{display}`"),
+            )
+        }
+        Err(TraceError::Empty { .. }) => failed(
+            CaseStatus::TraceMissing,
+            format!("trace `{display}` is empty"),
+        ),
+        Err(e @ TraceError::Io { .. }) => failed(CaseStatus::TraceMissing, e.to_string()),
+        Err(e) => failed(CaseStatus::ParseError, describe(&e)),
+    }
+}
+
+/// One line: the located message and its hint.
+fn describe(e: &TraceError) -> String {
+    match e {
+        TraceError::Invalid(d) | TraceError::UnknownFormat(d) => match &d.help {
+            Some(h) => format!("{} (hint: {h})", d.one_line()),
+            None => d.one_line(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// The case's evidence: `None` when there is no file. A file that is not
+/// valid JSON is an error (exit 65): a verdict is never reached on broken data.
+pub fn load_evidence(suite: &Suite, case: &Case) -> Result<Option<Value>, RunnerError> {
+    let path = match (&case.evidence, &suite.evidence_dir) {
+        (Some(p), _) => p.clone(),
+        (None, Some(dir)) => dir.join(format!("{}.json", case.id)),
+        (None, None) => return Ok(None),
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(RunnerError::Io {
+                action: "read evidence",
+                path,
+                source: e,
+            });
+        }
+    };
+    serde_json::from_str(&text).map(Some).map_err(|e| {
+        let message = format!(
+            "invalid evidence JSON: {}",
+            crate::spec::load::strip_json_location(&e.to_string())
+        );
+        let source = named_source(&path, text);
+        RunnerError::Evidence(Box::new(
+            FileDiagnostic::error(&path, message)
+                .at(&source, e.line(), e.column())
+                .with_help(
+                    "evidence files hold one JSON document per case; fix the evidence collector",
+                ),
+        ))
+    })
+}

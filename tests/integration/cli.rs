@@ -1,0 +1,168 @@
+//! End-to-end tests of the real binary: lint, bad input, exit codes.
+
+use predicates::prelude::*;
+
+use crate::common::{bin, copy_dir, fixture, outputs};
+
+#[test]
+fn lint_reports_every_error_class_with_file_line_col_and_hint() {
+    let out = bin()
+        .args(["lint", "--suite"])
+        .arg(fixture("suites/lint-bad"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(78), "stderr:\n{stderr}");
+    let expected = [
+        (
+            "suite.yaml:8:11",
+            "the JSON Schema of tool `issue_refund` is invalid",
+        ),
+        ("suite.yaml:13:12", "the workflow has a cycle"),
+        (
+            "suite.yaml:18:15",
+            "constraint `ENV-01` affects unknown checkpoint `P9-99`",
+        ),
+        (
+            "suite.yaml:26:9",
+            "duplicate checkpoint id `P1-01` (first defined at line 20)",
+        ),
+        (
+            "suite.yaml:32:9",
+            "checkpoint `P1-02` has no `evidence_sources`",
+        ),
+        (
+            "suite.yaml:32:9",
+            "tier-1 checkpoint `P1-02` has no `assert`",
+        ),
+        (
+            "suite.yaml:36:9",
+            "tier-2 checkpoint `P2-01` has no `sequence`",
+        ),
+        (
+            "suite.yaml:41:9",
+            "`P2-02` refers to tool `wire_transfer`, which is not in the `tools:` catalog",
+        ),
+        ("suite.yaml:50:38", "case `c1` expects tool `send_fax`"),
+        (
+            "more.jsonl:2:1",
+            "duplicate case id `c1` (first defined at suite.yaml:48)",
+        ),
+    ];
+    for (location, message) in expected {
+        let found = stderr.lines().any(|l| l.contains(message));
+        assert!(found, "missing `{message}` in:\n{stderr}");
+        assert!(
+            stderr.contains(location),
+            "missing location `{location}` in:\n{stderr}"
+        );
+    }
+    // Every error carries a hint.
+    assert!(
+        stderr.matches("help:").count() >= expected.len(),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("lint: 1 suite checked, 10 errors, 1 warning"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn parse_errors_point_at_the_key_and_exit_78() {
+    let cases = [
+        (
+            "unknown-key.yaml",
+            "unknown field `asert`",
+            "unknown-key.yaml:9:5",
+        ),
+        ("wrong-type.yaml", "invalid", "wrong-type.yaml:5:11"),
+        ("malformed.yaml", "", "malformed.yaml:"),
+        (
+            "bad-include.yaml",
+            "cannot read included file `missing.jsonl`",
+            "bad-include.yaml:4:14",
+        ),
+    ];
+    for (file, message, location) in cases {
+        let out = bin()
+            .args(["lint", "--suite"])
+            .arg(fixture(&format!("suites/parse-errors/{file}")))
+            .output()
+            .unwrap();
+        let (_, stderr) = outputs(&out);
+        assert_eq!(out.status.code(), Some(78), "{file}: {stderr}");
+        assert!(stderr.contains(message), "{file}: {stderr}");
+        assert!(
+            stderr.contains(location),
+            "{file}: expected {location} in {stderr}"
+        );
+        assert!(stderr.contains("help:"), "{file}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{file}: {stderr}");
+    }
+}
+
+#[test]
+fn missing_suite_is_a_config_error_with_the_available_names() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("suites/stable"), &dir.path().join("suites/stable"));
+    bin()
+        .current_dir(dir.path())
+        .args(["run", "--suite", "nope"])
+        .assert()
+        .code(78)
+        .stderr(predicate::str::contains(
+            "suite file `suites/nope/suite.yaml` not found",
+        ))
+        .stderr(predicate::str::contains("suites under `suites`: stable"));
+}
+
+#[test]
+fn lint_checks_id_stability_against_the_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("suites/stable"), &dir.path().join("suites/stable"));
+    bin()
+        .current_dir(dir.path())
+        .args(["baseline", "update", "--name", "main", "--deterministic"])
+        .assert()
+        .success();
+    bin()
+        .current_dir(dir.path())
+        .arg("lint")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("0 errors"));
+
+    let suite = dir.path().join("suites/stable/suite.yaml");
+    let text = std::fs::read_to_string(&suite).unwrap();
+    let edited = text
+        .replace("Look up the account before answering", "Look up the account first")
+        .replace("  - id: P2-01\n    tier: 2\n    instruction: Never call an unknown tool\n    severity: critical\n    evidence_sources: [trace]\n    sequence: {never: {tool: \"zz_*\"}}\n", "");
+    assert_ne!(edited, text);
+    std::fs::write(&suite, edited).unwrap();
+    let out = bin().current_dir(dir.path()).arg("lint").output().unwrap();
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(78), "{stderr}");
+    assert!(stderr.contains("checkpoint `P1-01` changed its instruction since baseline `main` (was: \"Look up the account before answering\")"), "{stderr}");
+    assert!(stderr.contains("suite.yaml:9:9"), "{stderr}");
+    assert!(
+        stderr.contains("checkpoint `P2-01` of baseline `main` was removed from the suite"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("1 error, 1 warning"), "{stdout}");
+}
+
+#[test]
+fn usage_errors_exit_64_and_help_exits_0() {
+    bin().arg("frobnicate").assert().code(64);
+    bin()
+        .args(["run", "--shard", "5/4"])
+        .assert()
+        .code(64)
+        .stderr(predicate::str::contains("out of range"));
+    bin()
+        .arg("--help")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("Exit codes"));
+}
