@@ -13,11 +13,13 @@ use crate::dag::{
     Attribution, BuildOptions, Dag, DagView, NodeVerdict, attribute_root_causes, build_dag_with,
     match_workflow, render_mermaid, workflow_quality,
 };
+use crate::eval::case::StepPart;
 use crate::eval::metrics::cost::cost_metrics;
 use crate::eval::metrics::task::evaluate_task;
 use crate::eval::metrics::tool_use::tool_use_metrics;
 use crate::report::model::{Cost, DagInfo, StepResult, TaskResult, ToolUse};
 use crate::spec::model::{ExpectedOutput, PriceSpec, StepType, WorkflowSpec};
+use crate::spec::suite::{Case, Suite};
 use crate::trace::model::Trace;
 
 static NO_PRICES: BTreeMap<String, PriceSpec> = BTreeMap::new();
@@ -37,6 +39,28 @@ pub struct StepContext<'a> {
 }
 
 impl<'a> StepContext<'a> {
+    /// The context of one case of a loaded suite. `catalog` is
+    /// `ToolCatalog::new(&suite.tools)` and `settings` is
+    /// `StepSettings::from_suite(suite)`, both built once per suite.
+    pub fn for_case(
+        suite: &'a Suite,
+        case: &'a Case,
+        catalog: &'a ToolCatalog,
+        settings: &'a StepSettings,
+        scorer: &'a dyn StepScorer,
+    ) -> Self {
+        Self {
+            catalog,
+            workflow: suite.workflow.as_ref(),
+            settings,
+            pricing: &suite.pricing,
+            expected_output: case.expected_output.as_ref(),
+            expected_tools: &case.expected_tools,
+            case_input: (!case.input.is_null()).then_some(&case.input),
+            scorer,
+        }
+    }
+
     /// A context with no workflow, prices or case expectations.
     pub fn new(
         catalog: &'a ToolCatalog,
@@ -77,6 +101,20 @@ pub struct StepEvaluation {
 }
 
 impl StepEvaluation {
+    /// Split into the case evaluator's step part and the warnings for the
+    /// case report.
+    pub fn into_part(self) -> (StepPart, Vec<String>) {
+        let part = StepPart {
+            steps: self.steps,
+            dag: self.dag,
+            tool_use: self.tool_use,
+            cost: self.cost,
+            workflow_quality: self.workflow_quality,
+            task: self.task,
+        };
+        (part, self.warnings)
+    }
+
     /// The JSON view for `trace --format json`.
     pub fn view(&self) -> DagView {
         DagView::new(

@@ -2,6 +2,7 @@
 //! root-cause mode, and the tool-use windows, with their defaults.
 
 use crate::spec::model::{RootCauseMode, ScoringSpec, StepType, ThresholdsSpec};
+use crate::spec::suite::Suite;
 
 /// Default `scoring.redundancy_window`.
 pub const DEFAULT_REDUNDANCY_WINDOW: usize = 3;
@@ -74,6 +75,11 @@ impl Default for StepSettings {
 }
 
 impl StepSettings {
+    /// The settings of a loaded suite.
+    pub fn from_suite(suite: &Suite) -> Self {
+        Self::from_spec(Some(&suite.thresholds), Some(&suite.scoring))
+    }
+
     /// Resolve the suite's `thresholds:` and `scoring:` blocks.
     pub fn from_spec(thresholds: Option<&ThresholdsSpec>, scoring: Option<&ScoringSpec>) -> Self {
         Self {

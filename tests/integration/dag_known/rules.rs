@@ -235,3 +235,62 @@ fn tools_outside_the_workflow_are_unexpected() {
     );
     assert!(Failure::ALL.contains(&Failure::UnexpectedTool));
 }
+
+#[test]
+fn a_loaded_suite_drives_the_step_context() {
+    use agenteval_gate::spec::discover::load_checked;
+    use agenteval_gate::spec::model::RootCauseMode;
+    use agenteval_gate::trace::model::Tokens;
+
+    let checked = load_checked(&crate::common::fixture("dag/support-bot/suite.yaml")).unwrap();
+    let suite = &checked.suite;
+    let catalog = ToolCatalog::new(&suite.tools).unwrap();
+    let settings = StepSettings::from_suite(suite);
+    assert_eq!(settings.root_cause, RootCauseMode::FullPath);
+    assert_eq!(
+        (settings.redundancy_window, settings.loop_threshold),
+        (2, 4)
+    );
+    let ctx = StepContext::for_case(suite, &suite.cases[0], &catalog, &settings, &RulesScorer);
+
+    let mut t = TraceBuilder::chat();
+    let first = t.llm(
+        "",
+        &[("c1", "lookup_account", json!({"account_id": "A-17"}))],
+    );
+    first.model = Some("gpt-4o-2024-08-06".into());
+    first.tokens = Some(Tokens {
+        input: 1000,
+        output: 100,
+    });
+    t.tool(
+        "c1",
+        "lookup_account",
+        None,
+        json!({"balance": 12, "due": "Friday"}),
+    );
+    t.llm("Your balance is 12, due Friday.", &[]);
+    let eval = evaluate_steps(&t.build(), &ctx);
+
+    // The workflow has a PLAN step, so the first model call plans.
+    let types: Vec<&str> = eval.steps.iter().map(|s| s.step_type.as_str()).collect();
+    assert_eq!(types, ["PLAN", "TOOLSEL", "PARAMGEN", "EXEC", "SYNTH"]);
+    let matched: Vec<Option<&str>> = eval
+        .steps
+        .iter()
+        .map(|s| s.workflow_step.as_deref())
+        .collect();
+    assert_eq!(
+        matched,
+        [Some("plan"), None, None, Some("lookup"), Some("answer")]
+    );
+    assert!(eval.dag.deviations.is_empty(), "{:?}", eval.dag.deviations);
+    assert_eq!(eval.tool_use.missing_expected_tools, ["issue_refund"]);
+    assert_eq!(eval.task.as_ref().and_then(|t| t.success), Some(true));
+    // 1000 × 2.5 / 1e6 + 100 × 10 / 1e6 = 0.0035 USD, priced by the `gpt-4o` prefix.
+    assert!((eval.cost.cost_usd.unwrap() - 0.0035).abs() < 1e-12);
+    let (part, warnings) = eval.clone().into_part();
+    assert_eq!(part.steps, eval.steps);
+    assert_eq!(part.workflow_quality, Some(5.0));
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
