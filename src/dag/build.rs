@@ -16,7 +16,8 @@
 //!   executes: matched by call id (ids may repeat: the oldest unexecuted call
 //!   with that id wins; an id whose call already ran is a re-execution of it),
 //!   else by order among unexecuted calls of the same tool (equal arguments
-//!   first). A tool span no model call requested gets a *synthetic* PARAMGEN
+//!   first); the adapter's `requested_by` attribute narrows the candidates
+//!   to one model span's calls ([`super::calls`]). A tool span no model call requested gets a *synthetic* PARAMGEN
 //!   built from the span's own arguments, so its arguments are still checked.
 //! - Data edges: a model step depends on the agent's previous model step, on
 //!   the EXECs whose results it read (by call id in its input messages, else
@@ -36,7 +37,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::agents::AgentIndex;
-use super::calls::PendingCalls;
+use super::calls::{Execution, PendingCalls, Request};
 use super::classify::{
     answer_of, ends_turn, is_final_tool, is_plan_span, last_of_agent, mark_final_answer,
     span_error, states_plan,
@@ -47,6 +48,10 @@ use super::retry::{Unrolled, unroll_retries};
 use crate::report::model::DagStatus;
 use crate::spec::model::StepType;
 use crate::trace::model::{Span, SpanKind, ToolCall, Trace, TraceFormat};
+
+/// The tool-span attribute chat adapters set to the id of the model span
+/// that requested the execution (`Span::REQUESTED_BY` in the trace model).
+const REQUESTED_BY: &str = "requested_by";
 
 /// Choices the trace alone cannot make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -266,13 +271,14 @@ impl Builder<'_> {
                 node.arguments = Some(call.arguments.clone());
                 node.output = Some(call.arguments.clone());
                 let pg = self.push(node, span, &agent, &[(t, EdgeKind::Call)]);
-                self.pending.request(
-                    &agent,
-                    call.id.clone(),
-                    &call.name,
-                    call.arguments.clone(),
-                    pg,
-                );
+                self.pending.request(Request {
+                    span: &span.id,
+                    agent: &agent,
+                    call_id: call.id.clone(),
+                    tool: &call.name,
+                    args: call.arguments.clone(),
+                    paramgen: pg,
+                });
             }
             last = Some(t);
         }
@@ -334,9 +340,16 @@ impl Builder<'_> {
             return;
         }
 
+        let execution = Execution {
+            agent: &agent,
+            call_id: call_id.as_deref(),
+            tool: &name,
+            args: args.as_ref(),
+            requested_by: span.attributes.get(REQUESTED_BY).and_then(Value::as_str),
+        };
         let matched = self
             .pending
-            .execute(&agent, call_id.as_deref(), &name, args.as_ref())
+            .execute(&execution)
             .map(|p| (p.paramgen, p.agent.clone(), p.args.clone()));
         let (paramgen, owner, args) = if let Some((paramgen, owner, requested)) = matched {
             (paramgen, owner, args.or(Some(requested)))

@@ -341,3 +341,41 @@ fn a_schema_plan_step_makes_the_first_call_plan() {
     );
     assert_eq!(shape(&lone), [s(Synth, "assistant")]);
 }
+
+#[test]
+fn requested_by_attributes_disambiguate_reused_ids() {
+    let mut t = TraceBuilder::chat();
+    t.llm("", &[("X", "a", json!({"n": 1}))]);
+    t.llm("", &[("X", "a", json!({"n": 2}))]);
+    t.tool("X", "a", None, json!("second"))
+        .attributes
+        .insert("requested_by".into(), json!("m1"));
+    t.tool("X", "a", None, json!("first"))
+        .attributes
+        .insert("requested_by".into(), json!("m0"));
+    let dag = build_dag(&t.build());
+    // s1 TOOLSEL, s2 PARAMGEN (m0), s3 TOOLSEL, s4 PARAMGEN (m1), s5 EXEC, s6 EXEC
+    assert!(
+        edges(&dag).contains(&"s4>s5".to_owned()),
+        "{:?}",
+        edges(&dag)
+    );
+    assert!(
+        edges(&dag).contains(&"s2>s6".to_owned()),
+        "{:?}",
+        edges(&dag)
+    );
+    assert_eq!(dag.nodes[4].arguments, Some(json!({"n": 2})));
+
+    // Without the attribute the oldest open call with the id wins.
+    let mut t = TraceBuilder::chat();
+    t.llm("", &[("X", "a", json!({"n": 1}))]);
+    t.llm("", &[("X", "a", json!({"n": 2}))]);
+    t.tool("X", "a", None, json!("second"));
+    let dag = build_dag(&t.build());
+    assert!(
+        edges(&dag).contains(&"s2>s5".to_owned()),
+        "{:?}",
+        edges(&dag)
+    );
+}
