@@ -1,1 +1,25 @@
-//! The evaluation DAG: step nodes built from the span model, retries unrolled, schema workflows matched (DESIGN §5).
+//! The evaluation DAG: step nodes built from the span model, retries
+//! unrolled, schema workflows matched, root causes attributed, and Mermaid /
+//! JSON views (DESIGN §5). Pure and synchronous.
+
+mod agents;
+mod build;
+mod calls;
+mod classify;
+pub mod graph;
+pub mod model;
+pub mod outcome;
+pub mod rca;
+mod retry;
+pub mod view;
+pub mod workflow;
+
+pub use build::{BuildOptions, build_dag, build_dag_with};
+pub use graph::{Dag, DagError};
+pub use model::{Attempt, Edge, EdgeKind, Node};
+pub use outcome::{ExecOutcome, exec_outcome};
+pub use rca::{Attribution, NodeVerdict, attribute_root_causes, workflow_quality};
+pub use retry::MAX_ATTEMPTS;
+pub(crate) use retry::canonical_json;
+pub use view::{DagView, render_mermaid, render_mermaid_case};
+pub use workflow::{WorkflowMatch, match_workflow};

@@ -333,6 +333,12 @@ pub struct StepResult {
     pub workflow_step: Option<String>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub notes: String,
+    /// An earlier failed attempt of an unrolled retry: reported, never propagated.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compensated: bool,
+    /// Per-metric sub-scores (1–5) of the step type, e.g. `success`, `completeness`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

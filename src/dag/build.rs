@@ -1,0 +1,381 @@
+//! Build the evaluation DAG from a trace's spans (DESIGN §5).
+//!
+//! One sweep over the spans in time order (`start`, then file position), so
+//! every node is created after the nodes it depends on and every edge points
+//! forward: node order is a topological order and the ids `s1…sN` are stable.
+//!
+//! - A model call (`SpanKind::Llm`) that requests tools gives one TOOLSEL node
+//!   and one PARAMGEN node per call (TOOLSEL → PARAMGEN). A requested
+//!   `final_answer`/`final_output` tool gives a SYNTH node instead.
+//! - The first model call of an agent that states a plan, or any call marked
+//!   as planning (`gen_ai.operation.name = plan`), adds a PLAN node in front.
+//! - A model call with no tool calls is SYNTH when it ends its agent's turn
+//!   (last call of the agent, or followed by a user turn or another agent),
+//!   and PLAN otherwise (intermediate reasoning the agent continues from).
+//! - A tool span is an EXEC node depending on the PARAMGEN of the call it
+//!   executes: matched by call id (ids may repeat: the oldest unexecuted call
+//!   with that id wins; an id whose call already ran is a re-execution of it),
+//!   else by order among unexecuted calls of the same tool (equal arguments
+//!   first); the adapter's `requested_by` attribute narrows the candidates
+//!   to one model span's calls ([`super::calls`]). A tool span no model call requested gets a *synthetic* PARAMGEN
+//!   built from the span's own arguments, so its arguments are still checked.
+//! - Data edges: a model step depends on the agent's previous model step, on
+//!   the EXECs whose results it read (by call id in its input messages, else
+//!   every EXEC since the agent's previous model step), on the last step of
+//!   each sub-agent that ran since then, and — for its first step — on its
+//!   caller's latest step (or, with no caller, the latest step of any other
+//!   agent: a hand-off). In a multi-agent chat every step also reads the
+//!   latest turn of the other speakers since its own previous turn.
+//!
+//! Then retries are unrolled ([`super::retry`]). The trace falls back to a
+//! flat list (`flat_fallback`, no edges) when no DAG can be built: the spans'
+//! parent links form a cycle (agents and nesting are then unknowable), a
+//! retry loop exceeds the unroll cap, or the trace has no model or tool spans.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::agents::AgentIndex;
+use super::calls::{Execution, PendingCalls, Request};
+use super::classify::{
+    answer_of, ends_turn, is_final_tool, is_plan_span, last_of_agent, mark_final_answer,
+    span_error, states_plan,
+};
+use super::graph::Dag;
+use super::model::{Edge, EdgeKind, Node};
+use super::retry::{Unrolled, unroll_retries};
+use crate::report::model::DagStatus;
+use crate::spec::model::StepType;
+use crate::trace::model::{Span, SpanKind, ToolCall, Trace, TraceFormat};
+
+/// The tool-span attribute chat adapters set to the id of the model span
+/// that requested the execution (`Span::REQUESTED_BY` in the trace model).
+const REQUESTED_BY: &str = "requested_by";
+
+/// Choices the trace alone cannot make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BuildOptions {
+    /// The suite's workflow schema has a PLAN step: the first model call of
+    /// each top-level agent plans (gets a PLAN node) whether or not its text
+    /// reads like a plan — unless it is the agent's only, tool-free answer.
+    pub first_call_plans: bool,
+}
+
+/// Build the evaluation DAG of `trace`. Never fails: what cannot be built as
+/// a DAG is returned flat, with the reason in [`Dag::notes`].
+pub fn build_dag(trace: &Trace) -> Dag {
+    build_dag_with(trace, BuildOptions::default())
+}
+
+/// [`build_dag`] with options.
+pub fn build_dag_with(trace: &Trace, options: BuildOptions) -> Dag {
+    let index = AgentIndex::new(trace);
+    let mut order: Vec<usize> = (0..trace.spans.len()).collect();
+    order.sort_by_key(|&i| trace.spans[i].order_key());
+
+    let mut builder = Builder {
+        trace,
+        index: &index,
+        order: &order,
+        nodes: Vec::new(),
+        edges: Vec::new(),
+        agents: BTreeMap::new(),
+        pending: PendingCalls::default(),
+        transcript: trace.format == TraceFormat::MultiAgentChat,
+        options,
+    };
+    for (pos, &i) in order.iter().enumerate() {
+        let span = &trace.spans[i];
+        match span.kind {
+            SpanKind::Llm => builder.model_call(pos, i),
+            SpanKind::Tool | SpanKind::Retriever => builder.tool_span(i),
+            _ if span.tool.is_some() => builder.tool_span(i),
+            _ => {}
+        }
+    }
+    let Builder {
+        mut nodes,
+        mut edges,
+        ..
+    } = builder;
+    mark_final_answer(&mut nodes, &index);
+
+    if let Some(at) = &index.cycle_at {
+        return Dag::flat(
+            nodes,
+            format!("span parent links form a cycle at `{at}`, so agents and nesting are unknown"),
+        );
+    }
+    if nodes.is_empty() {
+        return Dag::flat(
+            nodes,
+            "the trace has no model or tool spans, so there are no steps to connect".to_owned(),
+        );
+    }
+    let mut notes = Vec::new();
+    let status = match unroll_retries(&mut nodes, &mut edges) {
+        Unrolled::None => DagStatus::Dag,
+        Unrolled::Chains(described) => {
+            notes.extend(described);
+            DagStatus::Unrolled
+        }
+        Unrolled::Overflow(reason) => return Dag::flat(nodes, reason),
+    };
+    match Dag::new(status, nodes.clone(), edges, notes) {
+        Ok(dag) => dag,
+        Err(e) => Dag::flat(nodes, format!("the inferred edges are not a DAG ({e})")),
+    }
+}
+
+#[derive(Default)]
+struct AgentState {
+    /// The last node of the agent's previous model call.
+    last_model: Option<usize>,
+    model_calls: usize,
+    /// `nodes.len()` right after the agent's previous model call.
+    mark: usize,
+    /// EXECs whose results no model call of the agent has read yet.
+    unread: Vec<usize>,
+    last_node: Option<usize>,
+}
+
+struct Builder<'a> {
+    trace: &'a Trace,
+    index: &'a AgentIndex,
+    order: &'a [usize],
+    nodes: Vec<Node>,
+    edges: Vec<Edge>,
+    agents: BTreeMap<String, AgentState>,
+    pending: PendingCalls,
+    transcript: bool,
+    options: BuildOptions,
+}
+
+impl Builder<'_> {
+    fn push(
+        &mut self,
+        mut node: Node,
+        span: &Span,
+        agent: &str,
+        parents: &[(usize, EdgeKind)],
+    ) -> usize {
+        node.span_id = Some(span.id.clone());
+        node.agent = (!agent.is_empty()).then(|| agent.to_owned());
+        node.start = span.start;
+        node.seq = span.seq;
+        let idx = self.nodes.len();
+        self.nodes.push(node);
+        for &(from, kind) in parents {
+            self.edges.push(Edge::new(from, idx, kind));
+        }
+        self.agents.entry(agent.to_owned()).or_default().last_node = Some(idx);
+        idx
+    }
+
+    /// What a new step of `agent` reads: see the module docs. Consumes the EXECs it reads.
+    fn step_inputs(&mut self, agent: &str, span: &Span) -> Vec<(usize, EdgeKind)> {
+        let read_ids: BTreeSet<&str> = span
+            .input_messages
+            .iter()
+            .filter_map(|m| m.tool_call_id.as_deref())
+            .collect();
+        let nodes = &self.nodes;
+        let state = self.agents.entry(agent.to_owned()).or_default();
+        let mut out: Vec<(usize, EdgeKind)> = Vec::new();
+        if let Some(prev) = state.last_model {
+            out.push((prev, EdgeKind::Flow));
+        }
+        let (read, unread): (Vec<usize>, Vec<usize>) = state.unread.iter().partition(|&&e| {
+            read_ids.is_empty()
+                || nodes[e]
+                    .call_id
+                    .as_deref()
+                    .is_none_or(|id| read_ids.contains(id))
+        });
+        state.unread = unread;
+        out.extend(read.into_iter().map(|e| (e, EdgeKind::Result)));
+        let mark = state.mark;
+        let first = state.last_node.is_none();
+
+        let mut latest_other: Option<usize> = None;
+        for (other, st) in &self.agents {
+            let Some(last) = st.last_node else { continue };
+            if other == agent || last < mark {
+                continue;
+            }
+            if self.index.caller(other) == Some(agent) {
+                out.push((last, EdgeKind::Agent));
+            } else if self.transcript {
+                latest_other = latest_other.max(Some(last));
+            }
+        }
+        out.extend(latest_other.map(|n| (n, EdgeKind::Agent)));
+        if first && out.is_empty() {
+            let caller_last = self
+                .index
+                .caller(agent)
+                .and_then(|c| self.agents.get(c))
+                .and_then(|s| s.last_node);
+            let handoff = caller_last.or_else(|| self.nodes.len().checked_sub(1));
+            out.extend(handoff.map(|n| (n, EdgeKind::Agent)));
+        }
+        out
+    }
+
+    fn model_call(&mut self, pos: usize, i: usize) {
+        let trace = self.trace;
+        let span = &trace.spans[i];
+        let agent = self.index.agent(i).to_owned();
+        let calls: Vec<&ToolCall> = span.requested_tool_calls().collect();
+        let (finals, tools): (Vec<&ToolCall>, Vec<&ToolCall>) =
+            calls.into_iter().partition(|c| is_final_tool(&c.name));
+        let text = span.output_text();
+        let first_call = self.agents.get(&agent).is_none_or(|s| s.model_calls == 0);
+        let mapped = first_call
+            && self.options.first_call_plans
+            && self.index.caller(&agent).is_none()
+            && (!tools.is_empty() || !last_of_agent(trace, self.index, self.order, pos));
+        let planned = is_plan_span(span)
+            || mapped
+            || (first_call && text.as_deref().is_some_and(states_plan));
+
+        let inputs = self.step_inputs(&agent, span);
+        let mut head: Option<usize> = None;
+        let mut last: Option<usize> = None;
+        let text_value = text.clone().map(Value::String);
+        if planned {
+            let mut node = Node::new(StepType::Plan, span.name.clone());
+            node.output.clone_from(&text_value);
+            node.error = span_error(span);
+            let p = self.push(node, span, &agent, &inputs);
+            head = Some(p);
+            last = Some(p);
+        }
+        let lead: Vec<(usize, EdgeKind)> =
+            head.map_or_else(|| inputs.clone(), |h| vec![(h, EdgeKind::Flow)]);
+        if !tools.is_empty() {
+            let names: Vec<String> = tools.iter().map(|c| c.name.clone()).collect();
+            let mut node = Node::new(StepType::ToolSel, names.join(", "));
+            node.tool = names.first().cloned();
+            node.output = Some(Value::Array(
+                names.iter().cloned().map(Value::String).collect(),
+            ));
+            node.tools = names;
+            node.error = span_error(span);
+            let t = self.push(node, span, &agent, &lead);
+            for call in &tools {
+                let mut node = Node::new(StepType::ParamGen, call.name.clone());
+                node.tool = Some(call.name.clone());
+                node.call_id.clone_from(&call.id);
+                node.arguments = Some(call.arguments.clone());
+                node.output = Some(call.arguments.clone());
+                let pg = self.push(node, span, &agent, &[(t, EdgeKind::Call)]);
+                self.pending.request(Request {
+                    span: &span.id,
+                    agent: &agent,
+                    call_id: call.id.clone(),
+                    tool: &call.name,
+                    args: call.arguments.clone(),
+                    paramgen: pg,
+                });
+            }
+            last = Some(t);
+        }
+        for call in &finals {
+            let mut node = Node::new(StepType::Synth, call.name.clone());
+            node.call_id.clone_from(&call.id);
+            node.output = Some(answer_of(&call.arguments));
+            last = Some(self.push(node, span, &agent, &lead));
+            self.pending.request_final(call.id.clone());
+        }
+        if last.is_none() {
+            let ends = ends_turn(trace, self.index, self.order, pos)
+                || last_of_agent(trace, self.index, self.order, pos);
+            let step_type = if ends {
+                StepType::Synth
+            } else {
+                StepType::Plan
+            };
+            let mut node = Node::new(step_type, span.name.clone());
+            node.output = text_value;
+            node.error = span_error(span);
+            last = Some(self.push(node, span, &agent, &inputs));
+        }
+        let mark = self.nodes.len();
+        let state = self.agents.entry(agent).or_default();
+        state.last_model = last;
+        state.model_calls += 1;
+        state.mark = mark;
+    }
+
+    fn tool_span(&mut self, i: usize) {
+        let span = &self.trace.spans[i];
+        let agent = self.index.agent(i).to_owned();
+        let (name, call_id, args, result) = match &span.tool {
+            Some(t) => (
+                t.name.clone(),
+                t.call_id.clone(),
+                t.arguments.clone(),
+                t.result.clone(),
+            ),
+            None => (
+                span.name.clone(),
+                None,
+                span.input.clone(),
+                span.output.clone(),
+            ),
+        };
+        let result = result.or_else(|| span.output.clone());
+
+        if is_final_tool(&name) {
+            // The answer was already taken from the model's request when there was one.
+            if !self.pending.execute_final(call_id.as_deref()) {
+                let inputs = self.step_inputs(&agent, span);
+                let mut node = Node::new(StepType::Synth, name);
+                node.call_id = call_id;
+                node.output = args.as_ref().map(answer_of).or(result);
+                self.push(node, span, &agent, &inputs);
+            }
+            return;
+        }
+
+        let execution = Execution {
+            agent: &agent,
+            call_id: call_id.as_deref(),
+            tool: &name,
+            args: args.as_ref(),
+            requested_by: span.attributes.get(REQUESTED_BY).and_then(Value::as_str),
+        };
+        let matched = self
+            .pending
+            .execute(&execution)
+            .map(|p| (p.paramgen, p.agent.clone(), p.args.clone()));
+        let (paramgen, owner, args) = if let Some((paramgen, owner, requested)) = matched {
+            (paramgen, owner, args.or(Some(requested)))
+        } else {
+            let inputs = self.step_inputs(&agent, span);
+            let mut node = Node::new(StepType::ParamGen, name.clone());
+            node.tool = Some(name.clone());
+            node.call_id.clone_from(&call_id);
+            node.arguments.clone_from(&args);
+            node.output.clone_from(&args);
+            node.synthetic = true;
+            (self.push(node, span, &agent, &inputs), agent.clone(), args)
+        };
+        let mut node = Node::new(StepType::Exec, name.clone());
+        node.tool = Some(name);
+        node.call_id = call_id.or_else(|| self.nodes[paramgen].call_id.clone());
+        node.arguments = args;
+        node.output = result;
+        node.error = span_error(span);
+        node.error_type = ["error.type", "exception.type"].iter().find_map(|k| {
+            span.attributes
+                .get(*k)
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+        });
+        let exec = self.push(node, span, &owner, &[(paramgen, EdgeKind::Call)]);
+        self.agents.entry(owner).or_default().unread.push(exec);
+    }
+}

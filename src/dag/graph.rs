@@ -1,0 +1,327 @@
+//! The evaluation DAG as a graph: checked construction, adjacency,
+//! topological order and descendant counts.
+//!
+//! A [`Dag`] is only built through [`Dag::new`], which checks that the edges
+//! form a directed acyclic graph and assigns the stable node ids `s1`, `s2`,
+//! … in node order, or [`Dag::flat`] (no edges). The trace builder creates
+//! nodes in time order with every edge pointing forward, so node order is
+//! also a topological order.
+
+use super::model::{Edge, Node};
+use crate::report::model::{DagInfo, DagStatus, Deviation};
+
+/// Why a set of edges is not a DAG.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DagError {
+    #[error("edge {from} → {to} names a node outside 0..{nodes}")]
+    EdgeOutOfRange {
+        from: usize,
+        to: usize,
+        nodes: usize,
+    },
+    #[error("node {node} depends on itself")]
+    SelfLoop { node: usize },
+    #[error("the edges form a cycle through node {node}")]
+    Cycle { node: usize },
+}
+
+/// The evaluation DAG of one trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dag {
+    pub status: DagStatus,
+    pub nodes: Vec<Node>,
+    /// Sorted by `(from, to)`, at most one edge per pair.
+    pub edges: Vec<Edge>,
+    /// How the DAG was built: unrolled retries, the reason for a flat fallback.
+    pub notes: Vec<String>,
+    parents: Vec<Vec<usize>>,
+    children: Vec<Vec<usize>>,
+}
+
+impl Dag {
+    /// Check the edges, deduplicate them (the first kind given for a pair
+    /// wins), and assign ids `s1..sN` in node order.
+    pub fn new(
+        status: DagStatus,
+        mut nodes: Vec<Node>,
+        edges: Vec<Edge>,
+        notes: Vec<String>,
+    ) -> Result<Self, DagError> {
+        let n = nodes.len();
+        let mut kept: Vec<Edge> = Vec::with_capacity(edges.len());
+        for edge in edges {
+            if edge.from >= n || edge.to >= n {
+                return Err(DagError::EdgeOutOfRange {
+                    from: edge.from,
+                    to: edge.to,
+                    nodes: n,
+                });
+            }
+            if edge.from == edge.to {
+                return Err(DagError::SelfLoop { node: edge.from });
+            }
+            if !kept.iter().any(|e| e.from == edge.from && e.to == edge.to) {
+                kept.push(edge);
+            }
+        }
+        kept.sort_by_key(|e| (e.from, e.to));
+        let mut parents = vec![Vec::new(); n];
+        let mut children = vec![Vec::new(); n];
+        for e in &kept {
+            parents[e.to].push(e.from);
+            children[e.from].push(e.to);
+        }
+        if let Some(node) = first_cycle_node(&children) {
+            return Err(DagError::Cycle { node });
+        }
+        for (i, node) in nodes.iter_mut().enumerate() {
+            node.id = format!("s{}", i + 1);
+        }
+        Ok(Self {
+            status,
+            nodes,
+            edges: kept,
+            notes,
+            parents,
+            children,
+        })
+    }
+
+    /// The flat fallback: the same nodes, no edges, no compensation (nothing
+    /// propagates without edges), and `reason` as the first note.
+    pub fn flat(mut nodes: Vec<Node>, reason: String) -> Self {
+        for (i, node) in nodes.iter_mut().enumerate() {
+            node.id = format!("s{}", i + 1);
+            node.compensated = false;
+            node.attempt = None;
+        }
+        let n = nodes.len();
+        Self {
+            status: DagStatus::FlatFallback,
+            nodes,
+            edges: Vec::new(),
+            notes: vec![reason],
+            parents: vec![Vec::new(); n],
+            children: vec![Vec::new(); n],
+        }
+    }
+
+    /// Parents (sorted node indices) of node `i`.
+    pub fn parents(&self, i: usize) -> &[usize] {
+        self.parents.get(i).map_or(&[], Vec::as_slice)
+    }
+
+    /// Children (sorted node indices) of node `i`.
+    pub fn children(&self, i: usize) -> &[usize] {
+        self.children.get(i).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// A topological order (Kahn's algorithm, smallest index first, so it
+    /// is the node order whenever every edge points forward).
+    pub fn topological_order(&self) -> Vec<usize> {
+        topological(&self.children).unwrap_or_default()
+    }
+
+    /// For every node, how many distinct nodes are reachable from it.
+    pub fn descendant_counts(&self) -> Vec<usize> {
+        let n = self.nodes.len();
+        let words = n.div_ceil(64);
+        let mut reach = vec![vec![0u64; words]; n];
+        for &i in self.topological_order().iter().rev() {
+            let mut set = vec![0u64; words];
+            for &c in &self.children[i] {
+                set[c / 64] |= 1 << (c % 64);
+                for (w, bits) in set.iter_mut().zip(&reach[c]) {
+                    *w |= bits;
+                }
+            }
+            reach[i] = set;
+        }
+        reach
+            .iter()
+            .map(|set| set.iter().map(|w| w.count_ones() as usize).sum())
+            .collect()
+    }
+
+    /// Whether `ancestor` reaches `node` through one or more edges.
+    pub fn is_ancestor(&self, ancestor: usize, node: usize) -> bool {
+        let mut stack = vec![ancestor];
+        let mut seen = vec![false; self.nodes.len()];
+        while let Some(i) = stack.pop() {
+            for &c in self.children(i) {
+                if c == node {
+                    return true;
+                }
+                if !seen[c] {
+                    seen[c] = true;
+                    stack.push(c);
+                }
+            }
+        }
+        false
+    }
+
+    /// Edges as `[from_id, to_id]` pairs, as the run report stores them.
+    pub fn edge_ids(&self) -> Vec<[String; 2]> {
+        self.edges
+            .iter()
+            .map(|e| [self.nodes[e.from].id.clone(), self.nodes[e.to].id.clone()])
+            .collect()
+    }
+
+    /// The report's `dag {}` block.
+    pub fn info(&self, deviations: Vec<Deviation>) -> DagInfo {
+        DagInfo {
+            status: self.status,
+            nodes: self.nodes.len(),
+            edges: self.edge_ids(),
+            deviations,
+        }
+    }
+
+    /// Index of the node with this id.
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.id == id)
+    }
+}
+
+/// Kahn's algorithm; `None` when there is a cycle.
+fn topological(children: &[Vec<usize>]) -> Option<Vec<usize>> {
+    let n = children.len();
+    let mut indegree = vec![0usize; n];
+    for cs in children {
+        for &c in cs {
+            indegree[c] += 1;
+        }
+    }
+    let mut ready: std::collections::BTreeSet<usize> =
+        (0..n).filter(|&i| indegree[i] == 0).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(i) = ready.pop_first() {
+        order.push(i);
+        for &c in &children[i] {
+            indegree[c] -= 1;
+            if indegree[c] == 0 {
+                ready.insert(c);
+            }
+        }
+    }
+    (order.len() == n).then_some(order)
+}
+
+fn first_cycle_node(children: &[Vec<usize>]) -> Option<usize> {
+    if topological(children).is_some() {
+        return None;
+    }
+    // Some node kept a positive in-degree: report the smallest such index.
+    let n = children.len();
+    let mut indegree = vec![0usize; n];
+    for cs in children {
+        for &c in cs {
+            indegree[c] += 1;
+        }
+    }
+    let mut queue: Vec<usize> = (0..n).filter(|&i| indegree[i] == 0).collect();
+    while let Some(i) = queue.pop() {
+        for &c in &children[i] {
+            indegree[c] -= 1;
+            if indegree[c] == 0 {
+                queue.push(c);
+            }
+        }
+    }
+    (0..n).find(|&i| indegree[i] > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dag::model::EdgeKind;
+    use crate::spec::model::StepType;
+
+    fn nodes(n: usize) -> Vec<Node> {
+        (0..n)
+            .map(|i| Node::new(StepType::Exec, format!("t{i}")))
+            .collect()
+    }
+
+    #[test]
+    fn ids_follow_node_order_and_duplicate_edges_collapse() {
+        let edges = vec![
+            Edge::new(0, 1, EdgeKind::Call),
+            Edge::new(0, 1, EdgeKind::Flow),
+            Edge::new(1, 2, EdgeKind::Result),
+        ];
+        let dag = Dag::new(DagStatus::Dag, nodes(3), edges, Vec::new()).unwrap();
+        assert_eq!(
+            dag.nodes.iter().map(|n| n.id.as_str()).collect::<Vec<_>>(),
+            ["s1", "s2", "s3"]
+        );
+        assert_eq!(dag.edges.len(), 2);
+        assert_eq!(dag.edges[0].kind, EdgeKind::Call);
+        assert_eq!(
+            dag.edge_ids(),
+            [
+                ["s1".to_owned(), "s2".to_owned()],
+                ["s2".to_owned(), "s3".to_owned()]
+            ]
+        );
+    }
+
+    #[test]
+    fn cycles_self_loops_and_bad_indices_are_rejected() {
+        let cycle = vec![
+            Edge::new(0, 1, EdgeKind::Flow),
+            Edge::new(1, 2, EdgeKind::Flow),
+            Edge::new(2, 1, EdgeKind::Flow),
+        ];
+        assert_eq!(
+            Dag::new(DagStatus::Dag, nodes(3), cycle, Vec::new()).unwrap_err(),
+            DagError::Cycle { node: 1 }
+        );
+        let self_loop = vec![Edge::new(1, 1, EdgeKind::Flow)];
+        assert_eq!(
+            Dag::new(DagStatus::Dag, nodes(2), self_loop, Vec::new()).unwrap_err(),
+            DagError::SelfLoop { node: 1 }
+        );
+        let out = vec![Edge::new(0, 5, EdgeKind::Flow)];
+        assert!(matches!(
+            Dag::new(DagStatus::Dag, nodes(2), out, Vec::new()),
+            Err(DagError::EdgeOutOfRange { .. })
+        ));
+    }
+
+    #[test]
+    fn descendant_counts_count_each_node_once_across_diamonds() {
+        // 0 → 1 → 3, 0 → 2 → 3, 3 → 4: node 0 reaches {1,2,3,4} once each.
+        let edges = [(0, 1), (0, 2), (1, 3), (2, 3), (3, 4)]
+            .map(|(a, b)| Edge::new(a, b, EdgeKind::Flow))
+            .to_vec();
+        let dag = Dag::new(DagStatus::Dag, nodes(5), edges, Vec::new()).unwrap();
+        assert_eq!(dag.descendant_counts(), [4, 2, 2, 1, 0]);
+        assert!(dag.is_ancestor(0, 4));
+        assert!(!dag.is_ancestor(1, 2));
+        assert_eq!(dag.parents(3), [1, 2]);
+    }
+
+    #[test]
+    fn descendant_counts_handle_more_than_64_nodes() {
+        let n = 130;
+        let edges = (0..n - 1)
+            .map(|i| Edge::new(i, i + 1, EdgeKind::Flow))
+            .collect();
+        let dag = Dag::new(DagStatus::Dag, nodes(n), edges, Vec::new()).unwrap();
+        let counts = dag.descendant_counts();
+        assert_eq!(counts[0], n - 1);
+        assert_eq!(counts[64], n - 65);
+        assert_eq!(counts[n - 1], 0);
+    }
+}

@@ -1,0 +1,137 @@
+//! The evaluation DAG's node and edge types (DESIGN §5); the graph itself
+//! lives in [`super::graph`].
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::spec::model::StepType;
+
+/// One agent step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Node {
+    /// `s1`, `s2`, … assigned by [`Dag::new`] from the node's position.
+    pub id: String,
+    #[serde(rename = "type")]
+    pub step_type: StepType,
+    /// Human label: the tool for TOOLSEL/PARAMGEN/EXEC, the span name otherwise.
+    pub name: String,
+    /// The agent the step belongs to (`None` for the unnamed top-level agent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The span the step was read from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span_id: Option<String>,
+    /// PARAMGEN/EXEC: the tool called. TOOLSEL: the first tool selected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// TOOLSEL: every tool selected by the model call, in call order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// PARAMGEN/EXEC: the call's arguments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Value>,
+    /// What the step produced: the model's text (PLAN, SYNTH), the tool
+    /// result (EXEC), the arguments (PARAMGEN), the selected tools (TOOLSEL).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
+    /// Set when the span's status is `error`: its message (or an empty string).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Span attributes that tell how it failed (`error.type`, …), kept for scorers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_type: Option<String>,
+    /// Clock of the span (Unix ns) when the format has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start: Option<u64>,
+    /// Position of the span in the source file.
+    pub seq: usize,
+    /// Retry chain position when this EXEC is one of several attempts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<Attempt>,
+    /// An earlier failed attempt superseded by a retry: reported, never propagated.
+    pub compensated: bool,
+    /// The SYNTH node that answers the run.
+    pub final_answer: bool,
+    /// A PARAMGEN reconstructed from a tool span no model call requested.
+    pub synthetic: bool,
+}
+
+impl Node {
+    /// A node with only its type and name set.
+    pub fn new(step_type: StepType, name: impl Into<String>) -> Self {
+        Self {
+            id: String::new(),
+            step_type,
+            name: name.into(),
+            agent: None,
+            span_id: None,
+            tool: None,
+            tools: Vec::new(),
+            call_id: None,
+            arguments: None,
+            output: None,
+            error: None,
+            error_type: None,
+            start: None,
+            seq: 0,
+            attempt: None,
+            compensated: false,
+            final_answer: false,
+            synthetic: false,
+        }
+    }
+}
+
+/// Where an EXEC sits in an unrolled retry chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Attempt {
+    /// 1-based attempt number.
+    pub number: usize,
+    /// Attempts in the chain; the last one is canonical.
+    pub of: usize,
+}
+
+/// Why two steps are connected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EdgeKind {
+    /// The previous model call of the same agent, or a PLAN to the step it plans.
+    Flow,
+    /// TOOLSEL → PARAMGEN → EXEC of one tool call.
+    Call,
+    /// A tool result read by a later model call.
+    Result,
+    /// Attempt k → attempt k+1 of an unrolled retry.
+    Retry,
+    /// Between agents: a caller's input to a sub-agent, a sub-agent's result
+    /// to its caller, a hand-off, or a shared chat transcript.
+    Agent,
+}
+
+impl EdgeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Flow => "flow",
+            Self::Call => "call",
+            Self::Result => "result",
+            Self::Retry => "retry",
+            Self::Agent => "agent",
+        }
+    }
+}
+
+/// A directed edge between node indices: `from` must happen before `to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Edge {
+    pub from: usize,
+    pub to: usize,
+    pub kind: EdgeKind,
+}
+
+impl Edge {
+    pub fn new(from: usize, to: usize, kind: EdgeKind) -> Self {
+        Self { from, to, kind }
+    }
+}

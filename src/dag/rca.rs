@@ -1,0 +1,299 @@
+//! Root-cause attribution and the workflow score Q (DESIGN §6, `AgentEval`).
+//!
+//! A step *fails* when it has a score below its type's threshold. Only
+//! failing, non-compensated parents carry a failure forward: a compensated
+//! attempt (a failed try that a retry superseded) is reported but never the
+//! cause of anything downstream, and N/A steps stop propagation.
+//!
+//! Modes ([`RootCauseMode`]), for a failing step `v`:
+//! - **greedy** (default, `AgentEval` Algorithm 1): start at `v`; while the
+//!   current step has failing parents, move to the one with the lowest score
+//!   (ties: the earlier step). The step where the walk stops is the root.
+//! - **`full_path`**: consider every path from `v` back through failing
+//!   parents. Among the steps where such paths start (failing steps with no
+//!   failing parent), the root is the one with the longest path to `v`
+//!   (ties: lower score, then the earlier step) — the deepest origin.
+//! - **weighted**: the greedy walk, but it moves to the failing parent with
+//!   the largest `(threshold − score) × (descendants + 1)`: how far below the
+//!   bar a step is, times how much of the workflow depends on it (ties:
+//!   lower score, then the earlier step).
+//!
+//! In every mode the root has no failing parent, so it is itself a root
+//! cause; `v` is a root cause when the root is `v`, otherwise it is
+//! propagated from the root.
+
+use std::cmp::Ordering;
+
+use super::graph::Dag;
+use crate::spec::model::RootCauseMode;
+
+/// What RCA needs to know about one node.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NodeVerdict {
+    /// 1–5, `None` when not scored (N/A).
+    pub score: Option<f64>,
+    /// The pass threshold of the node's step type.
+    pub threshold: f64,
+    /// `score < threshold`.
+    pub failed: bool,
+}
+
+impl NodeVerdict {
+    /// A verdict for `score` against `threshold`; N/A never fails.
+    pub fn new(score: Option<f64>, threshold: f64) -> Self {
+        Self {
+            score,
+            threshold,
+            failed: score.is_some_and(|s| s < threshold),
+        }
+    }
+}
+
+/// The attribution of one node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Attribution {
+    /// Not failing.
+    Pass,
+    /// Failing, and no failing parent explains it.
+    RootCause,
+    /// Failing because of the failing step at this index.
+    Propagated { root: usize },
+}
+
+/// Attribute every failing node of `dag` (`verdicts[i]` describes node `i`).
+pub fn attribute_root_causes(
+    dag: &Dag,
+    verdicts: &[NodeVerdict],
+    mode: RootCauseMode,
+) -> Vec<Attribution> {
+    let n = dag.len().min(verdicts.len());
+    let failing_parents = |i: usize| -> Vec<usize> {
+        dag.parents(i)
+            .iter()
+            .copied()
+            .filter(|&p| p < n && verdicts[p].failed && !dag.nodes[p].compensated)
+            .collect()
+    };
+    let score = |i: usize| verdicts[i].score.unwrap_or(f64::INFINITY);
+    let by_score_then_index = |a: &usize, b: &usize| score(*a).total_cmp(&score(*b)).then(a.cmp(b));
+    let descendants = if mode == RootCauseMode::Weighted {
+        dag.descendant_counts()
+    } else {
+        Vec::new()
+    };
+    let weight = |i: usize| {
+        (verdicts[i].threshold - score(i)) * (descendants.get(i).copied().unwrap_or(0) + 1) as f64
+    };
+
+    (0..n)
+        .map(|v| {
+            if !verdicts[v].failed {
+                return Attribution::Pass;
+            }
+            let root = match mode {
+                RootCauseMode::Greedy => walk(v, n, &failing_parents, |ps| {
+                    ps.iter().copied().min_by(by_score_then_index)
+                }),
+                RootCauseMode::Weighted => walk(v, n, &failing_parents, |ps| {
+                    ps.iter().copied().min_by(|a, b| {
+                        weight(*b)
+                            .total_cmp(&weight(*a))
+                            .then_with(|| by_score_then_index(a, b))
+                    })
+                }),
+                RootCauseMode::FullPath => {
+                    deepest_origin(dag, v, &failing_parents, &by_score_then_index)
+                }
+            };
+            if root == v {
+                Attribution::RootCause
+            } else {
+                Attribution::Propagated { root }
+            }
+        })
+        .collect()
+}
+
+/// Follow `choose(failing parents)` until a step has none.
+fn walk(
+    start: usize,
+    n: usize,
+    failing_parents: &dyn Fn(usize) -> Vec<usize>,
+    choose: impl Fn(&[usize]) -> Option<usize>,
+) -> usize {
+    let mut cur = start;
+    // Parents are strictly earlier in a topological order, so a walk has at most n steps.
+    for _ in 0..=n {
+        match choose(&failing_parents(cur)) {
+            Some(next) => cur = next,
+            None => return cur,
+        }
+    }
+    cur
+}
+
+/// The `full_path` root: the start of the longest failing path into `v`.
+fn deepest_origin(
+    dag: &Dag,
+    v: usize,
+    failing_parents: &dyn Fn(usize) -> Vec<usize>,
+    tie: &dyn Fn(&usize, &usize) -> Ordering,
+) -> usize {
+    // Longest distance (in edges) from each failing ancestor down to v,
+    // computed over a reverse topological order of the nodes involved.
+    let order = dag.topological_order();
+    let mut position = vec![0usize; dag.len()];
+    for (k, &i) in order.iter().enumerate() {
+        position[i] = k;
+    }
+    let mut involved = vec![v];
+    let mut seen = vec![false; dag.len()];
+    seen[v] = true;
+    let mut k = 0;
+    while k < involved.len() {
+        for p in failing_parents(involved[k]) {
+            if !seen[p] {
+                seen[p] = true;
+                involved.push(p);
+            }
+        }
+        k += 1;
+    }
+    involved.sort_by_key(|&i| std::cmp::Reverse(position[i]));
+    let mut dist: Vec<Option<usize>> = vec![None; dag.len()];
+    dist[v] = Some(0);
+    for &u in &involved {
+        if u == v {
+            continue;
+        }
+        dist[u] = dag
+            .children(u)
+            .iter()
+            .filter_map(|&c| if seen[c] { dist[c] } else { None })
+            .max()
+            .map(|d| d + 1);
+    }
+    involved
+        .iter()
+        .copied()
+        .filter(|&u| failing_parents(u).is_empty())
+        .max_by(|a, b| dist[*a].cmp(&dist[*b]).then_with(|| tie(b, a)))
+        .unwrap_or(v)
+}
+
+/// `AgentEval`'s workflow score: the descendant-weighted harmonic mean of the
+/// step scores, `Q = Σ w / Σ (w / q)` over scored nodes, `w = |descendants| + 1`.
+/// `None` when no node is scored. Scores that are not positive finite
+/// numbers are left out (the 1–5 scale never produces them).
+///
+/// The result is rounded to 9 decimal places and kept within the smallest
+/// and largest score: summing `w / q` leaves last-bit noise (all-5 steps
+/// could give 4.999999999999999), and cases whose Q is mathematically equal
+/// must compare equal in the paired statistics downstream.
+pub fn workflow_quality(dag: &Dag, scores: &[Option<f64>]) -> Option<f64> {
+    let descendants = dag.descendant_counts();
+    let scored: Vec<(f64, f64)> = scores
+        .iter()
+        .zip(&descendants)
+        .filter_map(|(q, d)| {
+            q.filter(|q| q.is_finite() && *q > 0.0)
+                .map(|q| ((d + 1) as f64, q))
+        })
+        .collect();
+    let num: f64 = scored.iter().map(|(w, _)| w).sum();
+    let den: f64 = scored.iter().map(|(w, q)| w / q).sum();
+    let lo = scored.iter().map(|(_, q)| *q).reduce(f64::min)?;
+    let hi = scored.iter().map(|(_, q)| *q).reduce(f64::max)?;
+    Some(((num / den * 1e9).round() / 1e9).clamp(lo, hi))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dag::model::{Edge, EdgeKind, Node};
+    use crate::report::model::DagStatus;
+    use crate::spec::model::StepType;
+
+    fn dag(n: usize, edges: &[(usize, usize)]) -> Dag {
+        let nodes = (0..n)
+            .map(|i| Node::new(StepType::Exec, format!("n{i}")))
+            .collect();
+        let edges = edges
+            .iter()
+            .map(|&(a, b)| Edge::new(a, b, EdgeKind::Flow))
+            .collect();
+        Dag::new(DagStatus::Dag, nodes, edges, Vec::new()).unwrap()
+    }
+
+    fn verdicts(scores: &[Option<f64>]) -> Vec<NodeVerdict> {
+        scores.iter().map(|&s| NodeVerdict::new(s, 3.0)).collect()
+    }
+
+    #[test]
+    fn modes_disagree_where_they_should() {
+        // 0 → 2, 1 → 2 → 3 ; 4 → 0.  Failing: 0 (2.0), 1 (1.0), 2 (2.5), 3 (1.0), 4 (2.9).
+        // greedy from 3: parents {2} → 2: parents {0 (2.0), 1 (1.0)} → 1 (lowest) → no failing parents.
+        // full_path from 3: origins 4 (path 4→0→2→3, length 3) and 1 (1→2→3, length 2) → 4.
+        // weighted from 2: w(0) = (3−2)×(2+1) = 3 (descendants 2,3), w(1) = (3−1)×3 = 6 → 1.
+        let d = dag(5, &[(0, 2), (1, 2), (2, 3), (4, 0)]);
+        let v = verdicts(&[Some(2.0), Some(1.0), Some(2.5), Some(1.0), Some(2.9)]);
+        let greedy = attribute_root_causes(&d, &v, RootCauseMode::Greedy);
+        assert_eq!(greedy[3], Attribution::Propagated { root: 1 });
+        assert_eq!(greedy[0], Attribution::Propagated { root: 4 });
+        assert_eq!(greedy[4], Attribution::RootCause);
+        let full = attribute_root_causes(&d, &v, RootCauseMode::FullPath);
+        assert_eq!(full[3], Attribution::Propagated { root: 4 });
+        assert_eq!(full[1], Attribution::RootCause);
+        let weighted = attribute_root_causes(&d, &v, RootCauseMode::Weighted);
+        assert_eq!(weighted[2], Attribution::Propagated { root: 1 });
+    }
+
+    #[test]
+    fn na_and_passing_steps_stop_propagation() {
+        let d = dag(3, &[(0, 1), (1, 2)]);
+        let v = verdicts(&[Some(1.0), None, Some(1.0)]);
+        let a = attribute_root_causes(&d, &v, RootCauseMode::Greedy);
+        assert_eq!(
+            a,
+            [
+                Attribution::RootCause,
+                Attribution::Pass,
+                Attribution::RootCause
+            ]
+        );
+    }
+
+    #[test]
+    fn compensated_parents_never_become_roots() {
+        let mut d = dag(3, &[(0, 1), (1, 2)]);
+        d.nodes[0].compensated = true;
+        let v = verdicts(&[Some(1.0), Some(1.0), Some(1.0)]);
+        let a = attribute_root_causes(&d, &v, RootCauseMode::Greedy);
+        assert_eq!(
+            a,
+            [
+                Attribution::RootCause,
+                Attribution::RootCause,
+                Attribution::Propagated { root: 1 }
+            ]
+        );
+    }
+
+    #[test]
+    fn q_is_the_descendant_weighted_harmonic_mean() {
+        // Chain 0 → 1 → 2 with scores 5, 1, 5: w = 3, 2, 1.
+        // Q = (3 + 2 + 1) / (3/5 + 2/1 + 1/5) = 6 / 2.8 = 2.142857…
+        let d = dag(3, &[(0, 1), (1, 2)]);
+        let q = workflow_quality(&d, &[Some(5.0), Some(1.0), Some(5.0)]).unwrap();
+        assert!((q - 6.0 / 2.8).abs() < 1e-9, "{q}");
+        // Equal scores give exactly that score, whatever the weights.
+        assert_eq!(
+            workflow_quality(&d, &[Some(5.0), Some(5.0), Some(5.0)]).map(f64::to_bits),
+            Some(5.0f64.to_bits())
+        );
+        assert_eq!(workflow_quality(&d, &[None, None, None]), None);
+        // N/A nodes still count as descendants: w(0) = 3 even though node 1 is N/A.
+        let q = workflow_quality(&d, &[Some(2.0), None, Some(4.0)]).unwrap();
+        assert!((q - 4.0 / (3.0 / 2.0 + 1.0 / 4.0)).abs() < 1e-9, "{q}");
+    }
+}

@@ -1,0 +1,227 @@
+//! Retry unrolling (DESIGN §5, "non-DAG handling").
+//!
+//! A retry is an EXEC of the same tool with the same arguments (compared as
+//! canonical JSON) by the same agent after an identical EXEC failed (see
+//! [`super::outcome`]). Each run of such attempts becomes a chain of
+//! sequential nodes, attempt k → attempt k+1 (a `retry` edge), holding at
+//! most [`MAX_ATTEMPTS`]. The last attempt is canonical; earlier attempts are
+//! *compensated*: they stay in the report with their scores but never
+//! propagate a failure downstream. A chain longer than the cap is a loop the
+//! DAG cannot represent: the trace falls back to flat evaluation.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::model::{Attempt, Edge, EdgeKind, Node};
+use super::outcome::exec_outcome;
+use crate::spec::model::StepType;
+
+/// Most attempts one retry chain may hold (`AgentEval`'s unroll cap).
+pub const MAX_ATTEMPTS: usize = 5;
+
+/// What unrolling did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Unrolled {
+    /// No retries.
+    None,
+    /// Chains were unrolled; one description per chain.
+    Chains(Vec<String>),
+    /// A chain exceeded [`MAX_ATTEMPTS`]; the reason.
+    Overflow(String),
+}
+
+/// JSON text with object keys sorted at every level, so equal arguments
+/// compare equal whatever order the trace wrote them in.
+pub(crate) fn canonical_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                write_canonical(&map[k], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(v, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// Find retry chains among the EXEC nodes, number their attempts, mark the
+/// compensated ones and add `retry` edges.
+pub(crate) fn unroll_retries(nodes: &mut [Node], edges: &mut Vec<Edge>) -> Unrolled {
+    type Key = (Option<String>, String, String);
+    let mut open: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
+    let mut chains: Vec<Vec<usize>> = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        if node.step_type != StepType::Exec {
+            continue;
+        }
+        let key: Key = (
+            node.agent.clone(),
+            node.tool.clone().unwrap_or_else(|| node.name.clone()),
+            canonical_json(node.arguments.as_ref().unwrap_or(&Value::Null)),
+        );
+        let failed = exec_outcome(node).is_failure();
+        match open.remove(&key) {
+            Some(mut chain) => {
+                chain.push(i);
+                if failed {
+                    open.insert(key, chain);
+                } else {
+                    chains.push(chain);
+                }
+            }
+            None if failed => {
+                open.insert(key, vec![i]);
+            }
+            None => {}
+        }
+    }
+    chains.extend(open.into_values());
+    chains.retain(|c| c.len() >= 2);
+    chains.sort();
+    if chains.is_empty() {
+        return Unrolled::None;
+    }
+    if let Some(long) = chains.iter().find(|c| c.len() > MAX_ATTEMPTS) {
+        let first = &nodes[long[0]];
+        return Unrolled::Overflow(format!(
+            "`{}` was retried with the same arguments {} times in a row (steps s{}…s{}), more than the {MAX_ATTEMPTS} attempts a retry chain may unroll to",
+            first.name,
+            long.len(),
+            long[0] + 1,
+            long[long.len() - 1] + 1,
+        ));
+    }
+    let mut described = Vec::with_capacity(chains.len());
+    for chain in &chains {
+        let of = chain.len();
+        for (k, &i) in chain.iter().enumerate() {
+            nodes[i].attempt = Some(Attempt { number: k + 1, of });
+            nodes[i].compensated = k + 1 < of;
+            if let Some(&next) = chain.get(k + 1) {
+                edges.push(Edge::new(i, next, EdgeKind::Retry));
+            }
+        }
+        let mut text = format!(
+            "retry of `{}` unrolled into {of} attempts:",
+            nodes[chain[0]].name
+        );
+        for &i in chain {
+            let _ = write!(text, " s{}", i + 1);
+        }
+        described.push(text);
+    }
+    Unrolled::Chains(described)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn exec(tool: &str, args: Value, error: bool) -> Node {
+        let mut n = Node::new(StepType::Exec, tool);
+        n.tool = Some(tool.into());
+        n.arguments = Some(args);
+        n.output = Some(json!("ok"));
+        if error {
+            n.error = Some("boom".into());
+        }
+        n
+    }
+
+    #[test]
+    fn canonical_json_sorts_keys_recursively() {
+        assert_eq!(
+            canonical_json(&json!({"b": 1, "a": {"d": [2, {"z": 0, "y": 1}], "c": null}})),
+            r#"{"a":{"c":null,"d":[2,{"y":1,"z":0}]},"b":1}"#
+        );
+    }
+
+    #[test]
+    fn failed_attempts_before_a_success_are_compensated() {
+        let mut nodes = vec![
+            exec("lookup", json!({"id": 1}), true),
+            exec("other", json!({}), false),
+            exec("lookup", json!({"id": 1}), true),
+            exec("lookup", json!({"id": 1}), false),
+            exec("lookup", json!({"id": 1}), false),
+        ];
+        let mut edges = Vec::new();
+        let out = unroll_retries(&mut nodes, &mut edges);
+        assert!(
+            matches!(out, Unrolled::Chains(ref c) if c.len() == 1 && c[0].ends_with("s1 s3 s4"))
+        );
+        assert_eq!(
+            nodes.iter().map(|n| n.compensated).collect::<Vec<_>>(),
+            [true, false, true, false, false]
+        );
+        assert_eq!(nodes[3].attempt, Some(Attempt { number: 3, of: 3 }));
+        assert_eq!(
+            nodes[4].attempt, None,
+            "a repeat after a success is not a retry"
+        );
+        assert_eq!(
+            edges,
+            [
+                Edge::new(0, 2, EdgeKind::Retry),
+                Edge::new(2, 3, EdgeKind::Retry)
+            ]
+        );
+    }
+
+    #[test]
+    fn different_arguments_are_a_correction_not_a_retry() {
+        let mut nodes = vec![
+            exec("lookup", json!({"id": 1}), true),
+            exec("lookup", json!({"id": 2}), false),
+        ];
+        assert_eq!(unroll_retries(&mut nodes, &mut Vec::new()), Unrolled::None);
+        assert!(!nodes[0].compensated);
+    }
+
+    #[test]
+    fn a_chain_over_the_cap_overflows() {
+        let mut nodes: Vec<Node> = (0..6)
+            .map(|_| exec("flaky", json!({"x": 1}), true))
+            .collect();
+        match unroll_retries(&mut nodes, &mut Vec::new()) {
+            Unrolled::Overflow(reason) => assert!(reason.contains("6 times"), "{reason}"),
+            other => panic!("expected overflow, got {other:?}"),
+        }
+        let mut five: Vec<Node> = (0..5)
+            .map(|_| exec("flaky", json!({"x": 1}), true))
+            .collect();
+        assert!(matches!(
+            unroll_retries(&mut five, &mut Vec::new()),
+            Unrolled::Chains(_)
+        ));
+        assert!(!five[4].compensated && five[3].compensated);
+    }
+}

@@ -1,0 +1,277 @@
+//! Task success: the case's `expected_output` matchers applied to the run's
+//! final answer.
+//!
+//! - `exact`: equal after trimming surrounding whitespace;
+//! - `normalized`: equal after lower-casing, turning punctuation into spaces
+//!   and collapsing whitespace;
+//! - `contains`: the answer contains the text, ignoring case;
+//! - `regex`: the pattern matches somewhere in the answer;
+//! - `json_keys`: the answer is a JSON object (bare, in a fenced `json` code block, or
+//!   the outermost `{…}` in the text) holding every key;
+//! - `semantic`: needs a judge; without one, `success` is `None`.
+//!
+//! When a case gives several matchers (lint warns), all must hold.
+
+use regex::Regex;
+use serde_json::Value;
+
+use crate::report::model::TaskResult;
+use crate::spec::model::ExpectedOutput;
+
+/// Apply `expected` to `answer` (`None`: the run produced no answer).
+pub fn evaluate_task(expected: &ExpectedOutput, answer: Option<&str>) -> TaskResult {
+    let matchers = expected.matchers();
+    let matcher = if matchers.is_empty() {
+        "none".to_owned()
+    } else {
+        matchers.join("+")
+    };
+    if matchers.is_empty() {
+        return TaskResult {
+            matcher,
+            success: None,
+            detail: "expected_output has no matcher".into(),
+        };
+    }
+    let Some(answer) = answer else {
+        let decided = expected.semantic.is_none() || matchers.len() > 1;
+        return TaskResult {
+            matcher,
+            success: decided.then_some(false),
+            detail: "the run produced no final answer".into(),
+        };
+    };
+    let mut outcomes: Vec<(Option<bool>, String)> = Vec::new();
+    if let Some(want) = &expected.exact {
+        let ok = answer.trim() == want.trim();
+        outcomes.push((
+            Some(ok),
+            if ok {
+                "exact match".into()
+            } else {
+                format!("answer is not exactly {}", quote(want))
+            },
+        ));
+    }
+    if let Some(want) = &expected.normalized {
+        let ok = normalize(answer) == normalize(want);
+        outcomes.push((
+            Some(ok),
+            if ok {
+                "normalized match".into()
+            } else {
+                format!("answer does not normalize to {}", quote(want))
+            },
+        ));
+    }
+    if let Some(want) = &expected.contains {
+        let ok = answer.to_lowercase().contains(&want.to_lowercase());
+        outcomes.push((
+            Some(ok),
+            format!(
+                "answer {} {}",
+                if ok { "contains" } else { "does not contain" },
+                quote(want)
+            ),
+        ));
+    }
+    if let Some(pattern) = &expected.regex {
+        outcomes.push(match Regex::new(pattern) {
+            Ok(re) => {
+                let ok = re.is_match(answer);
+                (
+                    Some(ok),
+                    format!(
+                        "answer {} /{pattern}/",
+                        if ok { "matches" } else { "does not match" }
+                    ),
+                )
+            }
+            Err(e) => (None, format!("invalid regex /{pattern}/: {e}")),
+        });
+    }
+    if let Some(keys) = &expected.json_keys {
+        outcomes.push(match json_object(answer) {
+            Some(obj) => {
+                let missing: Vec<&str> = keys
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|k| !obj.contains_key(*k))
+                    .collect();
+                if missing.is_empty() {
+                    (
+                        Some(true),
+                        format!("answer is a JSON object with {}", keys.join(", ")),
+                    )
+                } else {
+                    (
+                        Some(false),
+                        format!("answer JSON lacks {}", missing.join(", ")),
+                    )
+                }
+            }
+            None => (Some(false), "answer is not a JSON object".into()),
+        });
+    }
+    if expected.semantic.is_some() {
+        outcomes.push((
+            None,
+            "semantic match needs a judge: no judge configured".into(),
+        ));
+    }
+    let success = if outcomes.iter().any(|(s, _)| *s == Some(false)) {
+        Some(false)
+    } else if outcomes.iter().all(|(s, _)| *s == Some(true)) {
+        Some(true)
+    } else {
+        None
+    };
+    let detail = outcomes
+        .into_iter()
+        .map(|(_, d)| d)
+        .collect::<Vec<_>>()
+        .join("; ");
+    TaskResult {
+        matcher,
+        success,
+        detail,
+    }
+}
+
+/// Lower-case, punctuation to spaces, whitespace collapsed.
+pub fn normalize(text: &str) -> String {
+    let spaced: String = text
+        .chars()
+        .flat_map(char::to_lowercase)
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect();
+    spaced.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn json_object(answer: &str) -> Option<serde_json::Map<String, Value>> {
+    let trimmed = answer.trim();
+    let candidates = [
+        Some(trimmed),
+        fenced(trimmed),
+        trimmed
+            .find('{')
+            .zip(trimmed.rfind('}'))
+            .filter(|(a, b)| a < b)
+            .map(|(a, b)| &trimmed[a..=b]),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find_map(|text| match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => Some(map),
+            _ => None,
+        })
+}
+
+fn fenced(text: &str) -> Option<&str> {
+    let start = text.find("```")?;
+    let rest = &text[start + 3..];
+    let body_start = rest.find('\n')? + 1;
+    let body = &rest[body_start..];
+    let end = body.find("```")?;
+    Some(body[..end].trim())
+}
+
+fn quote(text: &str) -> String {
+    let short: String = text.chars().take(80).collect();
+    if short.len() < text.len() {
+        format!("`{short}…`")
+    } else {
+        format!("`{short}`")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expect(yaml: &str) -> ExpectedOutput {
+        serde_saphyr::from_str(yaml).unwrap()
+    }
+
+    #[test]
+    fn each_matcher_decides() {
+        let r = evaluate_task(&expect("{exact: '42'}"), Some(" 42\n"));
+        assert_eq!((r.matcher.as_str(), r.success), ("exact", Some(true)));
+        assert_eq!(
+            evaluate_task(&expect("{exact: '42'}"), Some("42.")).success,
+            Some(false)
+        );
+        assert_eq!(
+            evaluate_task(
+                &expect("{normalized: 'Hello, World!'}"),
+                Some("hello   world")
+            )
+            .success,
+            Some(true)
+        );
+        assert_eq!(
+            evaluate_task(&expect("{contains: DUE}"), Some("Your bill is due Friday")).success,
+            Some(true)
+        );
+        assert_eq!(
+            evaluate_task(&expect("{contains: refund}"), Some("Your bill is due")).success,
+            Some(false)
+        );
+        assert_eq!(
+            evaluate_task(
+                &expect("{regex: '\\$\\d+\\.\\d{2}'}"),
+                Some("Balance: $12.50")
+            )
+            .success,
+            Some(true)
+        );
+        let bad = evaluate_task(&expect("{regex: '('}"), Some("x"));
+        assert_eq!(bad.success, None);
+        assert!(bad.detail.starts_with("invalid regex"));
+    }
+
+    #[test]
+    fn json_keys_finds_objects_in_fences_and_prose() {
+        let e = expect("{json_keys: [balance, due]}");
+        assert_eq!(
+            evaluate_task(&e, Some(r#"{"balance": 1, "due": "x"}"#)).success,
+            Some(true)
+        );
+        assert_eq!(
+            evaluate_task(
+                &e,
+                Some("Here:\n```json\n{\"balance\": 1, \"due\": 2}\n```")
+            )
+            .success,
+            Some(true)
+        );
+        assert_eq!(
+            evaluate_task(&e, Some("The result is {\"balance\": 1} as asked")).success,
+            Some(false)
+        );
+        assert_eq!(
+            evaluate_task(&e, Some("no json")).detail,
+            "answer is not a JSON object"
+        );
+    }
+
+    #[test]
+    fn semantic_without_judge_and_missing_answers() {
+        let r = evaluate_task(
+            &expect("{semantic: 'states the balance'}"),
+            Some("anything"),
+        );
+        assert_eq!(r.success, None);
+        assert!(r.detail.contains("no judge configured"));
+        assert_eq!(
+            evaluate_task(&expect("{contains: x}"), None).success,
+            Some(false)
+        );
+        assert_eq!(evaluate_task(&expect("{semantic: x}"), None).success, None);
+        assert_eq!(
+            evaluate_task(&expect("{contains: a, exact: b}"), Some("a")).matcher,
+            "exact+contains"
+        );
+    }
+}

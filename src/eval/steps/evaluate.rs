@@ -1,0 +1,286 @@
+//! The one per-case entry point of step evaluation: build the DAG, match the
+//! schema workflow, score every node, attribute root causes, compute Q, and
+//! the task, tool-use and cost metrics.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::catalog::ToolCatalog;
+use super::scorer::{ParentOutput, StepInput, StepScore, StepScorer};
+use super::settings::StepSettings;
+use crate::dag::{
+    Attribution, BuildOptions, Dag, DagView, NodeVerdict, attribute_root_causes, build_dag_with,
+    match_workflow, render_mermaid, workflow_quality,
+};
+use crate::eval::case::StepPart;
+use crate::eval::metrics::cost::cost_metrics;
+use crate::eval::metrics::task::evaluate_task;
+use crate::eval::metrics::tool_use::tool_use_metrics;
+use crate::report::model::{Cost, DagInfo, StepResult, TaskResult, ToolUse};
+use crate::spec::model::{ExpectedOutput, PriceSpec, StepType, WorkflowSpec};
+use crate::spec::suite::{Case, Suite};
+use crate::trace::model::Trace;
+
+static NO_PRICES: BTreeMap<String, PriceSpec> = BTreeMap::new();
+
+/// What one case's step evaluation needs. Suite-level parts (catalog,
+/// settings, workflow, prices) are built once and borrowed by every case.
+#[derive(Clone, Copy)]
+pub struct StepContext<'a> {
+    pub catalog: &'a ToolCatalog,
+    pub workflow: Option<&'a WorkflowSpec>,
+    pub settings: &'a StepSettings,
+    pub pricing: &'a BTreeMap<String, PriceSpec>,
+    pub expected_output: Option<&'a ExpectedOutput>,
+    pub expected_tools: &'a [String],
+    pub case_input: Option<&'a Value>,
+    pub scorer: &'a dyn StepScorer,
+}
+
+impl<'a> StepContext<'a> {
+    /// The context of one case of a loaded suite. `catalog` is
+    /// `ToolCatalog::new(&suite.tools)` and `settings` is
+    /// `StepSettings::from_suite(suite)`, both built once per suite.
+    pub fn for_case(
+        suite: &'a Suite,
+        case: &'a Case,
+        catalog: &'a ToolCatalog,
+        settings: &'a StepSettings,
+        scorer: &'a dyn StepScorer,
+    ) -> Self {
+        Self {
+            catalog,
+            workflow: suite.workflow.as_ref(),
+            settings,
+            pricing: &suite.pricing,
+            expected_output: case.expected_output.as_ref(),
+            expected_tools: &case.expected_tools,
+            case_input: (!case.input.is_null()).then_some(&case.input),
+            scorer,
+        }
+    }
+
+    /// A context with no workflow, prices or case expectations.
+    pub fn new(
+        catalog: &'a ToolCatalog,
+        settings: &'a StepSettings,
+        scorer: &'a dyn StepScorer,
+    ) -> Self {
+        Self {
+            catalog,
+            workflow: None,
+            settings,
+            pricing: &NO_PRICES,
+            expected_output: None,
+            expected_tools: &[],
+            case_input: None,
+            scorer,
+        }
+    }
+}
+
+/// Everything step evaluation says about one case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepEvaluation {
+    /// One entry per DAG node, in id order.
+    pub steps: Vec<StepResult>,
+    /// The report's `dag {}` block, deviations included.
+    pub dag: DagInfo,
+    pub tool_use: ToolUse,
+    pub cost: Cost,
+    /// Q on the 1–5 scale; `None` when no step was scored.
+    pub workflow_quality: Option<f64>,
+    /// Task success, when the case has an `expected_output`.
+    pub task: Option<TaskResult>,
+    /// The DAG itself, for the `trace` views.
+    pub graph: Dag,
+    /// How the DAG was built (unrolled retries, flat-fallback reason) and
+    /// cost caveats (models without a price).
+    pub warnings: Vec<String>,
+}
+
+impl StepEvaluation {
+    /// Split into the case evaluator's step part and the warnings for the
+    /// case report.
+    pub fn into_part(self) -> (StepPart, Vec<String>) {
+        let part = StepPart {
+            steps: self.steps,
+            dag: self.dag,
+            tool_use: self.tool_use,
+            cost: self.cost,
+            workflow_quality: self.workflow_quality,
+            task: self.task,
+        };
+        (part, self.warnings)
+    }
+
+    /// The JSON view for `trace --format json`.
+    pub fn view(&self) -> DagView {
+        DagView::new(
+            &self.graph,
+            &self.steps,
+            &self.dag.deviations,
+            self.workflow_quality,
+        )
+    }
+
+    /// The Mermaid flowchart for `trace --format mermaid`.
+    pub fn mermaid(&self) -> String {
+        render_mermaid(&self.graph, &self.steps)
+    }
+}
+
+/// Evaluate the steps of one trace.
+pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
+    let options = BuildOptions {
+        first_call_plans: ctx
+            .workflow
+            .is_some_and(|w| w.steps.iter().any(|s| s.step_type == StepType::Plan)),
+    };
+    let dag = build_dag_with(trace, options);
+    let matched = ctx.workflow.map(|w| match_workflow(&dag, w));
+    let workflow_tools: Option<BTreeSet<String>> = ctx
+        .workflow
+        .map(|w| {
+            w.steps
+                .iter()
+                .filter_map(|s| s.tool.clone())
+                .collect::<BTreeSet<String>>()
+        })
+        .filter(|tools| !tools.is_empty());
+
+    let scores: Vec<StepScore> = (0..dag.len())
+        .map(|i| {
+            let parents = dag
+                .parents(i)
+                .iter()
+                .map(|&p| {
+                    let n = &dag.nodes[p];
+                    ParentOutput {
+                        id: &n.id,
+                        step_type: n.step_type,
+                        name: &n.name,
+                        output: n.output.as_ref(),
+                    }
+                })
+                .collect();
+            let input = StepInput {
+                node: &dag.nodes[i],
+                parents,
+                catalog: ctx.catalog,
+                workflow_tools: workflow_tools.as_ref(),
+                expected_output: ctx.expected_output,
+                case_input: ctx.case_input,
+            };
+            sanitize(ctx.scorer.score(&input))
+        })
+        .collect();
+
+    let thresholds = ctx.settings.thresholds;
+    let verdicts: Vec<NodeVerdict> = dag
+        .nodes
+        .iter()
+        .zip(&scores)
+        .map(|(n, s)| NodeVerdict::new(s.score, thresholds.get(n.step_type)))
+        .collect();
+    let attributions = attribute_root_causes(&dag, &verdicts, ctx.settings.root_cause);
+    let score_values: Vec<Option<f64>> = scores.iter().map(|s| s.score).collect();
+    let q = workflow_quality(&dag, &score_values);
+
+    let steps: Vec<StepResult> = dag
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| {
+            let s = &scores[i];
+            let failed = verdicts[i].failed;
+            let (root_cause, propagated_from) = match attributions[i] {
+                Attribution::Pass => (false, None),
+                Attribution::RootCause => (true, None),
+                Attribution::Propagated { root } => (false, Some(dag.nodes[root].id.clone())),
+            };
+            StepResult {
+                id: node.id.clone(),
+                step_type: node.step_type,
+                name: node.name.clone(),
+                span_id: node.span_id.clone(),
+                score: s.score,
+                scored_by: s.scored_by.clone(),
+                failed,
+                root_cause,
+                propagated_from,
+                taxonomy: s
+                    .failure
+                    .filter(|_| failed)
+                    .map(super::taxonomy::Failure::label),
+                workflow_step: matched.as_ref().and_then(|m| m.assignments[i].clone()),
+                notes: s.notes.clone(),
+                compensated: node.compensated,
+                metrics: s
+                    .metrics
+                    .iter()
+                    .map(|(m, v)| (m.as_str().to_owned(), *v))
+                    .collect(),
+            }
+        })
+        .collect();
+
+    let tool_use = tool_use_metrics(&dag, ctx.catalog, ctx.expected_tools, ctx.settings);
+    let (cost, cost_warnings) = cost_metrics(trace, ctx.pricing);
+    let task = ctx
+        .expected_output
+        .map(|e| evaluate_task(e, final_answer(&dag, trace).as_deref()));
+    let mut warnings = dag.notes.clone();
+    warnings.extend(cost_warnings);
+    let info = dag.info(matched.map(|m| m.deviations).unwrap_or_default());
+    StepEvaluation {
+        steps,
+        dag: info,
+        tool_use,
+        cost,
+        workflow_quality: q,
+        task,
+        graph: dag,
+        warnings,
+    }
+}
+
+/// The run's answer: the format's own record, else the DAG's final SYNTH,
+/// else the last model output of the root agent.
+fn final_answer(dag: &Dag, trace: &Trace) -> Option<String> {
+    if let Some(out) = &trace.final_output {
+        return Some(out.clone());
+    }
+    dag.nodes
+        .iter()
+        .find(|n| n.final_answer)
+        .and_then(|n| n.output.as_ref())
+        .map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .or_else(|| trace.final_answer())
+}
+
+/// Keep scores on the 1–5 scale: a non-finite score becomes N/A, an
+/// out-of-range one is clamped; both say so in the notes.
+fn sanitize(mut s: StepScore) -> StepScore {
+    let note = match s.score {
+        Some(v) if !v.is_finite() => {
+            s.score = None;
+            s.scored_by = "none".into();
+            "scorer returned a non-finite score; treated as N/A".to_owned()
+        }
+        Some(v) if !(1.0..=5.0).contains(&v) => {
+            s.score = Some(v.clamp(1.0, 5.0));
+            format!("score {v} clamped to 1–5")
+        }
+        _ => return s,
+    };
+    if !s.notes.is_empty() {
+        s.notes.push_str("; ");
+    }
+    s.notes.push_str(&note);
+    s
+}

@@ -1,0 +1,17 @@
+//! Step evaluation (DESIGN §6, `AgentEval`): the `StepScorer` trait, the
+//! deterministic `rules` scorer, the tool catalog, the failure taxonomy, and
+//! the per-case entry point [`evaluate_steps`].
+
+pub mod catalog;
+mod evaluate;
+pub mod rules;
+pub mod scorer;
+pub mod settings;
+pub mod taxonomy;
+
+pub use catalog::{ArgCheck, CatalogError, ToolCatalog, Violation, ViolationKind};
+pub use evaluate::{StepContext, StepEvaluation, evaluate_steps};
+pub use rules::RulesScorer;
+pub use scorer::{Metric, ParentOutput, ScorerChain, StepInput, StepScore, StepScorer};
+pub use settings::{StepSettings, Thresholds};
+pub use taxonomy::{Category, Failure, Level};
