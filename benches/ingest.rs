@@ -63,6 +63,7 @@ fn main() {
             suites: vec![],
         },
         traces: None,
+        evidence: None,
         tier: TierChoice::Full,
         judge: JudgeChoice::None,
         judge_cache: dir.join("cache"),

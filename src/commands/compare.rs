@@ -11,8 +11,9 @@ use crate::baseline::store::{baseline_path, history_path, read_baseline, read_hi
 use crate::cli::{CliCompare, CliCompareFormat, CliOnOff};
 use crate::compare::decide::{CompareOptions, compare};
 use crate::compare::engine::SuiteInput;
-use crate::compare::model::{CompareReport, MetricStatus, TierOutcome, Verdict};
+use crate::compare::model::{CompareReport, MetricStatus, TierOutcome, Verdict, WorstCase};
 use crate::config::{Config, DEFAULT_RESAMPLES, EvalSettings, TierChoice, resolve_fail_on};
+use crate::dag::render_mermaid_case;
 use crate::error::Result;
 use crate::exit_code::ExitCode;
 use crate::output::{plural, write_to};
@@ -164,6 +165,33 @@ fn nothing_selected(settings: &EvalSettings) -> Result<ExitCode> {
     }
 }
 
+/// The DAG of the case that got worst on the most severe regression, when it has steps.
+fn worst_case(report: &CompareReport, heads: &[&RunReport]) -> Option<WorstCase> {
+    report
+        .metrics
+        .iter()
+        .filter(|m| m.status == MetricStatus::Regression)
+        .find_map(|m| {
+            let head = heads.iter().find(|h| h.suite == m.suite)?;
+            m.localization
+                .as_ref()?
+                .flipped_cases
+                .iter()
+                .find_map(|flipped| {
+                    let case = head
+                        .cases
+                        .iter()
+                        .find(|c| c.id == flipped.case && !c.steps.is_empty())?;
+                    Some(WorstCase {
+                        suite: m.suite.clone(),
+                        case: case.id.clone(),
+                        metric: m.name.clone(),
+                        mermaid: render_mermaid_case(case),
+                    })
+                })
+        })
+}
+
 /// A regression of critical severity confirmed by the test (not merely suspected).
 fn confirmed_critical(r: &CompareReport) -> bool {
     r.metrics
@@ -221,7 +249,11 @@ fn run_tier(
             }
         })
         .collect();
-    let report = compare(&inputs, options);
+    let mut report = compare(&inputs, options);
+    report.worst_case = worst_case(
+        &report,
+        &heads.iter().map(|(_, h, _)| h).collect::<Vec<_>>(),
+    );
     let outcomes = heads
         .iter()
         .map(|(i, head, ms)| {

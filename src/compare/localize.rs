@@ -94,14 +94,53 @@ pub fn localize(
         } else {
             Vec::new()
         },
-        steps_moved: if suite_level || checkpoint_id.is_some() {
+        steps_moved: if suite_level {
             moved(&["step_type:", "step:"])
+        } else if checkpoint_id.is_some() {
+            moved_within(paired, &worse_ids)
         } else {
             Vec::new()
         },
         flipped_cases,
         root_cause: new_root_cause(&worse_ids, head, base),
     }
+}
+
+/// Step types and workflow steps whose mean score dropped within `cases`
+/// (the cases that got worse on a checkpoint), worst first.
+fn moved_within(paired: &Paired, cases: &[&str]) -> Vec<Moved> {
+    let mut out: Vec<Moved> = paired
+        .metrics
+        .iter()
+        .filter(|n| n.starts_with("step_type:") || n.starts_with("step:"))
+        .filter_map(|name| {
+            let values: Vec<(f64, f64)> = paired
+                .values(name)
+                .into_iter()
+                .filter(|(c, ..)| cases.contains(c))
+                .map(|(_, b, h)| (b, h))
+                .collect();
+            if values.is_empty() {
+                return None;
+            }
+            let n = values.len() as f64;
+            let base_mean = values.iter().map(|v| v.0).sum::<f64>() / n;
+            let head_mean = values.iter().map(|v| v.1).sum::<f64>() / n;
+            (head_mean < base_mean).then(|| Moved {
+                metric: name.clone(),
+                base_mean,
+                head_mean,
+                delta: head_mean - base_mean,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        a.delta
+            .total_cmp(&b.delta)
+            .then_with(|| a.metric.cmp(&b.metric))
+    });
+    out.truncate(MAX_MOVED);
+    out
 }
 
 /// Among `cases`, the root-cause step (`TYPE name`) that is new in head

@@ -117,7 +117,7 @@ pub fn aggregate(cases: &[CaseReport], checkpoints: usize) -> Aggregate {
         position_dropout_analysis: compliance::position_dropout(all_results(), checkpoints),
         evaluator_audit: compliance::evaluator_audit(all_results()),
         checkpoints: per_checkpoint,
-        propagation: Propagation::default(),
+        propagation: crate::eval::metrics::propagation::propagation_stats(cases),
         tool_use,
         cost,
     }

@@ -117,13 +117,19 @@ fn describe(e: &TraceError) -> String {
     }
 }
 
-/// The case's evidence: `None` when there is no file. A file that is not
+/// The case's evidence (`--evidence DIR` wins over the case's `evidence:`
+/// and the suite's directory): `None` when there is no file. A file that is not
 /// valid JSON is an error (exit 65): a verdict is never reached on broken data.
-pub fn load_evidence(suite: &Suite, case: &Case) -> Result<Option<Value>, RunnerError> {
-    let path = match (&case.evidence, &suite.evidence_dir) {
-        (Some(p), _) => p.clone(),
-        (None, Some(dir)) => dir.join(format!("{}.json", case.id)),
-        (None, None) => return Ok(None),
+pub fn load_evidence(
+    suite: &Suite,
+    case: &Case,
+    override_dir: Option<&Path>,
+) -> Result<Option<Value>, RunnerError> {
+    let path = match (override_dir, &case.evidence, &suite.evidence_dir) {
+        (Some(dir), _, _) => dir.join(format!("{}.json", case.id)),
+        (None, Some(p), _) => p.clone(),
+        (None, None, Some(dir)) => dir.join(format!("{}.json", case.id)),
+        (None, None, None) => return Ok(None),
     };
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,

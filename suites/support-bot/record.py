@@ -21,6 +21,7 @@ byte-identical files (`--check` verifies the committed files instead of
 writing them).
 
 Usage: python3 suites/support-bot/record.py [--check]
+       python3 suites/support-bot/record.py --flake-seed K --out DIR   (history runs)
 """
 
 from __future__ import annotations
@@ -123,9 +124,27 @@ def dumps(value) -> bytes:
 def main() -> int:
     parser = argparse.ArgumentParser(description="Record the support-bot traces and evidence.")
     parser.add_argument("--check", action="store_true", help="compare with the committed files instead of writing")
+    parser.add_argument(
+        "--flake-seed",
+        metavar="K",
+        help="record the baseline variant with AGENT_FLAKE_SEED=K (transient tool failures) into --out",
+    )
+    parser.add_argument("--out", metavar="DIR", type=Path, help="with --flake-seed: write DIR/traces and DIR/evidence")
     args = parser.parse_args()
 
     cases = load_cases()
+    if args.flake_seed is not None:
+        if args.out is None:
+            sys.exit("--flake-seed needs --out DIR")
+        os.environ["AGENT_FLAKE_SEED"] = args.flake_seed
+        for case in cases:
+            with tempfile.TemporaryDirectory(prefix="support-bot-") as tmp:
+                trace, state = run_agent(case, "baseline", Path(tmp))
+            for sub, data in (("traces", trace), ("evidence", dumps(evidence_of(state)))):
+                (args.out / sub).mkdir(parents=True, exist_ok=True)
+                (args.out / sub / f"{case['id']}.json").write_bytes(data)
+        print(f"wrote {len(cases)} traces with AGENT_FLAKE_SEED={args.flake_seed} to {args.out}")
+        return 0
     outputs: dict[Path, bytes] = {}
     for variant, (trace_dir, evidence_dir) in VARIANTS.items():
         for case in cases:

@@ -195,7 +195,7 @@ fn localization(md: &mut String, m: &MetricComparison, details: bool) {
         let _ = writeln!(md, "> {}\n", escape(&cp.instruction));
     }
     let _ = writeln!(md, "- {}; 2σ: {}", effect(m), sigma(m));
-    for moved in &loc.checkpoints_moved {
+    for moved in loc.checkpoints_moved.iter().take(3) {
         let _ = writeln!(
             md,
             "- checkpoint `{}` moved {}",
@@ -203,10 +203,15 @@ fn localization(md: &mut String, m: &MetricComparison, details: bool) {
             delta(&moved.metric, moved.delta)
         );
     }
-    for moved in &loc.steps_moved {
+    let scope = if loc.checkpoint.is_some() {
+        " in those cases"
+    } else {
+        ""
+    };
+    for moved in loc.steps_moved.iter().take(3) {
         let _ = writeln!(
             md,
-            "- `{}` moved {}",
+            "- `{}` moved {}{scope}",
             moved.metric,
             delta(&moved.metric, moved.delta)
         );

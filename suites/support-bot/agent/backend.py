@@ -18,6 +18,14 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
+
+# AGENT_FLAKE_SEED=<k> makes read-only tool calls fail transiently (HTTP 503)
+# for about FLAKE_RATE of calls, chosen by a hash of the seed, the case, the
+# tool and the call index: the run-to-run noise of a real deployment. Used
+# only to build baseline history (scripts/bootstrap-baselines.sh).
+FLAKE_RATE = 0.08
+FLAKY_TOOLS = {"lookup_account"}
 
 
 class ToolError(Exception):
@@ -238,6 +246,8 @@ class Backend:
         self.staging = metadata.get("environment") == "staging"
         self.faults = set(metadata.get("faults", []))
         self._invoice_calls = 0
+        self._calls = 0
+        self._flake_seed = os.environ.get("AGENT_FLAKE_SEED", "")
         self.state = {
             "env": {"staging": self.staging, "region": "eu-west-1"},
             "conversation": {
@@ -257,6 +267,11 @@ class Backend:
         handler = getattr(self, f"tool_{name}", None)
         if handler is None:
             raise ToolError("unknown_tool", f"no tool named {name!r}")
+        self._calls += 1
+        if self._flake_seed and name in FLAKY_TOOLS:
+            key = f"{self._flake_seed}|{self.case_id}|{name}|{self._calls}".encode()
+            if int(hashlib.sha256(key).hexdigest()[:8], 16) / 2**32 < FLAKE_RATE:
+                raise ToolError("http_503", "upstream returned 503 Service Unavailable (transient)")
         return handler(args)
 
     def _account(self, account_id):
