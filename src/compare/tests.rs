@@ -52,6 +52,8 @@ fn case(id: &str, compliance: f64, p1_pass: bool, cost: f64, root: Option<&str>)
                 taxonomy: None,
                 workflow_step: None,
                 notes: String::new(),
+                compensated: false,
+                metrics: BTreeMap::new(),
             }]
         })
         .unwrap_or_default();

@@ -6,7 +6,7 @@ use crate::eval::compliance;
 use crate::report::metrics::suite_means;
 use crate::report::model::{
     Aggregate, CaseReport, CaseStatus, CheckpointInfo, CheckpointSummary, Cost, JudgeSummary,
-    Propagation, RUN_REPORT_SCHEMA_VERSION, RunMode, RunReport, ShardInfo, Tier, ToolUse,
+    RUN_REPORT_SCHEMA_VERSION, RunMode, RunReport, ShardInfo, Tier, ToolUse,
 };
 use crate::spec::suite::Suite;
 
