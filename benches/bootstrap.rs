@@ -11,7 +11,11 @@
 //! Timing writes the exact inputs to `bench/out/diffs.npy` (float64, shape 100 × 1000) so
 //! `bench/bootstrap_scipy.py` times scipy on the same data; `bench/bootstrap.sh` runs both.
 //! The last line of the timing section is `MEDIAN_SECONDS <s>` for that script.
-#![expect(clippy::print_stdout, reason = "a bench harness reports on stdout")]
+#![expect(
+    clippy::print_stdout,
+    clippy::expect_used,
+    reason = "a bench harness reports on stdout and stops on impossible setup failures"
+)]
 
 use std::fs;
 use std::path::Path;
