@@ -104,7 +104,7 @@ fn write_npy(path: &Path, rows: &[Vec<f64>]) -> std::io::Result<()> {
 }
 
 /// CPU time (user + system) of this process so far, from `/proc/self/stat` (Linux; the
-/// kernel reports it in USER_HZ = 100 ticks per second). `None` elsewhere.
+/// kernel reports it in `USER_HZ` = 100 ticks per second). `None` elsewhere.
 fn cpu_seconds() -> Option<f64> {
     let stat = fs::read_to_string("/proc/self/stat").ok()?;
     // Fields after the parenthesised command name: state is the first, utime the 12th.
