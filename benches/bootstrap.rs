@@ -12,6 +12,10 @@
 //! `bench/bootstrap_scipy.py` times scipy on the same data; `bench/bootstrap.sh` runs both.
 //! The last line of the timing section is `MEDIAN_SECONDS <s>` for that script.
 #![expect(clippy::print_stdout, reason = "a bench harness reports on stdout")]
+#![expect(
+    clippy::expect_used,
+    reason = "a bench with an invalid fixed configuration should stop at once"
+)]
 
 use std::fs;
 use std::path::Path;
