@@ -59,6 +59,8 @@ pub enum CliCommand {
     Report(CliReport),
     /// Ingest one trace: detected format and spans.
     Trace(CliTrace),
+    /// Post a saved compare report as the sticky PR comment (fork-safe `workflow_run` job).
+    Comment(CliComment),
     /// Show the resolved configuration.
     #[command(subcommand)]
     Config(CliConfig),
@@ -296,6 +298,35 @@ pub struct CliReport {
     /// Write to FILE instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+}
+
+/// `comment --report F --pr N`.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Post a saved compare report as the sticky PR comment.\n\n\
+This is the trusted half of the fork-safe two-workflow pattern: a `pull_request` workflow \
+runs `compare --out F` with a read-only token and uploads F and the PR number as an artifact; \
+a `workflow_run` workflow with `pull-requests: write` downloads them and runs this command. \
+The comment is rendered from the report exactly as `compare` renders it, and replaces the \
+comment `compare` (or an earlier `comment`) posted for the same baseline and suites. \
+The exit code says whether posting worked, not what the verdict was.",
+    after_help = "Environment: `GITHUB_TOKEN` (or `AGENTEVAL_GITHUB_TOKEN`, which wins) authenticates; \
+`GITHUB_REPOSITORY` is the default for --repo; `GITHUB_API_URL` selects the API (GitHub Enterprise \
+Server: https://HOST/api/v3); `AGENTEVAL_BOT_LOGIN` names the account whose comment is updated when \
+the token may not read `GET /user` [default: github-actions[bot]].\n\n\
+Exit codes: 0 posted or updated; 65 not a compare report; 69 GitHub unavailable after retries, \
+or the token may not comment (with a hint); 74 the report cannot be read; 78 no token or no repository."
+)]
+pub struct CliComment {
+    /// The compare report to post: the JSON written by `compare --out FILE`.
+    #[arg(long, value_name = "FILE")]
+    pub report: PathBuf,
+    /// Number of the pull request to comment on.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub pr: u64,
+    /// Repository to comment in [default: `GITHUB_REPOSITORY`].
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -7,6 +7,7 @@ use crate::error::Result;
 use crate::exit_code::ExitCode;
 
 mod baseline;
+mod comment;
 mod common;
 mod compare;
 mod config_show;
@@ -30,6 +31,7 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
         CliCommand::Lint(args) => lint::run(&args, &config),
         CliCommand::Report(args) => report::run(&args),
         CliCommand::Trace(args) => trace::run(&args),
+        CliCommand::Comment(args) => comment::run(&args, quiet),
         CliCommand::Baseline(cmd) => baseline::run(&cmd, &config, quiet),
         CliCommand::Config(crate::cli::CliConfig::Show) => config_show::run(&config),
     }

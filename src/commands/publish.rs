@@ -11,6 +11,15 @@ use crate::report::render::compare_text::effect;
 /// GitHub shows at most 10 error and 10 warning annotations per step.
 const MAX_ANNOTATIONS: usize = 10;
 
+/// The sticky comment's key: `<baseline>:<suites, sorted, comma-separated>`,
+/// so each baseline and suite set keeps one comment. `comment --report`
+/// uses the same key, so it updates the comment `compare` posted.
+pub(crate) fn marker_key(report: &CompareReport) -> String {
+    let mut suites: Vec<&str> = report.suites.iter().map(|s| s.suite.as_str()).collect();
+    suites.sort_unstable();
+    format!("{}:{}", report.baseline.name, suites.join(","))
+}
+
 pub(crate) fn publish_compare(report: &CompareReport, out: Option<&Path>, quiet: bool) {
     let ctx = match GitHubContext::from_env(|k| std::env::var(k).ok()) {
         Ok(Some(ctx)) => ctx,
@@ -21,9 +30,7 @@ pub(crate) fn publish_compare(report: &CompareReport, out: Option<&Path>, quiet:
         }
     };
     let body = render_compare_markdown(report);
-    let mut suites: Vec<&str> = report.suites.iter().map(|s| s.suite.as_str()).collect();
-    suites.sort_unstable();
-    let marker_key = format!("{}:{}", report.baseline.name, suites.join(","));
+    let marker_key = marker_key(report);
     let outputs = vec![
         ("verdict".to_owned(), report.verdict.as_str().to_owned()),
         (

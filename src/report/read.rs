@@ -1,9 +1,12 @@
-//! Reading saved reports (`report FILE`, `baseline update --from-report`, `merge`).
+//! Reading saved reports (`report FILE`, `baseline update --from-report`,
+//! `merge`, `comment --report`).
 
 use std::path::Path;
 
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
+use crate::compare::model::{COMPARE_REPORT_SCHEMA_VERSION, CompareReport};
 use crate::diagnostic::{FileDiagnostic, named_source};
 use crate::report::ReportError;
 use crate::report::model::{RUN_REPORT_SCHEMA_VERSION, RunReport};
@@ -68,6 +71,41 @@ pub fn read_run_report(path: &Path) -> Result<RunReport, ReportError> {
     read_json::<RunReport>(path, "run report").map(|(r, _)| r)
 }
 
+/// Read a compare report (`compare --out F`): a run report or any other
+/// JSON is rejected with a message naming what the file is, and a report
+/// of another `schema_version` is rejected before its fields are checked.
+pub fn read_compare_report(path: &Path) -> Result<CompareReport, ReportError> {
+    let (value, _) = read_json::<serde_json::Value>(path, "compare report")?;
+    let wrong_kind = |what: &str| {
+        ReportError::Invalid(Box::new(
+            FileDiagnostic::error(path, format!("{what}, not a compare report"))
+                .with_help("pass the JSON file written by `agenteval-gate compare --out FILE`"),
+        ))
+    };
+    match kind_of(&value) {
+        Some(ReportKind::Compare) => {}
+        Some(ReportKind::Run) => return Err(wrong_kind("this is a run report")),
+        None => return Err(wrong_kind("this is not an agenteval-gate report")),
+    }
+    if let Some(found) = value
+        .get("schema_version")
+        .and_then(serde_json::Value::as_u64)
+        && found != u64::from(COMPARE_REPORT_SCHEMA_VERSION)
+    {
+        return Err(ReportError::SchemaVersion {
+            path: path.to_path_buf(),
+            found: u32::try_from(found).unwrap_or(u32::MAX),
+            expected: COMPARE_REPORT_SCHEMA_VERSION,
+        });
+    }
+    CompareReport::deserialize(&value).map_err(|e| {
+        ReportError::Invalid(Box::new(
+            FileDiagnostic::error(path, format!("invalid compare report: {e}"))
+                .with_help("pass the JSON file written by `agenteval-gate compare --out FILE`"),
+        ))
+    })
+}
+
 /// Check `schema_version` first, so an old report gets the right message
 /// rather than a missing-field error.
 fn check_version(path: &Path) -> Result<(), ReportError> {
@@ -87,4 +125,54 @@ fn check_version(path: &Path) -> Result<(), ReportError> {
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<CompareReport, ReportError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.json");
+        std::fs::write(&path, text).unwrap();
+        read_compare_report(&path)
+    }
+
+    #[test]
+    fn compare_reader_names_what_it_got() {
+        let run = read(r#"{"schema_version": 1, "cases": [], "aggregate": {}}"#).unwrap_err();
+        assert!(
+            run.to_string()
+                .contains("this is a run report, not a compare report"),
+            "{run}"
+        );
+        let other = read("[1, 2]").unwrap_err();
+        assert!(
+            other.to_string().contains("not an agenteval-gate report"),
+            "{other}"
+        );
+        let newer = read(r#"{"schema_version": 9, "verdict": "pass", "metrics": []}"#).unwrap_err();
+        assert!(
+            matches!(
+                newer,
+                ReportError::SchemaVersion {
+                    found: 9,
+                    expected: 1,
+                    ..
+                }
+            ),
+            "{newer:?}"
+        );
+        let partial =
+            read(r#"{"schema_version": 1, "verdict": "pass", "metrics": []}"#).unwrap_err();
+        assert!(
+            partial
+                .to_string()
+                .contains("invalid compare report: missing field `tool_version`"),
+            "{partial}"
+        );
+        assert_eq!(partial.exit_code(), crate::exit_code::ExitCode::DataError);
+        let broken = read("{\n  \"verdict\": \n").unwrap_err();
+        assert!(matches!(broken, ReportError::Invalid(_)), "{broken:?}");
+    }
 }

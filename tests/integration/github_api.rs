@@ -4,6 +4,6 @@
 
 mod comments;
 mod env;
-mod fake;
+pub(crate) mod fake;
 mod publish;
 mod retries;

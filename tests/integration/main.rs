@@ -6,6 +6,7 @@ mod common;
 mod compare;
 mod dag_known;
 mod github_api;
+mod github_e2e;
 mod schema;
 mod stats_reference;
 mod trace_formats;

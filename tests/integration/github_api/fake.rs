@@ -18,36 +18,36 @@ use serde_json::{Value, json};
 use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-pub(super) const TOKEN: &str = "ghs_test_token";
-pub(super) const PR: u64 = 7;
+pub(crate) const TOKEN: &str = "ghs_test_token";
+pub(crate) const PR: u64 = 7;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Stored {
-    pub(super) id: u64,
-    pub(super) pr: u64,
-    pub(super) body: String,
-    pub(super) login: String,
+pub(crate) struct Stored {
+    pub(crate) id: u64,
+    pub(crate) pr: u64,
+    pub(crate) body: String,
+    pub(crate) login: String,
 }
 
 #[derive(Debug)]
-pub(super) struct State {
-    pub(super) comments: Vec<Stored>,
+pub(crate) struct State {
+    pub(crate) comments: Vec<Stored>,
     next_id: u64,
     /// `GET /user` answers this login, or 403 like an installation token when `None`.
-    pub(super) user_login: Option<String>,
+    pub(crate) user_login: Option<String>,
     /// The login new comments are written under.
-    pub(super) author: String,
+    pub(crate) author: String,
     /// Pull requests that exist.
-    pub(super) prs: Vec<u64>,
+    pub(crate) prs: Vec<u64>,
     /// The next N creates store the comment but answer 502.
-    pub(super) create_then_fail: usize,
+    pub(crate) create_then_fail: usize,
 }
 
-pub(super) struct Fake {
-    pub(super) server: MockServer,
-    pub(super) state: Arc<Mutex<State>>,
+pub(crate) struct Fake {
+    pub(crate) server: MockServer,
+    pub(crate) state: Arc<Mutex<State>>,
     /// Path prefix of the API (`/api/v3` for GHES), empty for github.com.
-    pub(super) prefix: &'static str,
+    pub(crate) prefix: &'static str,
 }
 
 struct Api {
@@ -57,11 +57,11 @@ struct Api {
 }
 
 impl Fake {
-    pub(super) async fn start() -> Self {
+    pub(crate) async fn start() -> Self {
         Self::start_with_prefix("").await
     }
 
-    pub(super) async fn start_with_prefix(prefix: &'static str) -> Self {
+    pub(crate) async fn start_with_prefix(prefix: &'static str) -> Self {
         let server = MockServer::start().await;
         let state = Arc::new(Mutex::new(State {
             comments: Vec::new(),
@@ -88,12 +88,12 @@ impl Fake {
         }
     }
 
-    pub(super) fn api_url(&self) -> String {
+    pub(crate) fn api_url(&self) -> String {
         format!("{}{}", self.server.uri(), self.prefix)
     }
 
     /// Add a comment written by `login`.
-    pub(super) fn seed(&self, body: &str, login: &str) -> u64 {
+    pub(crate) fn seed(&self, body: &str, login: &str) -> u64 {
         let mut s = self.state.lock().unwrap();
         let id = s.next_id;
         s.next_id += 1;
@@ -106,11 +106,11 @@ impl Fake {
         id
     }
 
-    pub(super) fn comments(&self) -> Vec<Stored> {
+    pub(crate) fn comments(&self) -> Vec<Stored> {
         self.state.lock().unwrap().comments.clone()
     }
 
-    pub(super) fn config(&self, retry: RetryPolicy) -> ClientConfig {
+    pub(crate) fn config(&self, retry: RetryPolicy) -> ClientConfig {
         ClientConfig {
             api_url: self.api_url(),
             repository: RepoName::parse("acme/widgets").unwrap(),
@@ -120,12 +120,12 @@ impl Fake {
         }
     }
 
-    pub(super) fn client(&self, retry: RetryPolicy) -> GitHubClient {
+    pub(crate) fn client(&self, retry: RetryPolicy) -> GitHubClient {
         GitHubClient::new(&self.config(retry)).unwrap()
     }
 
     /// Every request received so far, as `METHOD /path?query`.
-    pub(super) async fn log(&self) -> Vec<String> {
+    pub(crate) async fn log(&self) -> Vec<String> {
         self.requests()
             .await
             .iter()
@@ -136,13 +136,13 @@ impl Fake {
             .collect()
     }
 
-    pub(super) async fn requests(&self) -> Vec<Request> {
+    pub(crate) async fn requests(&self) -> Vec<Request> {
         self.server.received_requests().await.unwrap()
     }
 
     /// Mount a scripted answer in front of the fake for the first `times`
     /// requests matching `method` and a path ending in `path_suffix`.
-    pub(super) async fn script(
+    pub(crate) async fn script(
         &self,
         method: &str,
         path_regex: &str,
@@ -160,7 +160,7 @@ impl Fake {
 }
 
 /// A retry policy whose sleeps are recorded instead of slept.
-pub(super) fn recording_policy() -> (RetryPolicy, Arc<Mutex<Vec<Duration>>>) {
+pub(crate) fn recording_policy() -> (RetryPolicy, Arc<Mutex<Vec<Duration>>>) {
     let waits = Arc::new(Mutex::new(Vec::new()));
     let record = Arc::clone(&waits);
     let policy = RetryPolicy {
@@ -177,7 +177,7 @@ pub(super) fn recording_policy() -> (RetryPolicy, Arc<Mutex<Vec<Duration>>>) {
 }
 
 /// The JSON body GitHub sends with an error status.
-pub(super) fn github_error(message: &str) -> Value {
+pub(crate) fn github_error(message: &str) -> Value {
     json!({"message": message, "documentation_url": "https://docs.github.com/rest"})
 }
 

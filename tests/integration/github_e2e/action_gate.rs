@@ -1,0 +1,186 @@
+//! The action's `gate` step, run with bash and the real binary against the
+//! fake GitHub: `compare` with `comment: false` and with the default, then
+//! `comment`, and inputs that must never reach the tool.
+
+#![expect(
+    clippy::unwrap_used,
+    reason = "test fixtures panic when their setup fails"
+)]
+
+use pretty_assertions::assert_eq;
+
+use super::action::run_step;
+use super::harness::{Job, MARKER, output, read_report, requests};
+use crate::common::{outputs, repo};
+use crate::github_api::fake::Fake;
+
+/// The env of the `gate` step, as the runner would set it.
+fn gate_env(job: &Job, fake: &Fake, inputs: &[(&str, &str)]) -> Vec<(&'static str, String)> {
+    let mut env = job.env(fake);
+    let get = |k: &str, default: &str| {
+        inputs
+            .iter()
+            .find(|(n, _)| *n == k)
+            .map_or(default, |(_, v)| *v)
+            .to_owned()
+    };
+    env.extend([
+        (
+            "AGENTEVAL_BIN",
+            assert_cmd::cargo::cargo_bin("agenteval-gate")
+                .to_str()
+                .unwrap()
+                .to_owned(),
+        ),
+        ("INPUT_COMMAND", get("command", "compare")),
+        ("INPUT_SUITES", get("suites", "")),
+        ("INPUT_BASELINE", get("baseline", "main")),
+        ("INPUT_FAIL_ON", get("fail-on", "")),
+        ("INPUT_COMMENT", get("comment", "true")),
+        ("INPUT_JUDGE", get("judge", "")),
+        ("INPUT_JUDGE_MODEL", get("judge-model", "")),
+        ("INPUT_JUDGE_BASE_URL", get("judge-base-url", "")),
+        ("INPUT_EXTRA_ARGS", get("extra-args", "")),
+        ("INPUT_PR", get("pr", "")),
+        ("REPORT_PATH", get("report", "")),
+        (
+            "GITHUB_PATH",
+            job.path("github_path").to_str().unwrap().to_owned(),
+        ),
+    ]);
+    env
+}
+
+#[tokio::test]
+async fn the_gate_step_runs_compare_and_comment_with_the_inputs() {
+    let fake = Fake::start().await;
+    let job = Job::new("acme/widgets");
+    let report = job.path("compare.json");
+    let report_str = report.to_str().unwrap();
+    let regressed = "--traces suites/support-bot/traces-regressed\n  --evidence suites/support-bot/evidence-regressed --deterministic --isolated";
+
+    // `comment: false`: the regressed compare fails the step, posts nothing.
+    let out = run_step(
+        "gate",
+        &repo(),
+        &gate_env(
+            &job,
+            &fake,
+            &[
+                ("suites", "support-bot, "),
+                ("comment", "false"),
+                ("extra-args", regressed),
+                ("report", report_str),
+            ],
+        ),
+    );
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("`comment: false`: the token is withheld"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("no token in the environment"), "{stderr}");
+    assert!(requests(&fake).await.is_empty());
+    let outs = job.outputs();
+    assert_eq!(output(&outs, "verdict"), Some("fail"));
+    assert_eq!(output(&outs, "report-path"), Some(report_str));
+    assert_eq!(output(&outs, "exit-code"), Some("2"));
+    let report_json = read_report(&report);
+    assert_eq!(
+        report_json["suites"].as_array().unwrap().len(),
+        1,
+        "only support-bot"
+    );
+    let bin_dir = assert_cmd::cargo::cargo_bin("agenteval-gate")
+        .parent()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        std::fs::read_to_string(job.path("github_path")).unwrap(),
+        format!("{}\n", bin_dir.display())
+    );
+
+    // `command: comment` posts the saved report.
+    let out = run_step(
+        "gate",
+        &repo(),
+        &gate_env(
+            &job,
+            &fake,
+            &[("command", "comment"), ("pr", "7"), ("report", report_str)],
+        ),
+    );
+    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+    assert_eq!(fake.comments().len(), 1);
+    assert!(
+        fake.comments()[0]
+            .body
+            .starts_with(&format!("{MARKER}\n## ❌"))
+    );
+    assert_eq!(output(&job.outputs(), "exit-code"), Some("0"));
+
+    // The default `comment: true` on the passing recordings updates it: ✅, exit 0.
+    let out = run_step(
+        "gate",
+        &repo(),
+        &gate_env(
+            &job,
+            &fake,
+            &[
+                ("suites", "support-bot"),
+                ("extra-args", "--deterministic --isolated"),
+                ("report", report_str),
+            ],
+        ),
+    );
+    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+    let comments = fake.comments();
+    assert_eq!(comments.len(), 1);
+    assert!(comments[0].body.starts_with(&format!("{MARKER}\n## ✅")));
+    assert_eq!(output(&job.outputs(), "verdict"), Some("pass"));
+
+    // A PR number that is not one never reaches the tool.
+    let out = run_step(
+        "gate",
+        &repo(),
+        &gate_env(
+            &job,
+            &fake,
+            &[
+                ("command", "comment"),
+                ("pr", "7; true"),
+                ("report", report_str),
+            ],
+        ),
+    );
+    assert_eq!(out.status.code(), Some(64));
+    assert!(
+        outputs(&out)
+            .0
+            .contains("needs `pr`, a pull request number (got `7; true`)")
+    );
+
+    // An unset judge is not exported (an empty `AGENTEVAL_JUDGE` is a usage
+    // error); a set one is, and this build refuses it.
+    let out = run_step(
+        "gate",
+        &repo(),
+        &gate_env(
+            &job,
+            &fake,
+            &[
+                ("judge", "openai"),
+                ("suites", "support-bot"),
+                ("report", report_str),
+                ("extra-args", "--isolated"),
+            ],
+        ),
+    );
+    assert_eq!(out.status.code(), Some(64));
+    assert!(
+        outputs(&out)
+            .1
+            .contains("`--judge openai` is not available in this build")
+    );
+}
