@@ -39,8 +39,7 @@ use serde_json::Value;
 use super::agents::AgentIndex;
 use super::calls::{Execution, PendingCalls, Request};
 use super::classify::{
-    answer_of, ends_turn, is_final_tool, is_plan_span, last_of_agent, mark_final_answer,
-    span_error, states_plan,
+    answer_of, ends_turn, is_final_tool, is_plan_span, mark_final_answer, span_error, states_plan,
 };
 use super::graph::Dag;
 use super::model::{Edge, EdgeKind, Node};
@@ -74,8 +73,15 @@ pub fn build_dag_with(trace: &Trace, options: BuildOptions) -> Dag {
     let mut order: Vec<usize> = (0..trace.spans.len()).collect();
     order.sort_by_key(|&i| trace.spans[i].order_key());
 
+    let mut last_model_call: BTreeMap<String, usize> = BTreeMap::new();
+    for (pos, &i) in order.iter().enumerate() {
+        if trace.spans[i].kind == SpanKind::Llm {
+            last_model_call.insert(index.agent(i).to_owned(), pos);
+        }
+    }
     let mut builder = Builder {
         trace,
+        last_model_call,
         index: &index,
         order: &order,
         nodes: Vec::new(),
@@ -150,9 +156,17 @@ struct Builder<'a> {
     pending: PendingCalls,
     transcript: bool,
     options: BuildOptions,
+    /// Agent → position (in `order`) of its last model call.
+    last_model_call: BTreeMap<String, usize>,
 }
 
 impl Builder<'_> {
+    fn last_of_agent(&self, agent: &str, pos: usize) -> bool {
+        self.last_model_call
+            .get(agent)
+            .is_none_or(|&last| last <= pos)
+    }
+
     fn push(
         &mut self,
         mut node: Node,
@@ -235,7 +249,7 @@ impl Builder<'_> {
         let mapped = first_call
             && self.options.first_call_plans
             && self.index.caller(&agent).is_none()
-            && (!tools.is_empty() || !last_of_agent(trace, self.index, self.order, pos));
+            && (!tools.is_empty() || !self.last_of_agent(&agent, pos));
         let planned = is_plan_span(span)
             || mapped
             || (first_call && text.as_deref().is_some_and(states_plan));
@@ -290,8 +304,8 @@ impl Builder<'_> {
             self.pending.request_final(call.id.clone());
         }
         if last.is_none() {
-            let ends = ends_turn(trace, self.index, self.order, pos)
-                || last_of_agent(trace, self.index, self.order, pos);
+            let ends =
+                ends_turn(trace, self.index, self.order, pos) || self.last_of_agent(&agent, pos);
             let step_type = if ends {
                 StepType::Synth
             } else {
