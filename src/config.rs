@@ -199,6 +199,8 @@ impl SuiteSettings {
 pub struct EvalSettings {
     pub suite: SuiteSettings,
     pub traces: Option<PathBuf>,
+    /// `--evidence DIR` override.
+    pub evidence: Option<PathBuf>,
     pub tier: TierChoice,
     pub judge: JudgeChoice,
     pub judge_cache: PathBuf,
@@ -276,6 +278,7 @@ impl EvalSettings {
         Ok(Self {
             suite: SuiteSettings::resolve(&args.suite, config),
             traces: args.traces.clone(),
+            evidence: args.evidence.clone(),
             tier,
             judge,
             judge_cache: args

@@ -105,7 +105,7 @@ impl Error {
             Self::Trace(e) => e.exit_code(),
             Self::Report(e) => e.exit_code(),
             Self::Baseline(e) => e.exit_code(),
-            Self::GitHub(_) => ExitCode::Unavailable,
+            Self::GitHub(e) => e.exit_code(),
             Self::Runner(e) => e.exit_code(),
             Self::Internal(_) => ExitCode::Internal,
         }

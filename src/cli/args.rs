@@ -89,6 +89,9 @@ pub struct CliEvalArgs {
     /// Read recorded traces from DIR (`<case_id>.<ext>`) instead of the suite's `traces:`; forces replay mode.
     #[arg(long, value_name = "DIR", env = "AGENTEVAL_TRACES")]
     pub traces: Option<PathBuf>,
+    /// Read evidence from DIR (`<case_id>.json`) instead of the suite's `evidence:`.
+    #[arg(long, value_name = "DIR", env = "AGENTEVAL_EVIDENCE")]
+    pub evidence: Option<PathBuf>,
     /// Which cases: the smoke tier, the full suite, or smoke then full [default: progressive for compare, full for run].
     #[arg(long, value_enum, env = "AGENTEVAL_TIER")]
     pub tier: Option<CliTier>,

@@ -8,11 +8,14 @@ use crate::exit_code::ExitCode;
 
 mod baseline;
 mod common;
+mod compare;
 mod config_show;
 mod lint;
+mod publish;
 mod report;
 mod run;
 mod schema;
+mod trace;
 
 pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
     let quiet = cli.global.quiet;
@@ -21,11 +24,13 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
     }
     let config = Config::discover(&cli.global)?;
     match cli.command {
+        CliCommand::Schema => schema::run(),
         CliCommand::Run(args) => run::run(&args, &config, quiet),
+        CliCommand::Compare(args) => compare::run(&args, &config, quiet),
         CliCommand::Lint(args) => lint::run(&args, &config),
         CliCommand::Report(args) => report::run(&args),
+        CliCommand::Trace(args) => trace::run(&args),
         CliCommand::Baseline(cmd) => baseline::run(&cmd, &config, quiet),
         CliCommand::Config(crate::cli::CliConfig::Show) => config_show::run(&config),
-        _ => Err(crate::Error::Internal("command not wired yet".into())),
     }
 }

@@ -2,3 +2,10 @@
 //! verdict (DESIGN §8). Pure and synchronous.
 
 pub mod absolute;
+pub mod decide;
+pub mod engine;
+pub mod localize;
+pub mod model;
+pub mod pairing;
+#[cfg(test)]
+mod tests;

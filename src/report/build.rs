@@ -6,7 +6,7 @@ use crate::eval::compliance;
 use crate::report::metrics::suite_means;
 use crate::report::model::{
     Aggregate, CaseReport, CaseStatus, CheckpointInfo, CheckpointSummary, Cost, JudgeSummary,
-    Propagation, RUN_REPORT_SCHEMA_VERSION, RunMode, RunReport, ShardInfo, Tier, ToolUse,
+    RUN_REPORT_SCHEMA_VERSION, RunMode, RunReport, ShardInfo, Tier, ToolUse,
 };
 use crate::spec::suite::Suite;
 
@@ -117,7 +117,7 @@ pub fn aggregate(cases: &[CaseReport], checkpoints: usize) -> Aggregate {
         position_dropout_analysis: compliance::position_dropout(all_results(), checkpoints),
         evaluator_audit: compliance::evaluator_audit(all_results()),
         checkpoints: per_checkpoint,
-        propagation: Propagation::default(),
+        propagation: crate::eval::metrics::propagation::propagation_stats(cases),
         tool_use,
         cost,
     }

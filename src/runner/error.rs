@@ -23,6 +23,14 @@ pub enum RunnerError {
     #[diagnostic(transparent)]
     Evidence(Box<crate::diagnostic::FileDiagnostic>),
 
+    /// The tool catalog could not be compiled (lint reports this first).
+    #[error("invalid tool catalog: {0}")]
+    #[diagnostic(
+        code(agenteval::runner::catalog),
+        help("run `agenteval-gate lint` for the location")
+    )]
+    Catalog(String),
+
     #[error("no cases selected")]
     #[diagnostic(
         code(agenteval::runner::empty),
@@ -39,6 +47,7 @@ impl RunnerError {
             Self::Io { .. } => ExitCode::Io,
             Self::NothingSelected => ExitCode::NothingEvaluated,
             Self::Evidence(_) => ExitCode::DataError,
+            Self::Catalog(_) => ExitCode::Config,
         }
     }
 }

@@ -7,8 +7,9 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::config::EvalSettings;
-use crate::eval::case::{CaseContext, StepPart, evaluate_case};
+use crate::eval::case::{CaseContext, StepPart, TraceOutcome, evaluate_case};
 use crate::eval::checkpoint::JudgeVerdicts;
+use crate::eval::steps::{RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps};
 use crate::report::build::{RunMeta, build_run_report};
 use crate::report::model::{JudgeSummary, RunMode, RunReport, ShardInfo, Tier};
 use crate::runner::RunnerError;
@@ -24,6 +25,10 @@ pub fn evaluate_replay(
 ) -> Result<RunReport, RunnerError> {
     let started = Instant::now();
     let judge = JudgeVerdicts::default();
+    let catalog =
+        ToolCatalog::new(&suite.tools).map_err(|e| RunnerError::Catalog(e.to_string()))?;
+    let step_settings = StepSettings::from_suite(suite);
+    let scorer = RulesScorer;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(settings.jobs)
         .build()
@@ -38,9 +43,22 @@ pub fn evaluate_replay(
                 .par_iter()
                 .map(|&i| {
                     let case = &suite.cases[i];
-                    let evidence = load_evidence(suite, case)?;
+                    let evidence = load_evidence(suite, case, settings.evidence.as_deref())?;
                     let (path, warnings) = trace_path(suite, case, settings.traces.as_deref());
                     let outcome = load_trace(&path, &display_path(&path, &suite.dir));
+                    let (steps, step_warnings) = match &outcome {
+                        TraceOutcome::Loaded { trace, .. } => {
+                            let ctx = StepContext::for_case(
+                                suite,
+                                case,
+                                &catalog,
+                                &step_settings,
+                                &scorer,
+                            );
+                            evaluate_steps(trace, &ctx).into_part()
+                        }
+                        TraceOutcome::Failed { .. } => (StepPart::default(), Vec::new()),
+                    };
                     let cx = CaseContext {
                         suite,
                         case,
@@ -48,7 +66,9 @@ pub fn evaluate_replay(
                         evidence: evidence.as_ref(),
                         judge: &judge,
                     };
-                    Ok((evaluate_case(&cx, StepPart::default()), warnings))
+                    let mut report = evaluate_case(&cx, steps);
+                    report.warnings.extend(step_warnings);
+                    Ok((report, warnings))
                 })
                 .collect()
         });

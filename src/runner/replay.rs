@@ -106,21 +106,30 @@ pub fn load_trace(path: &Path, display: &str) -> TraceOutcome {
 /// One line: the located message and its hint.
 fn describe(e: &TraceError) -> String {
     match e {
-        TraceError::Invalid(d) | TraceError::UnknownFormat(d) => match &d.help {
-            Some(h) => format!("{} (hint: {h})", d.one_line()),
-            None => d.one_line(),
-        },
-        other => other.to_string(),
+        TraceError::Invalid(d) | TraceError::UnknownFormat(d) if d.help.is_some() => {
+            format!(
+                "{} (hint: {})",
+                e.one_line(),
+                d.help.as_deref().unwrap_or_default()
+            )
+        }
+        other => other.one_line(),
     }
 }
 
-/// The case's evidence: `None` when there is no file. A file that is not
+/// The case's evidence (`--evidence DIR` wins over the case's `evidence:`
+/// and the suite's directory): `None` when there is no file. A file that is not
 /// valid JSON is an error (exit 65): a verdict is never reached on broken data.
-pub fn load_evidence(suite: &Suite, case: &Case) -> Result<Option<Value>, RunnerError> {
-    let path = match (&case.evidence, &suite.evidence_dir) {
-        (Some(p), _) => p.clone(),
-        (None, Some(dir)) => dir.join(format!("{}.json", case.id)),
-        (None, None) => return Ok(None),
+pub fn load_evidence(
+    suite: &Suite,
+    case: &Case,
+    override_dir: Option<&Path>,
+) -> Result<Option<Value>, RunnerError> {
+    let path = match (override_dir, &case.evidence, &suite.evidence_dir) {
+        (Some(dir), _, _) => dir.join(format!("{}.json", case.id)),
+        (None, Some(p), _) => p.clone(),
+        (None, None, Some(dir)) => dir.join(format!("{}.json", case.id)),
+        (None, None, None) => return Ok(None),
     };
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,

@@ -105,6 +105,8 @@ pub(crate) fn yaml_error(
         "add the field; required fields are listed in schema/suite.schema.json"
     } else if message.starts_with("duplicate mapping key") {
         "each key may appear once per mapping; remove one of them"
+    } else if message.starts_with("unknown variant") {
+        "use one of the values listed in the message; see schema/suite.schema.json"
     } else if message.starts_with("invalid") {
         "the value has the wrong type for this key; see schema/suite.schema.json"
     } else {

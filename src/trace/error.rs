@@ -44,6 +44,14 @@ impl TraceError {
         }
     }
 
+    /// The error on one line, with its location and hint when it has them.
+    pub fn one_line(&self) -> String {
+        match self {
+            Self::Invalid(d) | Self::UnknownFormat(d) => d.one_line(),
+            other => other.to_string(),
+        }
+    }
+
     pub fn invalid(diagnostic: FileDiagnostic) -> Self {
         Self::Invalid(Box::new(diagnostic))
     }

@@ -1,30 +1,37 @@
 //! Trace ingestion: every supported format into one span model (DESIGN §4).
+//!
+//! [`read_traces`]/[`read_trace`] read a file, detect its format and run one
+//! adapter per format; [`render_text`] shows the result. See `model` for the
+//! span model every adapter produces.
 
+mod assemble;
+mod attribute_map;
+mod chat;
+mod detect;
 mod error;
+mod genai;
+mod ids;
+mod input;
+mod json;
+mod load;
+mod messages;
 pub mod model;
+mod multi_agent;
+mod openinference;
+mod openinference_nested;
+mod otel;
+mod otel_sdk;
+mod otlp;
+mod render;
+mod shape;
+mod swe_agent;
+mod telemetry_jsonl;
+mod time;
 
 pub use error::TraceError;
+pub use load::{detect_format, parse_trace, parse_traces, read_trace, read_traces};
 pub use model::{
     Message, Span, SpanKind, Status, StatusCode, Tokens, ToolCall, ToolExecution, Trace,
     TraceFormat,
 };
-
-// TEMPORARY: replaced by the adapters' loader when the `trace` branch lands.
-/// Read the single trace in `path`.
-pub fn read_trace(path: &std::path::Path) -> Result<Trace, TraceError> {
-    let bytes = std::fs::read(path).map_err(|e| TraceError::Io {
-        path: path.to_path_buf(),
-        source: e,
-    })?;
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(TraceError::Empty {
-            path: path.to_path_buf(),
-        });
-    }
-    serde_json::from_slice(&bytes).map_err(|e| {
-        TraceError::invalid(
-            crate::diagnostic::FileDiagnostic::error(path, e.to_string())
-                .at_line(e.line(), e.column()),
-        )
-    })
-}
+pub use render::render_text;

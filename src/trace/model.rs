@@ -189,6 +189,19 @@ impl Span {
         }
     }
 
+    /// Attribute naming the LLM span that requested this tool execution,
+    /// set by adapters that know it for certain (chat trajectories, where
+    /// call ids may repeat).
+    pub const REQUESTED_BY: &'static str = "requested_by";
+
+    /// The LLM span that requested this tool execution, when the format
+    /// records it (see [`Span::REQUESTED_BY`]).
+    pub fn requested_by(&self) -> Option<&str> {
+        self.attributes
+            .get(Self::REQUESTED_BY)
+            .and_then(Value::as_str)
+    }
+
     /// Tool calls this (LLM) span asked for, in order.
     pub fn requested_tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
         self.output_messages

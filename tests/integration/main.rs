@@ -2,6 +2,7 @@
 
 mod cli;
 mod common;
+mod compare;
 mod dag_known;
 mod github_api;
 mod schema;

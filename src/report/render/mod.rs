@@ -1,6 +1,10 @@
 //! Renderers. They are pure: a report in, text out. Formatting helpers live
 //! in `fmt.rs` so every format shows numbers the same way.
 
+pub mod compare_junit;
+pub mod compare_markdown;
+pub mod compare_table;
+pub mod compare_text;
 pub mod fmt;
 pub mod json;
 pub mod run_junit;

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Ingestion throughput of `run` vs the raw serde_json parse of the same bytes.
+# Usage: bench/ingest.sh [N_TRACES] [RUNS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo bench --bench ingest -- "${1:-2000}" "${2:-7}"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Rebuild the committed example baselines (baselines/main/) with the tool itself.
+#
+# support-bot gets six history points: five runs of the example agent with
+# seeded transient tool failures (AGENT_FLAKE_SEED=1..5, the run-to-run noise
+# of a real deployment), then the recorded traces. So its 2σ band is available.
+# code-review and airline-tau get one update each: their 2σ band reports
+# "unavailable" until five updates exist, as it would in a new project.
+#
+# Written with --deterministic (no timestamps or git metadata), so re-running
+# this script reproduces the files byte for byte.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --quiet
+bin=target/debug/agenteval-gate
+rm -rf baselines/main
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for k in 1 2 3 4 5; do
+  python3 suites/support-bot/record.py --flake-seed "$k" --out "$tmp/run-$k" >/dev/null
+  "$bin" --isolated --quiet baseline update --name main --suite support-bot \
+    --traces "$tmp/run-$k/traces" --evidence "$tmp/run-$k/evidence" --deterministic
+done
+"$bin" --isolated --quiet baseline update --name main --deterministic
+"$bin" --isolated baseline list

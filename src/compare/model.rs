@@ -1,0 +1,274 @@
+//! The compare report (`compare --format json --out F`, DESIGN §13).
+//!
+//! One report covers every suite of a compare: `metrics[]` is flat, each
+//! entry names its `suite`; `regressions[]` holds `<suite>/<metric>` names.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::compare::absolute::AbsoluteBreach;
+use crate::report::model::Tier;
+use crate::spec::model::{FailOn, Severity};
+
+/// Version of the compare report JSON.
+pub const COMPARE_REPORT_SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareReport {
+    pub schema_version: u32,
+    pub tool_version: String,
+    pub verdict: Verdict,
+    pub fail_on: FailOn,
+    /// `--warn-only`: the verdict is reported but the exit code is 0.
+    #[serde(default)]
+    pub warn_only: bool,
+    pub baseline: BaselineRef,
+    pub tiers: Vec<TierOutcome>,
+    pub metrics: Vec<MetricComparison>,
+    /// `<suite>/<metric>` of every metric whose status is `regression`.
+    pub regressions: Vec<String>,
+    pub absolute_breaches: Vec<SuiteBreach>,
+    /// Share of judge calls that failed; `None` without a judge.
+    pub judge_error_rate: Option<f64>,
+    /// Pairing and spec differences per suite.
+    pub suites: Vec<SuitePairing>,
+    pub settings: CompareSettings,
+    /// Why the verdict is what it is, one line per reason.
+    pub reasons: Vec<String>,
+    /// Mermaid DAG of the worst regressed case, when one has a DAG.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worst_case: Option<WorstCase>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evaluated_at: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Pass,
+    Fail,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pass => "pass",
+            Self::Fail => "fail",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BaselineRef {
+    pub name: String,
+    /// Of the first suite (baselines are normally updated together).
+    pub git_sha: Option<String>,
+    pub updated_at: Option<String>,
+    /// Fewest history points over the suites (the 2σ leg needs 5).
+    pub history_points: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TierOutcome {
+    pub suite: String,
+    pub tier: Tier,
+    pub cases: usize,
+    pub verdict: Verdict,
+    /// The smoke tier found a confirmed critical regression, so the full tier did not run.
+    pub stopped_early: bool,
+    /// Agent runs (or replays) the full tier would have added when it was skipped.
+    #[serde(default)]
+    pub runs_saved: usize,
+    /// Wall time; omitted with `--deterministic`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_time_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Higher,
+    Lower,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetricStatus {
+    Regression,
+    Suspected,
+    Improvement,
+    Unchanged,
+    InsufficientData,
+}
+
+impl MetricStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Regression => "regression",
+            Self::Suspected => "suspected",
+            Self::Improvement => "improvement",
+            Self::Unchanged => "unchanged",
+            Self::InsufficientData => "insufficient_data",
+        }
+    }
+}
+
+impl fmt::Display for MetricStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricComparison {
+    pub suite: String,
+    pub name: String,
+    pub direction: Direction,
+    pub severity: Severity,
+    /// Paired cases with a value in both runs.
+    pub n: usize,
+    /// Means over the paired cases.
+    pub base_mean: Option<f64>,
+    pub head_mean: Option<f64>,
+    /// head − base (metric units; not oriented).
+    pub delta: Option<f64>,
+    /// 95% CI of `delta`.
+    pub ci95: Option<[f64; 2]>,
+    /// One-sided paired-bootstrap p for "head is worse" (DESIGN §8).
+    pub p_value: Option<f64>,
+    /// Benjamini–Hochberg q over every metric of the compare (`= p` with `--fdr off`).
+    pub q_value: Option<f64>,
+    /// Historical band of suite means; `None` when unavailable (see `sigma_note`).
+    pub sigma_band: Option<SigmaBandOut>,
+    pub sigma_note: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_effect: Option<f64>,
+    /// Smallest |Δ| this test detects with 80% power at α (metric units).
+    pub mde: Option<f64>,
+    pub status: MetricStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub localization: Option<Localization>,
+}
+
+impl MetricComparison {
+    pub fn qualified_name(&self) -> String {
+        format!("{}/{}", self.suite, self.name)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SigmaBandOut {
+    pub mean: f64,
+    pub sd: f64,
+    pub lower: f64,
+    pub upper: f64,
+    pub points: usize,
+    /// The head run's suite mean compared with the band.
+    pub head_mean: f64,
+    /// Whether the head mean lies outside the band on the worse side.
+    pub fired: bool,
+}
+
+/// What moved, for a regression (DESIGN §8 "Localization").
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Localization {
+    /// For `checkpoint:<id>` metrics: the checkpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<CheckpointRef>,
+    /// Checkpoints whose pass rate dropped most (for suite-level metrics).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checkpoints_moved: Vec<Moved>,
+    /// Step types and workflow steps whose scores dropped most.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps_moved: Vec<Moved>,
+    /// Cases that got worse on this metric, worst first (at most 10).
+    pub flipped_cases: Vec<FlippedCase>,
+    /// The most common root-cause step among newly failing cases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_cause: Option<RootCauseRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointRef {
+    pub id: String,
+    pub instruction: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Moved {
+    pub metric: String,
+    pub base_mean: f64,
+    pub head_mean: f64,
+    pub delta: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlippedCase {
+    pub case: String,
+    pub base: f64,
+    pub head: f64,
+    /// For checkpoint metrics: the head verdict's notes.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RootCauseRef {
+    /// `TYPE name`, e.g. `EXEC lookup_account`.
+    pub step: String,
+    /// Newly failing cases whose root cause is this step.
+    pub cases: usize,
+    pub example_case: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteBreach {
+    pub suite: String,
+    #[serde(flatten)]
+    pub breach: AbsoluteBreach,
+    /// Whether this breach fails the gate at `fail_on`.
+    pub fails: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SuitePairing {
+    pub suite: String,
+    pub baseline_git_sha: Option<String>,
+    pub baseline_updated_at: Option<String>,
+    pub history_points: usize,
+    pub paired_cases: usize,
+    /// In the head run only.
+    pub new_cases: Vec<String>,
+    /// In the baseline only.
+    pub removed_cases: Vec<String>,
+    pub new_checkpoints: Vec<String>,
+    pub removed_checkpoints: Vec<String>,
+    /// Same id, different instruction: not compared (IDs are immutable).
+    pub changed_checkpoints: Vec<String>,
+    pub spec_changed: bool,
+    /// Config tags that differ: tag → [base, head].
+    pub config_changes: BTreeMap<String, [Option<String>; 2]>,
+    /// Head cases that did not complete (status ≠ ok).
+    pub failed_cases: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareSettings {
+    pub resamples: u32,
+    pub seed: u64,
+    pub alpha: f64,
+    pub fdr: bool,
+    pub min_cases: usize,
+    pub history_window: usize,
+    pub k_sigma: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorstCase {
+    pub suite: String,
+    pub case: String,
+    pub metric: String,
+    pub mermaid: String,
+}

@@ -1,0 +1,136 @@
+//! Pairing a head run with its baseline by case id, and the per-metric
+//! values of the paired cases.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::compare::model::SuitePairing;
+use crate::report::metrics::case_metrics;
+use crate::report::model::{CaseStatus, RunReport};
+
+/// Per-case metric values of both runs, restricted to paired cases.
+#[derive(Debug, Clone, Default)]
+pub struct Paired {
+    /// Paired case ids in head order.
+    pub cases: Vec<String>,
+    pub base: BTreeMap<String, BTreeMap<String, f64>>,
+    pub head: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Every metric name seen in either run, minus excluded checkpoints.
+    pub metrics: BTreeSet<String>,
+    pub pairing: SuitePairing,
+}
+
+impl Paired {
+    /// `(case, base, head)` for every paired case where `metric` is defined in both runs.
+    pub fn values(&self, metric: &str) -> Vec<(&str, f64, f64)> {
+        self.cases
+            .iter()
+            .filter_map(|c| {
+                let b = self.base.get(c)?.get(metric)?;
+                let h = self.head.get(c)?.get(metric)?;
+                Some((c.as_str(), *b, *h))
+            })
+            .collect()
+    }
+}
+
+pub fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
+    let base_ids: BTreeSet<&str> = base.cases.iter().map(|c| c.id.as_str()).collect();
+    let head_ids: BTreeSet<&str> = head.cases.iter().map(|c| c.id.as_str()).collect();
+    let cases: Vec<String> = head
+        .cases
+        .iter()
+        .filter(|c| base_ids.contains(c.id.as_str()))
+        .map(|c| c.id.clone())
+        .collect();
+
+    let base_cp: BTreeMap<&str, &str> = base
+        .checkpoint_catalog
+        .iter()
+        .map(|c| (c.id.as_str(), c.instruction.as_str()))
+        .collect();
+    let head_cp: BTreeMap<&str, &str> = head
+        .checkpoint_catalog
+        .iter()
+        .map(|c| (c.id.as_str(), c.instruction.as_str()))
+        .collect();
+    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let changed: Vec<String> = head_cp
+        .iter()
+        .filter(|(id, text)| base_cp.get(*id).is_some_and(|old| norm(old) != norm(text)))
+        .map(|(id, _)| (*id).to_owned())
+        .collect();
+    let excluded: BTreeSet<String> = changed
+        .iter()
+        .map(|id| format!("checkpoint:{id}"))
+        .collect();
+
+    let pick = |r: &RunReport| -> BTreeMap<String, BTreeMap<String, f64>> {
+        r.cases
+            .iter()
+            .filter(|c| cases.contains(&c.id))
+            .map(|c| {
+                let mut m = case_metrics(c);
+                m.retain(|k, _| !excluded.contains(k));
+                (c.id.clone(), m)
+            })
+            .collect()
+    };
+    let base_values = pick(base);
+    let head_values = pick(head);
+    let metrics: BTreeSet<String> = base_values
+        .values()
+        .chain(head_values.values())
+        .flat_map(|m| m.keys().cloned())
+        .collect();
+
+    let mut config_changes = BTreeMap::new();
+    for key in base.config_tags.keys().chain(head.config_tags.keys()) {
+        let (b, h) = (base.config_tags.get(key), head.config_tags.get(key));
+        if b != h {
+            config_changes.insert(key.clone(), [b.cloned(), h.cloned()]);
+        }
+    }
+    let pairing = SuitePairing {
+        suite: suite.to_owned(),
+        paired_cases: cases.len(),
+        new_cases: head
+            .cases
+            .iter()
+            .filter(|c| !base_ids.contains(c.id.as_str()))
+            .map(|c| c.id.clone())
+            .collect(),
+        removed_cases: base
+            .cases
+            .iter()
+            .filter(|c| !head_ids.contains(c.id.as_str()))
+            .map(|c| c.id.clone())
+            .collect(),
+        new_checkpoints: head_cp
+            .keys()
+            .filter(|id| !base_cp.contains_key(*id))
+            .map(|s| (*s).to_owned())
+            .collect(),
+        removed_checkpoints: base_cp
+            .keys()
+            .filter(|id| !head_cp.contains_key(*id))
+            .map(|s| (*s).to_owned())
+            .collect(),
+        changed_checkpoints: changed,
+        spec_changed: head.spec_hash != base.spec_hash,
+        config_changes,
+        failed_cases: head
+            .cases
+            .iter()
+            .filter(|c| c.status != CaseStatus::Ok)
+            .map(|c| c.id.clone())
+            .collect(),
+        ..SuitePairing::default()
+    };
+    Paired {
+        cases,
+        base: base_values,
+        head: head_values,
+        metrics,
+        pairing,
+    }
+}

@@ -1,0 +1,332 @@
+//! The PR comment (and step summary): verdict line, the metrics that moved,
+//! regressions first with their localization, a Mermaid DAG of the worst
+//! regressed case, and collapsible details. Capped at 65,536 characters.
+
+use std::fmt::Write as _;
+
+use crate::compare::model::{CompareReport, MetricComparison, MetricStatus, Verdict};
+use crate::output::plural;
+use crate::report::render::run_markdown::escape;
+
+use super::compare_text::{effect, headline, moved, sigma, sigma_cell, status_icon};
+use super::fmt::{delta, metric, pvalue};
+
+/// GitHub's limit on a comment body.
+pub const MAX_COMMENT_CHARS: usize = 65_536;
+const TRUNCATED: &str = "\n\n_… report truncated to fit GitHub's 65,536-character limit; the full report is in the job's artifact._\n";
+
+pub fn render_compare_markdown(r: &CompareReport) -> String {
+    let full = render(r, true);
+    if full.chars().count() <= MAX_COMMENT_CHARS {
+        return full;
+    }
+    // Drop the long tables first, then cut at a line boundary.
+    let short = render(r, false);
+    if short.chars().count() <= MAX_COMMENT_CHARS {
+        return short;
+    }
+    let budget = MAX_COMMENT_CHARS - TRUNCATED.chars().count();
+    let mut cut: String = short.chars().take(budget).collect();
+    if let Some(i) = cut.rfind('\n') {
+        cut.truncate(i);
+    }
+    cut.push_str(TRUNCATED);
+    cut
+}
+
+fn render(r: &CompareReport, details: bool) -> String {
+    let mut md = String::new();
+    let (icon, word) = match (r.verdict, r.warn_only) {
+        (Verdict::Fail, false) => ("❌", "failed"),
+        (Verdict::Fail, true) => ("⚠️", "would fail (warn-only)"),
+        (Verdict::Pass, _) => ("✅", "passed"),
+    };
+    let _ = writeln!(md, "## {icon} agenteval-gate {word}: {}\n", headline(r));
+    let paired: usize = r.suites.iter().map(|s| s.paired_cases).sum();
+    let sha = r
+        .baseline
+        .git_sha
+        .as_deref()
+        .map(|s| format!(" @ `{}`", s.chars().take(12).collect::<String>()))
+        .unwrap_or_default();
+    let _ = writeln!(
+        md,
+        "Baseline `{}`{sha} · {} · {} · fail on **{}**\n",
+        r.baseline.name,
+        plural(paired, "paired case", "paired cases"),
+        plural(r.baseline.history_points, "history point", "history points"),
+        r.fail_on
+    );
+    tiers(&mut md, r);
+    for b in &r.absolute_breaches {
+        let _ = writeln!(
+            md,
+            "- {} absolute gate `{}/{}`: {}",
+            if b.fails { "🔴" } else { "🟠" },
+            b.suite,
+            b.breach.metric,
+            b.breach.message
+        );
+    }
+
+    let moved = moved(r);
+    if moved.is_empty() {
+        md.push_str("\nNo metric moved beyond noise.\n");
+    } else {
+        md.push_str("\n### Metrics that moved\n\n");
+        table(&mut md, &moved, r.suites.len() > 1);
+    }
+
+    let regressions: Vec<&MetricComparison> = r
+        .metrics
+        .iter()
+        .filter(|m| matches!(m.status, MetricStatus::Regression | MetricStatus::Suspected))
+        .collect();
+    if !regressions.is_empty() {
+        md.push_str("\n### What moved and where\n");
+        for m in regressions {
+            localization(&mut md, m, details);
+        }
+    }
+    if let Some(w) = &r.worst_case {
+        let _ = writeln!(
+            md,
+            "\n### Worst regressed case: `{}` (`{}`)\n\nRoot cause in red, propagated failures in orange.\n\n```mermaid\n{}\n```",
+            w.case,
+            w.metric,
+            w.mermaid.trim_end()
+        );
+    }
+    mde(&mut md, r);
+    if details {
+        let _ = writeln!(
+            md,
+            "\n<details><summary>All {} metrics</summary>\n",
+            r.metrics.len()
+        );
+        let all: Vec<&MetricComparison> = r.metrics.iter().collect();
+        table(&mut md, &all, r.suites.len() > 1);
+        md.push_str("\n</details>\n");
+    }
+    pairing(&mut md, r);
+    let _ = writeln!(
+        md,
+        "\n<sub>paired bootstrap (B = {}, seed {}, one-sided) · {} · α = {} · 2σ band over the last {} baseline means · agenteval-gate {}</sub>",
+        r.settings.resamples,
+        r.settings.seed,
+        if r.settings.fdr {
+            "Benjamini–Hochberg q-values"
+        } else {
+            "raw p-values (--fdr off)"
+        },
+        r.settings.alpha,
+        r.settings.history_window,
+        r.tool_version
+    );
+    md
+}
+
+fn tiers(md: &mut String, r: &CompareReport) {
+    for t in &r.tiers {
+        let _ = writeln!(
+            md,
+            "- `{}` {} tier: {} → {}{}",
+            t.suite,
+            t.tier,
+            plural(t.cases, "case", "cases"),
+            t.verdict.as_str(),
+            if t.stopped_early {
+                " — **confirmed critical regression: stopped before the full tier**"
+            } else {
+                ""
+            }
+        );
+    }
+}
+
+fn table(md: &mut String, rows: &[&MetricComparison], with_suite: bool) {
+    let suite_col = if with_suite { "suite | " } else { "" };
+    let _ = writeln!(
+        md,
+        "| {suite_col}metric | base | head | Δ | 95% CI | q | 2σ band | status |"
+    );
+    let _ = writeln!(
+        md,
+        "|{}---|---:|---:|---:|---|---:|---|---|",
+        if with_suite { "---|" } else { "" }
+    );
+    for m in rows {
+        let ci = m.ci95.map_or_else(
+            || "—".to_owned(),
+            |[lo, hi]| format!("{} … {}", delta(&m.name, lo), delta(&m.name, hi)),
+        );
+        let _ = writeln!(
+            md,
+            "| {}`{}` | {} | {} | {} | {ci} | {} | {} | {} {} |",
+            if with_suite {
+                format!("{} | ", m.suite)
+            } else {
+                String::new()
+            },
+            m.name,
+            metric(&m.name, m.base_mean),
+            metric(&m.name, m.head_mean),
+            m.delta
+                .map_or_else(|| "—".to_owned(), |d| delta(&m.name, d)),
+            pvalue(m.q_value),
+            sigma_cell(m),
+            status_icon(m.status),
+            m.status
+        );
+    }
+}
+
+fn localization(md: &mut String, m: &MetricComparison, details: bool) {
+    let _ = writeln!(
+        md,
+        "\n#### {} `{}` — {} ({})\n",
+        status_icon(m.status),
+        m.qualified_name(),
+        m.status,
+        m.severity
+    );
+    let Some(loc) = &m.localization else { return };
+    if let Some(cp) = &loc.checkpoint {
+        let _ = writeln!(md, "> {}\n", escape(&cp.instruction));
+    }
+    let _ = writeln!(md, "- {}; 2σ: {}", effect(m), sigma(m));
+    for moved in loc.checkpoints_moved.iter().take(3) {
+        let _ = writeln!(
+            md,
+            "- checkpoint `{}` moved {}",
+            moved.metric.trim_start_matches("checkpoint:"),
+            delta(&moved.metric, moved.delta)
+        );
+    }
+    let scope = if loc.checkpoint.is_some() {
+        " in those cases"
+    } else {
+        ""
+    };
+    for moved in loc.steps_moved.iter().take(3) {
+        let _ = writeln!(
+            md,
+            "- `{}` moved {}{scope}",
+            moved.metric,
+            delta(&moved.metric, moved.delta)
+        );
+    }
+    if let Some(rc) = &loc.root_cause {
+        let _ = writeln!(
+            md,
+            "- most common new root cause: **`{}`** in {} (e.g. `{}`)",
+            rc.step,
+            plural(rc.cases, "newly failing case", "newly failing cases"),
+            rc.example_case
+        );
+    }
+    if !loc.flipped_cases.is_empty() {
+        let shown = if details {
+            loc.flipped_cases.len()
+        } else {
+            loc.flipped_cases.len().min(3)
+        };
+        let _ = writeln!(
+            md,
+            "- cases that got worse: {}",
+            plural(loc.flipped_cases.len(), "case", "cases")
+        );
+        for c in loc.flipped_cases.iter().take(shown) {
+            let note = if c.note.is_empty() {
+                String::new()
+            } else {
+                format!(" — {}", escape(&c.note))
+            };
+            let _ = writeln!(
+                md,
+                "  - `{}`: {} → {}{note}",
+                c.case,
+                metric(&m.name, Some(c.base)),
+                metric(&m.name, Some(c.head))
+            );
+        }
+    }
+}
+
+fn mde(md: &mut String, r: &CompareReport) {
+    let lines: Vec<String> = r
+        .metrics
+        .iter()
+        .filter(|m| {
+            matches!(
+                m.name.as_str(),
+                "compliance_percent" | "task_success" | "workflow_quality"
+            )
+        })
+        .filter_map(|m| {
+            Some(format!(
+                "`{}/{}` {} (n = {})",
+                m.suite,
+                m.name,
+                delta(&m.name, m.mde?).trim_start_matches(['+', '−', '±']),
+                m.n
+            ))
+        })
+        .collect();
+    if !lines.is_empty() {
+        let _ = writeln!(
+            md,
+            "\n**Minimum detectable effect** (80% power, α = {}): {}. Smaller drops can pass unnoticed; add cases to tighten it.",
+            r.settings.alpha,
+            lines.join(" · ")
+        );
+    }
+}
+
+fn pairing(md: &mut String, r: &CompareReport) {
+    let mut body = String::new();
+    for s in &r.suites {
+        let _ = writeln!(
+            body,
+            "- `{}`: {} paired",
+            s.suite,
+            plural(s.paired_cases, "case", "cases")
+        );
+        let list = |v: &[String]| {
+            v.iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for (label, v) in [
+            ("new cases (not compared)", &s.new_cases),
+            ("removed cases", &s.removed_cases),
+            ("cases that did not complete", &s.failed_cases),
+            ("new checkpoints", &s.new_checkpoints),
+            ("removed checkpoints", &s.removed_checkpoints),
+            (
+                "checkpoints whose instruction changed (not compared)",
+                &s.changed_checkpoints,
+            ),
+        ] {
+            if !v.is_empty() {
+                let _ = writeln!(body, "  - {label}: {}", list(v));
+            }
+        }
+        for (tag, [b, h]) in &s.config_changes {
+            let _ = writeln!(
+                body,
+                "  - config `{tag}`: {} → {}",
+                b.as_deref().unwrap_or("—"),
+                h.as_deref().unwrap_or("—")
+            );
+        }
+        if s.spec_changed {
+            body.push_str("  - the suite spec changed since the baseline\n");
+        }
+    }
+    let _ = writeln!(
+        md,
+        "\n<details><summary>Pairing and spec changes</summary>\n\n{body}\n</details>"
+    );
+}

@@ -1,0 +1,120 @@
+//! Terminal rendering of a compare report.
+
+use comfy_table::{ContentArrangement, Table, presets};
+
+use crate::compare::model::{CompareReport, MetricStatus, Verdict};
+use crate::output::plural;
+
+use super::compare_text::{effect, headline, moved, sigma, sigma_cell};
+use super::fmt::{delta, metric, pvalue};
+
+pub fn render_compare_table(r: &CompareReport) -> String {
+    let mut out = String::new();
+    let verdict = match (r.verdict, r.warn_only) {
+        (Verdict::Fail, false) => "FAIL",
+        (Verdict::Fail, true) => "FAIL (warn-only: exit 0)",
+        (Verdict::Pass, _) => "PASS",
+    };
+    out.push_str(&format!(
+        "verdict: {verdict} · {} · fail-on {}\n",
+        headline(r),
+        r.fail_on
+    ));
+    out.push_str(&format!(
+        "baseline `{}`{} · {}\n",
+        r.baseline.name,
+        r.baseline
+            .git_sha
+            .as_deref()
+            .map(|s| format!(" @ {}", s.chars().take(12).collect::<String>()))
+            .unwrap_or_default(),
+        plural(r.baseline.history_points, "history point", "history points")
+    ));
+    for t in &r.tiers {
+        out.push_str(&format!(
+            "tier {}/{}: {} → {}{}\n",
+            t.suite,
+            t.tier,
+            plural(t.cases, "case", "cases"),
+            t.verdict.as_str(),
+            if t.stopped_early {
+                " (confirmed critical regression: stopped before the full tier)"
+            } else {
+                ""
+            }
+        ));
+    }
+    let rows = moved(r);
+    if rows.is_empty() {
+        out.push_str("no metric moved beyond noise\n");
+    } else {
+        let mut t = Table::new();
+        t.load_style(presets::UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Disabled);
+        t.set_header(vec![
+            "suite", "metric", "base", "head", "Δ", "95% CI", "q", "2σ band", "severity", "status",
+        ]);
+        for m in rows {
+            t.add_row(vec![
+                m.suite.clone(),
+                m.name.clone(),
+                metric(&m.name, m.base_mean),
+                metric(&m.name, m.head_mean),
+                m.delta.map_or_else(|| "—".into(), |d| delta(&m.name, d)),
+                m.ci95.map_or_else(
+                    || "—".into(),
+                    |[lo, hi]| format!("{} … {}", delta(&m.name, lo), delta(&m.name, hi)),
+                ),
+                pvalue(m.q_value),
+                sigma_cell(m),
+                m.severity.to_string(),
+                m.status.to_string(),
+            ]);
+        }
+        out.push_str(&t.to_string());
+        out.push('\n');
+    }
+    for m in r
+        .metrics
+        .iter()
+        .filter(|m| m.status == MetricStatus::Regression)
+    {
+        out.push_str(&format!(
+            "✗ {} ({}): {}; 2σ: {}\n",
+            m.qualified_name(),
+            m.severity,
+            effect(m),
+            sigma(m)
+        ));
+        if let Some(loc) = &m.localization {
+            if let Some(cp) = &loc.checkpoint {
+                out.push_str(&format!("    checkpoint: {}\n", cp.instruction));
+            }
+            if let Some(rc) = &loc.root_cause {
+                out.push_str(&format!(
+                    "    most common new root cause: {} in {} (e.g. {})\n",
+                    rc.step,
+                    plural(rc.cases, "case", "cases"),
+                    rc.example_case
+                ));
+            }
+            if !loc.flipped_cases.is_empty() {
+                let ids: Vec<&str> = loc.flipped_cases.iter().map(|c| c.case.as_str()).collect();
+                out.push_str(&format!("    worse: {}\n", ids.join(", ")));
+            }
+        }
+    }
+    for b in &r.absolute_breaches {
+        out.push_str(&format!(
+            "{} absolute gate {}/{}: {}\n",
+            if b.fails { "✗" } else { "!" },
+            b.suite,
+            b.breach.metric,
+            b.breach.message
+        ));
+    }
+    for reason in &r.reasons {
+        out.push_str(&format!("· {reason}\n"));
+    }
+    out
+}

@@ -1,0 +1,130 @@
+//! Phrases shared by the compare renderers, so the terminal, Markdown and
+//! `JUnit` say the same thing in the same words.
+
+use crate::compare::model::{CompareReport, MetricComparison, MetricStatus, Verdict};
+use crate::output::plural;
+
+use super::fmt::{delta, metric, pvalue};
+
+/// One-line verdict summary.
+pub fn headline(r: &CompareReport) -> String {
+    let regressions = r
+        .metrics
+        .iter()
+        .filter(|m| m.status == MetricStatus::Regression)
+        .count();
+    let failing = r
+        .metrics
+        .iter()
+        .filter(|m| m.status == MetricStatus::Regression && r.fail_on.fails(m.severity))
+        .count();
+    let breaches = r.absolute_breaches.iter().filter(|b| b.fails).count();
+    match r.verdict {
+        Verdict::Fail => {
+            let mut parts = Vec::new();
+            if failing > 0 {
+                parts.push(format!(
+                    "{} at or above {}",
+                    plural(failing, "confirmed regression", "confirmed regressions"),
+                    r.fail_on
+                ));
+            }
+            if breaches > 0 {
+                parts.push(plural(
+                    breaches,
+                    "absolute gate breached",
+                    "absolute gates breached",
+                ));
+            }
+            parts.join(", ")
+        }
+        Verdict::Pass if regressions > 0 => format!(
+            "no regression at or above {} ({} below it)",
+            r.fail_on,
+            plural(regressions, "tolerated regression", "tolerated regressions")
+        ),
+        Verdict::Pass => {
+            let suspected = r
+                .metrics
+                .iter()
+                .filter(|m| m.status == MetricStatus::Suspected)
+                .count();
+            if suspected > 0 {
+                format!(
+                    "no confirmed regression ({} to watch)",
+                    plural(suspected, "suspected change", "suspected changes")
+                )
+            } else {
+                "no regression".to_owned()
+            }
+        }
+    }
+}
+
+/// `Δ −4.0 pp (95% CI −6.1 … −1.9), q 0.0031`.
+pub fn effect(m: &MetricComparison) -> String {
+    let mut s = match m.delta {
+        Some(d) => format!("Δ {}", delta(&m.name, d)),
+        None => "Δ —".to_owned(),
+    };
+    if let Some([lo, hi]) = m.ci95 {
+        s.push_str(&format!(
+            " (95% CI {} … {})",
+            delta(&m.name, lo),
+            delta(&m.name, hi)
+        ));
+    }
+    if m.q_value.is_some() {
+        s.push_str(&format!(", q {}", pvalue(m.q_value)));
+    }
+    s
+}
+
+/// The 2σ leg in words.
+pub fn sigma(m: &MetricComparison) -> String {
+    match &m.sigma_band {
+        Some(b) => format!(
+            "head {} vs band {} … {} ({} points){}",
+            metric(&m.name, Some(b.head_mean)),
+            metric(&m.name, Some(b.lower)),
+            metric(&m.name, Some(b.upper)),
+            b.points,
+            if b.fired { ": outside" } else { ": inside" }
+        ),
+        None => m.sigma_note.clone(),
+    }
+}
+
+/// Compact band for table cells.
+pub fn sigma_cell(m: &MetricComparison) -> String {
+    match &m.sigma_band {
+        Some(b) => format!(
+            "{} … {}{}",
+            metric(&m.name, Some(b.lower)),
+            metric(&m.name, Some(b.upper)),
+            if b.fired { " ✗" } else { "" }
+        ),
+        None if m.sigma_note.starts_with("unavailable") => "n/a".to_owned(),
+        None => "—".to_owned(),
+    }
+}
+
+pub fn status_icon(s: MetricStatus) -> &'static str {
+    match s {
+        MetricStatus::Regression => "🔴",
+        MetricStatus::Suspected => "🟠",
+        MetricStatus::Improvement => "🟢",
+        MetricStatus::Unchanged => "⚪",
+        MetricStatus::InsufficientData => "⚫",
+    }
+}
+
+/// Metrics worth a row in the summary: everything that is not unchanged.
+pub fn moved(r: &CompareReport) -> Vec<&MetricComparison> {
+    r.metrics
+        .iter()
+        .filter(|m| {
+            m.status != MetricStatus::Unchanged && m.status != MetricStatus::InsufficientData
+        })
+        .collect()
+}

@@ -1,0 +1,248 @@
+//! Turning an adapter's spans into a finished [`Trace`]: unique span ids,
+//! time order, dangling parents re-attached (via [`Trace::finish`]), parent
+//! cycles broken, and agent names inherited from the nearest ancestor. Each
+//! repair leaves a warning. Also groups spans of several traces by id.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::Value;
+
+use crate::trace::model::{Span, Trace, TraceFormat};
+
+/// Everything an adapter found for one trace.
+#[derive(Debug)]
+pub(crate) struct Draft {
+    pub(crate) id: String,
+    pub(crate) format: TraceFormat,
+    pub(crate) spans: Vec<Span>,
+    pub(crate) final_output: Option<String>,
+    pub(crate) metadata: BTreeMap<String, Value>,
+    pub(crate) warnings: Vec<String>,
+}
+
+impl Draft {
+    pub(crate) fn new(id: impl Into<String>, format: TraceFormat) -> Self {
+        Self {
+            id: id.into(),
+            format,
+            spans: Vec::new(),
+            final_output: None,
+            metadata: BTreeMap::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Build the finished trace.
+    pub(crate) fn finish(mut self) -> Trace {
+        dedupe_ids(&mut self.spans, &mut self.warnings);
+        // Spans are large: order them by moving each one once, so the stable
+        // sort in `Trace::finish` only confirms the order.
+        let mut order: Vec<usize> = (0..self.spans.len()).collect();
+        order.sort_by_key(|&i| self.spans[i].order_key());
+        let mut slots: Vec<Option<Span>> = self.spans.into_iter().map(Some).collect();
+        self.spans = order.into_iter().filter_map(|i| slots[i].take()).collect();
+        let trace = Trace {
+            id: self.id,
+            format: self.format,
+            spans: self.spans,
+            final_output: self.final_output,
+            metadata: self.metadata,
+            warnings: self.warnings,
+        };
+        let mut trace = trace.finish();
+        break_cycles(&mut trace);
+        inherit_agents(&mut trace.spans);
+        trace
+    }
+}
+
+/// Spans of several traces in file order, grouped by trace id (first
+/// appearance first).
+#[derive(Debug, Default)]
+pub(crate) struct Groups {
+    order: Vec<(String, Vec<Span>)>,
+    index: HashMap<String, usize>,
+}
+
+impl Groups {
+    pub(crate) fn push(&mut self, trace_id: &str, span: Span) {
+        let slot = if let Some(i) = self.index.get(trace_id) {
+            *i
+        } else {
+            self.index.insert(trace_id.to_owned(), self.order.len());
+            self.order.push((trace_id.to_owned(), Vec::new()));
+            self.order.len() - 1
+        };
+        self.order[slot].1.push(span);
+    }
+
+    pub(crate) fn into_groups(self) -> Vec<(String, Vec<Span>)> {
+        self.order
+    }
+}
+
+fn dedupe_ids(spans: &mut [Span], warnings: &mut Vec<String>) {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for span in spans.iter_mut() {
+        let count = seen.entry(span.id.clone()).or_insert(0);
+        *count += 1;
+        if *count > 1 {
+            let renamed = format!("{}#{}", span.id, count);
+            warnings.push(format!(
+                "span id `{}` is used by more than one span; the copy named `{}` is now `{renamed}` and children \
+                 naming `{}` stay with the first",
+                span.id, span.name, span.id
+            ));
+            span.id = renamed;
+        }
+    }
+}
+
+/// Walk up from every span; a walk that meets itself is a cycle, cut at the
+/// span that closed it (re-attached to the root, or made a root).
+fn break_cycles(trace: &mut Trace) {
+    let index: HashMap<String, usize> = trace
+        .spans
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.id.clone(), i))
+        .collect();
+    // 0 = unvisited, 1 = on the current walk, 2 = known to reach a root.
+    let mut state = vec![0u8; trace.spans.len()];
+    for start in 0..trace.spans.len() {
+        let mut path = Vec::new();
+        let mut at = start;
+        loop {
+            if state[at] == 2 {
+                break;
+            }
+            if state[at] == 1 {
+                cut(trace, at);
+                break;
+            }
+            state[at] = 1;
+            path.push(at);
+            match trace.spans[at].parent.as_ref().and_then(|p| index.get(p)) {
+                Some(&parent) => at = parent,
+                None => break,
+            }
+        }
+        for i in path {
+            state[i] = 2;
+        }
+    }
+}
+
+fn cut(trace: &mut Trace, at: usize) {
+    // A span without a parent cannot be on a cycle.
+    let root = trace.spans.iter().position(|s| s.parent.is_none());
+    let span = &trace.spans[at];
+    let target = root.map(|r| trace.spans[r].id.clone());
+    trace.warnings.push(format!(
+        "span `{}` ({}) is its own ancestor through `{}`; the cycle is cut and it is attached to {}",
+        span.id,
+        span.name,
+        span.parent.as_deref().unwrap_or_default(),
+        target.as_deref().map_or("nothing (made a root)".to_owned(), |r| format!("root `{r}`"))
+    ));
+    trace.spans[at].parent = target;
+}
+
+/// Spans without an agent take the agent of their nearest ancestor.
+fn inherit_agents(spans: &mut [Span]) {
+    let index: HashMap<String, usize> = spans
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.id.clone(), i))
+        .collect();
+    let mut resolved: Vec<Option<Option<String>>> = vec![None; spans.len()];
+    for start in 0..spans.len() {
+        let mut path = Vec::new();
+        let mut at = start;
+        // Cycles are already cut; the bound only guards against a bug.
+        let found = loop {
+            if path.len() > spans.len() {
+                break None;
+            }
+            if let Some(known) = &resolved[at] {
+                break known.clone();
+            }
+            if let Some(agent) = &spans[at].agent {
+                break Some(agent.clone());
+            }
+            path.push(at);
+            match spans[at].parent.as_ref().and_then(|p| index.get(p)) {
+                Some(&parent) => at = parent,
+                _ => break None,
+            }
+        };
+        for i in path {
+            resolved[i] = Some(found.clone());
+        }
+    }
+    for (span, agent) in spans.iter_mut().zip(resolved) {
+        if span.agent.is_none() {
+            span.agent = agent.flatten();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::model::SpanKind;
+
+    fn span(id: &str, parent: Option<&str>, seq: usize) -> Span {
+        let mut s = Span::new(id, id, SpanKind::Other, seq);
+        s.parent = parent.map(str::to_owned);
+        s
+    }
+
+    #[test]
+    fn cycles_are_cut_and_reattached_to_the_root() {
+        let mut draft = Draft::new("t", TraceFormat::OtelSdk);
+        draft.spans = vec![
+            span("r", None, 0),
+            span("a", Some("b"), 1),
+            span("b", Some("a"), 2),
+        ];
+        draft.spans[0].agent = Some("boss".into());
+        let trace = draft.finish();
+        assert_eq!(trace.warnings.len(), 1, "{:?}", trace.warnings);
+        let roots: Vec<&str> = trace
+            .spans
+            .iter()
+            .filter(|s| s.parent.is_none())
+            .map(|s| s.id.as_str())
+            .collect();
+        assert_eq!(roots, ["r"]);
+        assert!(
+            trace
+                .spans
+                .iter()
+                .all(|s| s.agent.as_deref() == Some("boss"))
+        );
+    }
+
+    #[test]
+    fn duplicate_ids_are_renamed_with_a_warning() {
+        let mut draft = Draft::new("t", TraceFormat::OtelSdk);
+        draft.spans = vec![
+            span("r", None, 0),
+            span("x", Some("r"), 1),
+            span("x", Some("r"), 2),
+        ];
+        let trace = draft.finish();
+        let ids: Vec<&str> = trace.spans.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["r", "x", "x#2"]);
+        assert_eq!(trace.warnings.len(), 1);
+    }
+
+    #[test]
+    fn a_trace_made_only_of_a_cycle_gets_a_root() {
+        let mut draft = Draft::new("t", TraceFormat::OtelSdk);
+        draft.spans = vec![span("a", Some("b"), 0), span("b", Some("a"), 1)];
+        let trace = draft.finish();
+        assert_eq!(trace.spans.iter().filter(|s| s.parent.is_none()).count(), 1);
+    }
+}

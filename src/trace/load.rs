@@ -1,0 +1,95 @@
+//! The public entry points of trace ingestion: read a file (or bytes),
+//! detect its format, run the adapter, return finished traces.
+//!
+//! A file may hold several traces (a tau-bench subset holds one episode per
+//! array element; OTLP exports may mix trace ids). JSONL files are read one
+//! line at a time; a malformed line is an error naming its line, never
+//! skipped.
+
+use std::path::Path;
+
+use crate::trace::detect::{self, Plan};
+use crate::trace::error::TraceError;
+use crate::trace::input::Input;
+use crate::trace::model::{Trace, TraceFormat};
+use crate::trace::{
+    attribute_map, chat, multi_agent, openinference_nested, otel_sdk, otlp, swe_agent,
+    telemetry_jsonl,
+};
+
+/// Read every trace in the file at `path`.
+///
+/// Errors: [`TraceError::Io`] when the file cannot be read,
+/// [`TraceError::Empty`] when it holds no spans, [`TraceError::Invalid`]
+/// for malformed JSON/JSONL or values of the wrong type (with
+/// `file:line:col`), [`TraceError::UnknownFormat`] for valid JSON that is no
+/// trace format we know.
+pub fn read_traces(path: &Path) -> Result<Vec<Trace>, TraceError> {
+    let bytes = std::fs::read(path).map_err(|source| TraceError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_traces(&bytes, path)
+}
+
+/// Read the one trace in the file at `path`; a file holding several traces
+/// is an error with a hint.
+pub fn read_trace(path: &Path) -> Result<Trace, TraceError> {
+    exactly_one(read_traces(path)?, path)
+}
+
+/// Parse every trace in `bytes`; `path` names the source in errors and
+/// supplies ids for formats that have none.
+pub fn parse_traces(bytes: &[u8], path: &Path) -> Result<Vec<Trace>, TraceError> {
+    let input = Input::new(path, bytes);
+    let plan = detect::plan(&input)?;
+    let traces = run(&input, &plan)?;
+    if traces.iter().all(|t| t.spans.is_empty()) {
+        return Err(TraceError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(traces)
+}
+
+/// Parse exactly one trace from `bytes`.
+pub fn parse_trace(bytes: &[u8], path: &Path) -> Result<Trace, TraceError> {
+    exactly_one(parse_traces(bytes, path)?, path)
+}
+
+/// The format of `bytes`, or `None` when they are not a trace this crate
+/// can read (including malformed JSON and empty input).
+pub fn detect_format(bytes: &[u8]) -> Option<TraceFormat> {
+    detect::detect(bytes)
+}
+
+fn run(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceError> {
+    match plan.format {
+        TraceFormat::Otlp => otlp::parse(input, plan),
+        TraceFormat::OtelSdk => otel_sdk::parse(input, plan),
+        TraceFormat::OpenInference => openinference_nested::parse(input, plan),
+        TraceFormat::AttributeMap => attribute_map::parse(input, plan),
+        TraceFormat::TelemetryJsonl => telemetry_jsonl::parse(input, plan),
+        TraceFormat::ChatMessages => chat::parse(input, plan),
+        TraceFormat::SweAgent => swe_agent::parse(input, plan),
+        TraceFormat::MultiAgentChat => multi_agent::parse(input, plan),
+    }
+}
+
+fn exactly_one(mut traces: Vec<Trace>, path: &Path) -> Result<Trace, TraceError> {
+    if traces.len() == 1 {
+        return Ok(traces.remove(0));
+    }
+    let ids: Vec<String> = traces
+        .iter()
+        .take(5)
+        .map(|t| format!("`{}`", t.id))
+        .collect();
+    let more = if traces.len() > 5 { ", …" } else { "" };
+    let input = Input::new(path, b"");
+    Err(input.invalid(
+        format!("expected one trace but the file holds {} ({}{more})", traces.len(), ids.join(", ")),
+        "split the file so that each holds one trace (one episode per file), or use a command that reads \
+         several traces from one file",
+    ))
+}

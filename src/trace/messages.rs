@@ -1,0 +1,348 @@
+//! Chat messages in every shape agents log them, normalised to [`Message`]:
+//! `OTel` `GenAI` `parts` (`text`, `tool_call`, `tool_call_response` with
+//! `response` or `result`), `OpenAI` `{role, content, tool_calls}`, Anthropic
+//! content blocks, `OpenInference` `message.contents`/`tool_call` wrappers,
+//! completion objects (`{"text": …}`) and any-agent's `gen_ai.output`.
+
+use serde_json::{Map, Value};
+
+use crate::trace::json::{decode_embedded, decode_str, str_field, text_of};
+use crate::trace::model::{Message, ToolCall};
+
+/// Messages read from one attribute, and whether every part was understood
+/// (when not, the caller keeps the raw attribute too).
+#[derive(Debug, Default)]
+pub(crate) struct Normalized {
+    pub(crate) messages: Vec<Message>,
+    pub(crate) lossless: bool,
+}
+
+/// Read messages from a value: a list, a `{messages: […]}` or `OpenAI`
+/// `{choices: […]}` wrapper, a single message, a completion object, a JSON
+/// string holding any of these, or plain text (one message with
+/// `default_role`). `None` when the value is not message-like.
+pub(crate) fn messages_from_value(value: &Value, default_role: &str) -> Option<Normalized> {
+    let mut out = Normalized {
+        messages: Vec::new(),
+        lossless: true,
+    };
+    match value {
+        Value::String(s) => match decode_str(s.clone()) {
+            decoded @ (Value::Array(_) | Value::Object(_)) => {
+                return messages_from_value(&decoded, default_role);
+            }
+            _ => out.messages.push(text_message(default_role, s.clone())),
+        },
+        Value::Array(items) => {
+            for item in items {
+                match item {
+                    Value::Object(obj) => {
+                        let message = message_from_object(obj, default_role, &mut out.lossless);
+                        out.messages.push(message);
+                    }
+                    Value::String(s) => out.messages.push(text_message(default_role, s.clone())),
+                    _ => out.lossless = false,
+                }
+            }
+        }
+        Value::Object(obj) => {
+            if let Some(inner) = obj.get("messages").filter(|v| v.is_array()) {
+                return messages_from_value(inner, default_role);
+            }
+            if let Some(Value::Array(choices)) = obj.get("choices") {
+                for choice in choices {
+                    if let Some(Value::Object(m)) = choice.get("message") {
+                        out.messages
+                            .push(message_from_object(m, "assistant", &mut out.lossless));
+                    }
+                }
+                return Some(out);
+            }
+            if is_message_object(obj) {
+                out.messages
+                    .push(message_from_object(obj, default_role, &mut out.lossless));
+            } else if let Some(text) = str_field(obj, "text") {
+                out.messages
+                    .push(text_message(default_role, text.to_owned()));
+            } else {
+                return None;
+            }
+        }
+        _ => return None,
+    }
+    Some(out)
+}
+
+fn is_message_object(obj: &Map<String, Value>) -> bool {
+    [
+        "role",
+        "parts",
+        "content",
+        "contents",
+        "tool_calls",
+        "message",
+    ]
+    .iter()
+    .any(|k| obj.contains_key(*k))
+}
+
+fn text_message(role: &str, content: String) -> Message {
+    Message {
+        role: role.to_owned(),
+        content,
+        ..Message::default()
+    }
+}
+
+/// One message object in any of the supported shapes.
+pub(crate) fn message_from_object(
+    obj: &Map<String, Value>,
+    default_role: &str,
+    lossless: &mut bool,
+) -> Message {
+    if !obj.contains_key("role")
+        && let Some(Value::Object(inner)) = obj.get("message")
+    {
+        return message_from_object(inner, default_role, lossless);
+    }
+    let mut message = Message {
+        role: str_field(obj, "role").unwrap_or(default_role).to_owned(),
+        name: str_field(obj, "name").map(str::to_owned),
+        tool_call_id: str_field(obj, "tool_call_id")
+            .or_else(|| str_field(obj, "tool_use_id"))
+            .or_else(|| {
+                obj.get("tool_call_ids")
+                    .and_then(|v| v.get(0))
+                    .and_then(Value::as_str)
+            })
+            .map(str::to_owned),
+        ..Message::default()
+    };
+    let mut texts: Vec<String> = Vec::new();
+    if let Some(Value::Array(parts)) = obj.get("parts") {
+        for part in parts {
+            read_block(part, &mut message, &mut texts, lossless);
+        }
+    }
+    match obj.get("content") {
+        Some(Value::String(s)) => texts.push(s.clone()),
+        Some(Value::Array(blocks)) => {
+            for block in blocks {
+                read_block(block, &mut message, &mut texts, lossless);
+            }
+        }
+        Some(Value::Null) | None => {}
+        Some(other) => texts.push(other.to_string()),
+    }
+    if let Some(Value::Array(contents)) = obj.get("contents") {
+        for content in contents {
+            let block = content.get("message_content").unwrap_or(content);
+            read_block(block, &mut message, &mut texts, lossless);
+        }
+    }
+    if let Some(Value::Array(calls)) = obj.get("tool_calls") {
+        for call in calls {
+            match tool_call_from_value(call) {
+                Some(c) => message.tool_calls.push(c),
+                None => *lossless = false,
+            }
+        }
+    }
+    if let Some(call) = obj.get("function_call").and_then(tool_call_from_value) {
+        message.tool_calls.push(call);
+    }
+    message.content = texts.join("\n");
+    message
+}
+
+/// One content block or `GenAI` part.
+fn read_block(block: &Value, message: &mut Message, texts: &mut Vec<String>, lossless: &mut bool) {
+    let obj = match block {
+        Value::String(s) => {
+            texts.push(s.clone());
+            return;
+        }
+        Value::Object(obj) => obj,
+        _ => {
+            *lossless = false;
+            return;
+        }
+    };
+    match str_field(obj, "type").unwrap_or("text") {
+        "text" | "input_text" | "output_text" => {
+            match obj.get("content").or_else(|| obj.get("text")) {
+                Some(v) => texts.push(text_of(v)),
+                None => *lossless = false,
+            }
+        }
+        "tool_call" | "tool_use" | "function_call" => match tool_call_from_value(block) {
+            Some(call) => message.tool_calls.push(call),
+            None => *lossless = false,
+        },
+        "tool_call_response" | "tool_result" | "function_call_output" => {
+            let response = obj
+                .get("response")
+                .or_else(|| obj.get("result"))
+                .or_else(|| obj.get("content"));
+            texts.push(response.map(response_text).unwrap_or_default());
+            let id = str_field(obj, "id")
+                .or_else(|| str_field(obj, "tool_use_id"))
+                .or_else(|| str_field(obj, "call_id"));
+            if message.tool_call_id.is_none() {
+                message.tool_call_id = id.map(str::to_owned);
+            }
+        }
+        _ => *lossless = false,
+    }
+}
+
+/// Text of a tool response, which may itself be content blocks.
+fn response_text(value: &Value) -> String {
+    match value {
+        Value::Array(blocks)
+            if blocks
+                .iter()
+                .all(|b| b.get("type").is_some() || b.is_string()) =>
+        {
+            let mut message = Message::default();
+            let mut texts = Vec::new();
+            let mut lossless = true;
+            for block in blocks {
+                read_block(block, &mut message, &mut texts, &mut lossless);
+            }
+            texts.join("\n")
+        }
+        other => text_of(other),
+    }
+}
+
+/// A requested tool call: `OpenAI` `{id, function: {name, arguments}}`,
+/// `GenAI` `{id, name, arguments}`, Anthropic `{id, name, input}`,
+/// `OpenInference` `{tool_call: {…}}`, any-agent `{"tool.name", "tool.args"}`.
+/// Arguments in a JSON string are decoded.
+pub(crate) fn tool_call_from_value(value: &Value) -> Option<ToolCall> {
+    let obj = value.as_object()?;
+    if let Some(inner) = obj.get("tool_call").filter(|v| v.is_object()) {
+        return tool_call_from_value(inner);
+    }
+    let function = obj.get("function").and_then(Value::as_object);
+    let name = function
+        .and_then(|f| str_field(f, "name"))
+        .or_else(|| str_field(obj, "name"))
+        .or_else(|| str_field(obj, "tool.name"))?;
+    let arguments = function
+        .and_then(|f| f.get("arguments"))
+        .or_else(|| obj.get("arguments"))
+        .or_else(|| obj.get("input"))
+        .or_else(|| obj.get("args"))
+        .or_else(|| obj.get("tool.args"))
+        .cloned()
+        .map_or(Value::Null, decode_embedded);
+    Some(ToolCall {
+        id: str_field(obj, "id")
+            .or_else(|| str_field(obj, "call_id"))
+            .map(str::to_owned),
+        name: name.to_owned(),
+        arguments,
+    })
+}
+
+/// any-agent's `gen_ai.output` on an LLM span: a JSON list of
+/// `{"tool.name", "tool.args"}` (the calls the model asked for) or the
+/// model's text.
+pub(crate) fn any_agent_llm_output(value: &Value) -> Message {
+    let mut message = text_message("assistant", String::new());
+    let decoded = match value {
+        Value::String(s) => decode_str(s.clone()),
+        other => other.clone(),
+    };
+    if let Value::Array(items) = &decoded
+        && !items.is_empty()
+        && items.iter().all(|i| i.get("tool.name").is_some())
+    {
+        message.tool_calls = items.iter().filter_map(tool_call_from_value).collect();
+        return message;
+    }
+    message.content = text_of(value);
+    message
+}
+
+/// `gen_ai.system_instructions`: a list of parts, or text.
+pub(crate) fn system_instructions(value: &Value) -> Option<Message> {
+    let mut message = text_message("system", String::new());
+    let mut texts = Vec::new();
+    let mut lossless = true;
+    match decode_embedded(value.clone()) {
+        Value::Array(parts) => {
+            for part in &parts {
+                read_block(part, &mut message, &mut texts, &mut lossless);
+            }
+        }
+        Value::String(s) => texts.push(s),
+        _ => return None,
+    }
+    message.content = texts.join("\n");
+    Some(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn genai_parts_become_messages_with_tool_calls_and_responses() {
+        let value = json!(
+            "[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"Weather?\"}]},\
+            {\"role\":\"assistant\",\"parts\":[{\"type\":\"tool_call\",\"id\":\"1\",\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}]},\
+            {\"role\":\"tool\",\"parts\":[{\"type\":\"tool_call_response\",\"id\":\"1\",\"result\":{\"t\":57}}]}]"
+        );
+        let n = messages_from_value(&value, "user").unwrap();
+        assert!(n.lossless);
+        assert_eq!(n.messages.len(), 3);
+        assert_eq!(n.messages[0].content, "Weather?");
+        assert_eq!(n.messages[1].tool_calls[0].name, "get_weather");
+        assert_eq!(
+            n.messages[1].tool_calls[0].arguments,
+            json!({"city": "Paris"})
+        );
+        assert_eq!(n.messages[2].content, r#"{"t":57}"#);
+        assert_eq!(n.messages[2].tool_call_id.as_deref(), Some("1"));
+    }
+
+    #[test]
+    fn openai_and_completion_shapes() {
+        let openai = json!([{"role": "assistant", "content": null,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "calc", "arguments": "{\"x\":1}"}}]}]);
+        let n = messages_from_value(&openai, "user").unwrap();
+        assert_eq!(n.messages[0].tool_calls[0].id.as_deref(), Some("c1"));
+        assert_eq!(n.messages[0].tool_calls[0].arguments, json!({"x": 1}));
+        let completion = json!("{\"text\":\"It is rainy.\",\"finish_reason\":\"stop\"}");
+        let n = messages_from_value(&completion, "assistant").unwrap();
+        assert_eq!(n.messages[0].role, "assistant");
+        assert_eq!(n.messages[0].content, "It is rainy.");
+        assert!(messages_from_value(&json!(42), "user").is_none());
+        assert!(messages_from_value(&json!({"foo": 1}), "user").is_none());
+    }
+
+    #[test]
+    fn unknown_parts_are_reported_as_lossy() {
+        let value =
+            json!([{"role": "assistant", "parts": [{"type": "reasoning", "content": "hmm"}]}]);
+        assert!(!messages_from_value(&value, "user").unwrap().lossless);
+    }
+
+    #[test]
+    fn any_agent_output_is_tool_calls_or_text() {
+        let calls = any_agent_llm_output(&json!(
+            "[{\"tool.name\": \"write_file\", \"tool.args\": \"{\\\"text\\\": \\\"2025\\\"}\"}]"
+        ));
+        assert_eq!(calls.tool_calls.len(), 1);
+        assert_eq!(calls.tool_calls[0].arguments, json!({"text": "2025"}));
+        assert!(calls.content.is_empty());
+        let text = any_agent_llm_output(&json!("Here are the steps"));
+        assert_eq!(text.content, "Here are the steps");
+        assert!(text.tool_calls.is_empty());
+    }
+}

@@ -1,0 +1,246 @@
+//! The `OpenInference` attribute mapper: `openinference.span.kind` (LLM, TOOL,
+//! AGENT, CHAIN, RETRIEVER, …), flattened `llm.input_messages.<i>.message.…`
+//! and `llm.output_messages…` including `tool_calls`, `tool.name`,
+//! `input.value`/`output.value` with their mime types, `llm.token_count.*`,
+//! `llm.model_name`, `agent.name`.
+//!
+//! `tool.parameters` is the tool's parameter *schema* and stays an
+//! attribute; a call's arguments come from `tool_call.function.arguments`
+//! or `input.value`. The nested export shape (`child_spans`, ISO times) is
+//! read by `openinference_nested`, which calls this mapper per span.
+
+use serde_json::Value;
+
+use crate::trace::json::{
+    Attrs, decode_declared_json, decode_embedded, lenient_f64, lenient_u64, take_unflattened,
+    text_of,
+};
+use crate::trace::messages::messages_from_value;
+use crate::trace::model::{Span, SpanKind, Tokens, ToolExecution};
+
+/// Whether the attributes use `OpenInference` conventions.
+pub(crate) fn applies(attrs: &Attrs) -> bool {
+    attrs.contains_key("openinference.span.kind")
+        || attrs.keys().any(|k| {
+            k.starts_with("llm.")
+                || k.starts_with("tool.")
+                || k.starts_with("tool_call.")
+                || k == "input.value"
+                || k == "output.value"
+        })
+}
+
+/// Span kind for an `openinference.span.kind` value.
+pub(crate) fn kind_for(value: &str) -> SpanKind {
+    match value.trim().to_ascii_uppercase().as_str() {
+        "LLM" => SpanKind::Llm,
+        "TOOL" => SpanKind::Tool,
+        "AGENT" => SpanKind::Agent,
+        "CHAIN" => SpanKind::Chain,
+        "RETRIEVER" => SpanKind::Retriever,
+        _ => SpanKind::Other,
+    }
+}
+
+/// Apply `OpenInference` attributes to `span`, consuming the ones it maps.
+pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
+    if span.kind == SpanKind::Other
+        && let Some(kind) = attrs.get("openinference.span.kind").and_then(Value::as_str)
+    {
+        span.kind = kind_for(kind);
+    }
+    if span.kind == SpanKind::Other
+        && attrs.contains_key("tool.name")
+        && !attrs.contains_key("llm.model_name")
+    {
+        span.kind = SpanKind::Tool;
+    }
+    if let Some(model) = attrs.remove("llm.model_name") {
+        span.model.get_or_insert(text_of(&model));
+    }
+    if let Some(agent) = attrs.remove("agent.name") {
+        span.agent.get_or_insert(text_of(&agent));
+    }
+    take_usage(span, attrs);
+    for (prefix, role, target) in [
+        ("llm.input_messages", "user", &mut span.input_messages),
+        (
+            "llm.output_messages",
+            "assistant",
+            &mut span.output_messages,
+        ),
+    ] {
+        if target.is_empty()
+            && let Some(value) = take_unflattened(attrs, prefix)
+            && let Some(n) = messages_from_value(&value, role)
+        {
+            *target = n.messages;
+        }
+    }
+    let input = take_io(attrs, "input");
+    let output = take_io(attrs, "output");
+    if span.kind == SpanKind::Tool {
+        let name = attrs
+            .remove("tool.name")
+            .or_else(|| attrs.remove("tool_call.function.name"))
+            .map_or_else(|| span.name.clone(), |v| text_of(&v));
+        let call_id = attrs
+            .remove("tool_call.id")
+            .or_else(|| attrs.remove("tool.id"))
+            .map(|v| text_of(&v));
+        let arguments = attrs
+            .remove("tool_call.function.arguments")
+            .map(decode_embedded)
+            .or(input)
+            .map(unwrap_call_envelope);
+        span.tool.get_or_insert(ToolExecution {
+            name,
+            call_id,
+            arguments,
+            result: output,
+        });
+    } else {
+        if let Some(input) = input {
+            span.input.get_or_insert(input);
+        }
+        if let Some(output) = output {
+            span.output.get_or_insert(output);
+        }
+    }
+}
+
+fn take_usage(span: &mut Span, attrs: &mut Attrs) {
+    let prompt = attrs
+        .remove("llm.token_count.prompt")
+        .and_then(|v| lenient_u64(&v));
+    let completion = attrs
+        .remove("llm.token_count.completion")
+        .and_then(|v| lenient_u64(&v));
+    if (prompt.is_some() || completion.is_some()) && span.tokens.is_none() {
+        span.tokens = Some(Tokens {
+            input: prompt.unwrap_or(0),
+            output: completion.unwrap_or(0),
+        });
+    }
+    let cost = attrs
+        .remove("llm.cost.total")
+        .and_then(|v| lenient_f64(&v))
+        .or_else(|| {
+            let parts: Vec<f64> = ["llm.cost.prompt", "llm.cost.completion"]
+                .iter()
+                .filter_map(|k| attrs.remove(*k).and_then(|v| lenient_f64(&v)))
+                .collect();
+            (!parts.is_empty()).then(|| parts.iter().sum())
+        });
+    if span.cost.is_none() {
+        span.cost = cost;
+    }
+}
+
+/// `input.value`/`output.value`, decoded according to their mime type.
+fn take_io(attrs: &mut Attrs, which: &str) -> Option<Value> {
+    let value = attrs.remove(&format!("{which}.value"))?;
+    let mime = attrs
+        .get(&format!("{which}.mime_type"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    Some(match mime {
+        "application/json" => decode_declared_json(value),
+        "text/plain" => value,
+        _ => decode_embedded(value),
+    })
+}
+
+/// smolagents records tool inputs as an envelope with the keys `args`,
+/// `kwargs` and `sanitize_inputs_outputs`; the call's arguments are the kwargs (or
+/// the positional args when there are no kwargs).
+fn unwrap_call_envelope(value: Value) -> Value {
+    let Value::Object(map) = &value else {
+        return value;
+    };
+    let envelope_only = map
+        .keys()
+        .all(|k| matches!(k.as_str(), "args" | "kwargs" | "sanitize_inputs_outputs"));
+    if !envelope_only || !map.contains_key("kwargs") && !map.contains_key("args") {
+        return value;
+    }
+    let args_empty = map
+        .get("args")
+        .is_none_or(|a| a.as_array().is_some_and(Vec::is_empty));
+    let kwargs_empty = map
+        .get("kwargs")
+        .is_none_or(|k| k.as_object().is_some_and(serde_json::Map::is_empty));
+    match (args_empty, kwargs_empty) {
+        (true, _) => map.get("kwargs").cloned().unwrap_or(Value::Null),
+        (false, true) => map.get("args").cloned().unwrap_or(Value::Null),
+        (false, false) => value,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::trace::json::flatten_attrs;
+
+    fn mapped(attrs: Value) -> (Span, Attrs) {
+        let mut span = Span::new("s", "span", SpanKind::Other, 0);
+        let Value::Object(map) = attrs else {
+            panic!("object expected")
+        };
+        let mut attrs = flatten_attrs(map);
+        apply(&mut span, &mut attrs);
+        (span, attrs)
+    }
+
+    #[test]
+    fn flattened_messages_with_tool_calls() {
+        let (span, attrs) = mapped(json!({
+            "openinference.span.kind": "LLM",
+            "llm.model_name": "gpt-4",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.contents.0.message_content.type": "text",
+            "llm.input_messages.0.message.contents.0.message_content.text": "Weather in Paris?",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.id": "1234",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "get_weather",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": "{\"location\":\"Paris\"}",
+            "llm.token_count.prompt": 97, "llm.token_count.completion": "52", "llm.token_count.total": 149
+        }));
+        assert_eq!(span.kind, SpanKind::Llm);
+        assert_eq!(span.model.as_deref(), Some("gpt-4"));
+        assert_eq!(span.input_messages[0].content, "Weather in Paris?");
+        let call = &span.output_messages[0].tool_calls[0];
+        assert_eq!(
+            (call.id.as_deref(), call.name.as_str()),
+            (Some("1234"), "get_weather")
+        );
+        assert_eq!(call.arguments, json!({"location": "Paris"}));
+        assert_eq!(
+            span.tokens,
+            Some(Tokens {
+                input: 97,
+                output: 52
+            })
+        );
+        assert_eq!(
+            attrs.keys().collect::<Vec<_>>(),
+            ["llm.token_count.total", "openinference.span.kind"]
+        );
+    }
+
+    #[test]
+    fn tool_spans_unwrap_smolagents_envelopes() {
+        let (span, _) = mapped(json!({
+            "openinference.span.kind": "TOOL", "tool.name": "web_search",
+            "tool.parameters": "{\"query\": {\"type\": \"string\"}}",
+            "input.value": "{\"args\": [], \"sanitize_inputs_outputs\": true, \"kwargs\": {\"query\": \"x\"}}",
+            "output.value": "no results", "output.mime_type": "text/plain"
+        }));
+        let tool = span.tool.unwrap();
+        assert_eq!(tool.name, "web_search");
+        assert_eq!(tool.arguments, Some(json!({"query": "x"})));
+        assert_eq!(tool.result, Some(json!("no results")));
+    }
+}
