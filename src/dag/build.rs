@@ -139,7 +139,8 @@ struct AgentState {
     /// The last node of the agent's previous model call.
     last_model: Option<usize>,
     model_calls: usize,
-    /// `nodes.len()` right after the agent's previous model call.
+    /// `nodes.len()` when the agent's previous step read its inputs: other
+    /// agents' steps from here on are news to it.
     mark: usize,
     /// EXECs whose results no model call of the agent has read yet.
     unread: Vec<usize>,
@@ -210,6 +211,8 @@ impl Builder<'_> {
         state.unread = unread;
         out.extend(read.into_iter().map(|e| (e, EdgeKind::Result)));
         let mark = state.mark;
+        // From now on the agent has read everything that exists.
+        state.mark = nodes.len();
         let first = state.last_node.is_none();
 
         let mut latest_other: Option<usize> = None;
@@ -316,11 +319,9 @@ impl Builder<'_> {
             node.error = span_error(span);
             last = Some(self.push(node, span, &agent, &inputs));
         }
-        let mark = self.nodes.len();
         let state = self.agents.entry(agent).or_default();
         state.last_model = last;
         state.model_calls += 1;
-        state.mark = mark;
     }
 
     fn tool_span(&mut self, i: usize) {
