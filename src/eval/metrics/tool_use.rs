@@ -56,8 +56,8 @@ pub fn tool_use_metrics(
         let failed = node.step_type == StepType::Exec && exec_outcome(node).is_failure();
         let key = (!args.is_null()).then(|| format!("{tool}\u{0}{}", canonical_json(&args)));
         calls.push(Call {
-            key,
             tool,
+            key,
             failed,
             invalid,
         });
