@@ -11,7 +11,11 @@
 //! Timing writes the exact inputs to `bench/out/diffs.npy` (float64, shape 100 × 1000) so
 //! `bench/bootstrap_scipy.py` times scipy on the same data; `bench/bootstrap.sh` runs both.
 //! The last line of the timing section is `MEDIAN_SECONDS <s>` for that script.
-#![expect(clippy::print_stdout, reason = "a bench harness reports on stdout")]
+#![expect(
+    clippy::print_stdout,
+    clippy::expect_used,
+    reason = "a bench harness reports on stdout and stops on impossible setup failures"
+)]
 
 use std::fs;
 use std::path::Path;
@@ -99,6 +103,17 @@ fn write_npy(path: &Path, rows: &[Vec<f64>]) -> std::io::Result<()> {
     fs::write(path, bytes)
 }
 
+/// CPU time (user + system) of this process so far, from `/proc/self/stat` (Linux; the
+/// kernel reports it in `USER_HZ` = 100 ticks per second). `None` elsewhere.
+fn cpu_seconds() -> Option<f64> {
+    let stat = fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name: state is the first, utime the 12th.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 fn summary(times: &mut [Duration]) -> (f64, f64, f64) {
     times.sort();
     let secs = |d: Duration| d.as_secs_f64();
@@ -132,10 +147,15 @@ fn timing(runs: usize) {
     // Warm-up, and the reference result every timed run must reproduce exactly.
     let reference = paired_bootstrap_many(&items, &cfg);
     let mut times = Vec::with_capacity(runs);
+    let mut cpu = Vec::with_capacity(runs);
     for _ in 0..runs {
+        let cpu_start = cpu_seconds();
         let start = Instant::now();
         let results = paired_bootstrap_many(&items, &cfg);
         times.push(start.elapsed());
+        if let (Some(a), Some(b)) = (cpu_start, cpu_seconds()) {
+            cpu.push(b - a);
+        }
         assert_eq!(results, reference, "a run gave different numbers");
     }
     let single = rayon::ThreadPoolBuilder::new()
@@ -157,6 +177,14 @@ fn timing(runs: usize) {
     );
     let (median, min, max) = summary(&mut times);
     println!("  {runs} runs: median {median:.3} s, min {min:.3} s, max {max:.3} s");
+    if cpu.len() == runs {
+        cpu.sort_by(f64::total_cmp);
+        let cpu_median = cpu[cpu.len() / 2];
+        println!(
+            "  CPU time per run: median {cpu_median:.2} s over all threads ({:.2} ns per draw); other processes on a busy machine inflate wall time, much less CPU time",
+            cpu_median / draws * 1e9
+        );
+    }
     println!(
         "  per index draw: {:.2} ns wall, {:.2} ns on one thread ({one_thread_secs:.3} s)",
         median / draws * 1e9,

@@ -1,13 +1,18 @@
-//! `agenteval-gate report FILE --format …`: render a saved report.
+//! `agenteval-gate report FILE --format …`: render a saved run or compare report.
 
 use crate::cli::{CliReport, CliReportFormat};
+use crate::compare::model::{COMPARE_REPORT_SCHEMA_VERSION, CompareReport};
 use crate::diagnostic::FileDiagnostic;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::exit_code::ExitCode;
 use crate::output::write_to;
 use crate::report::ReportError;
 use crate::report::model::RunReport;
 use crate::report::read::{ReportKind, kind_of, read_json, read_run_report};
+use crate::report::render::compare_junit::render_compare_junit;
+use crate::report::render::compare_markdown::render_compare_markdown;
+use crate::report::render::compare_table::render_compare_table;
+use crate::report::render::html::{render_compare_html, render_run_html};
 use crate::report::render::{
     json::to_json, run_junit::render_run_junit, run_markdown::render_run_markdown,
     run_table::render_run_table,
@@ -16,12 +21,22 @@ use crate::report::render::{
 pub(crate) fn run(args: &CliReport) -> Result<ExitCode> {
     let (_, value) = read_json::<serde_json::Value>(&args.file, "report")?;
     let text = match kind_of(&value) {
-        Some(ReportKind::Run) => render_run(&read_run_report(&args.file)?, args.format)?,
+        Some(ReportKind::Run) => render_run(&read_run_report(&args.file)?, args.format),
         Some(ReportKind::Compare) => {
-            return Err(Error::usage_with_help(
-                "rendering saved compare reports is not built yet",
-                "re-run `agenteval-gate compare` with the `--format` you need",
-            ));
+            let found = value
+                .get("schema_version")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0);
+            if found != u64::from(COMPARE_REPORT_SCHEMA_VERSION) {
+                return Err(ReportError::SchemaVersion {
+                    path: args.file.clone(),
+                    found: found as u32,
+                    expected: COMPARE_REPORT_SCHEMA_VERSION,
+                }
+                .into());
+            }
+            let (report, _) = read_json::<CompareReport>(&args.file, "compare report")?;
+            render_compare(&report, args.format)
         }
         None => {
             return Err(ReportError::Invalid(Box::new(
@@ -38,17 +53,22 @@ pub(crate) fn run(args: &CliReport) -> Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-fn render_run(report: &RunReport, format: CliReportFormat) -> Result<String> {
-    Ok(match format {
+fn render_run(report: &RunReport, format: CliReportFormat) -> String {
+    match format {
         CliReportFormat::Table => render_run_table(report),
         CliReportFormat::Markdown => render_run_markdown(report),
         CliReportFormat::Json => to_json(report),
         CliReportFormat::Junit => render_run_junit(&[report]),
-        CliReportFormat::Html => {
-            return Err(Error::usage_with_help(
-                "`--format html` is not built yet",
-                "use `markdown` or `json`; see README, Status",
-            ));
-        }
-    })
+        CliReportFormat::Html => render_run_html(report),
+    }
+}
+
+fn render_compare(report: &CompareReport, format: CliReportFormat) -> String {
+    match format {
+        CliReportFormat::Table => render_compare_table(report),
+        CliReportFormat::Markdown => render_compare_markdown(report),
+        CliReportFormat::Json => to_json(report),
+        CliReportFormat::Junit => render_compare_junit(report),
+        CliReportFormat::Html => render_compare_html(report),
+    }
 }

@@ -11,11 +11,13 @@
 //!
 //! Each resample sum `S* = Σ d*` serves both: the uncentered mean is `S*/n`, and the centered
 //! mean is `S*/n − D`, so the event `mean*(c) ≤ D` is `S* ≤ 2·S` with `S = Σ d`. The
-//! comparison allows `2·n²·ε·max|d|` of slack, a bound on the rounding error of either sum:
-//! exact ties (frequent with 0/1 checkpoint data, where a resample often reproduces the
-//! observed sum) then count as `≤` whatever order the additions ran in, while a real
-//! difference is never within that distance unless the data are continuous and the event has
-//! probability ~10⁻¹⁰.
+//! comparison allows `2·n²·ε·max|d|` of slack (ε = 2⁻⁵²), a bound on the rounding error of
+//! either sum, so exact ties count as `≤` whatever order the additions ran in. Ties are
+//! frequent with 0/1 checkpoint data, where a resample often reproduces the observed sum; data
+//! on any coarser grid than the slack are either tied or far apart, and for continuous data
+//! the chance of landing inside the slack without a tie is of order slack / spread (~10⁻¹⁰
+//! at n = 1,000). Resampling indices come from [`super::sampler`]: several exact draws per
+//! random word, no division per draw.
 //!
 //! # Determinism
 //!

@@ -1,5 +1,6 @@
 //! The single integration test binary (STYLE §5). One module per area.
 
+mod bad_input;
 mod cli;
 mod common;
 mod compare;

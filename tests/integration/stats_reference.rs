@@ -64,7 +64,7 @@ fn lattice_step(diffs: &[f64]) -> f64 {
 /// about 6e-5 per comparison, and there are 30 comparisons here).
 ///
 /// - p: the Rust count is Binomial(B, p) with B = 10,000 and the reference count
-///   Binomial(200,000, p), so the difference has standard error √(p(1−p)(1/B + 1/B_ref));
+///   Binomial(200,000, p), so the difference has standard error `√(p(1−p)(1/B + 1/B_ref))`;
 ///   the +1 in numerator and denominator shifts either estimate by at most 1/(B+1), added
 ///   on top.
 /// - CI endpoints: the script measured the standard deviation of a B = 10,000 percentile

@@ -6,6 +6,7 @@ pub mod compare_markdown;
 pub mod compare_table;
 pub mod compare_text;
 pub mod fmt;
+pub mod html;
 pub mod json;
 pub mod run_junit;
 pub mod run_markdown;

@@ -1,0 +1,156 @@
+//! Bad input through the real binary: each class gives a clear error with
+//! file and line, the right exit code, and never a panic.
+
+use crate::common::{bin, copy_dir, fixture, outputs, repo};
+
+fn write(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Run and return (exit code, stderr), asserting no panic.
+fn run_in(dir: &std::path::Path, args: &[&str]) -> (i32, String) {
+    let out = bin().current_dir(dir).args(args).output().unwrap();
+    let (_, stderr) = outputs(&out);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (out.status.code().unwrap_or(-1), stderr)
+}
+
+#[test]
+fn malformed_trace_json_is_65_with_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "t.json",
+        "{\n  \"resourceSpans\": [\n    {\"scopeSpans\": [}]\n  ]\n}\n",
+    );
+    let (code, stderr) = run_in(dir.path(), &["trace", "t.json"]);
+    assert_eq!(code, 65, "{stderr}");
+    assert!(stderr.contains("t.json:3:"), "{stderr}");
+    assert!(stderr.contains("help:"), "{stderr}");
+}
+
+#[test]
+fn a_bad_jsonl_trace_line_is_65_naming_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = r#"{"timestamp": "2026-01-01T00:00:00Z", "tool_name": "Read", "span_type": "parent", "trace_id": "e1", "args": {}}"#;
+    write(
+        dir.path(),
+        "t.jsonl",
+        &format!("{good}\n{good}\n{{\"tool_name\": \n"),
+    );
+    let (code, stderr) = run_in(dir.path(), &["trace", "t.jsonl"]);
+    assert_eq!(code, 65, "{stderr}");
+    assert!(stderr.contains("t.jsonl:3:"), "{stderr}");
+}
+
+#[test]
+fn unknown_formats_and_missing_files() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "x.json", "{\"hello\": \"world\"}\n");
+    let (code, stderr) = run_in(dir.path(), &["trace", "x.json"]);
+    assert_eq!(code, 65, "{stderr}");
+    assert!(stderr.contains("accepted trace formats"), "{stderr}");
+    let (code, stderr) = run_in(dir.path(), &["trace", "missing.json"]);
+    assert_eq!(code, 74, "{stderr}");
+    assert!(stderr.contains("missing.json"), "{stderr}");
+}
+
+#[test]
+fn a_garbage_trace_in_a_run_is_a_failed_case_not_an_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("suites/stable"), &dir.path().join("suites/stable"));
+    write(
+        dir.path(),
+        "suites/stable/traces/s1.json",
+        "not json at all",
+    );
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["run", "--format", "json", "--deterministic"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let s1 = &report["cases"][0];
+    assert_eq!(s1["status"], "parse_error");
+    assert!(
+        s1["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("s1.json:1:"),
+        "{s1}"
+    );
+    assert_eq!(report["cases"][1]["status"], "trace_missing");
+    assert_eq!(report["aggregate"]["cases_failed"], 2);
+    assert_eq!(
+        s1["scores"]["compliance_percent"], 0.0,
+        "a failed case counts as failed, never dropped"
+    );
+}
+
+#[test]
+fn malformed_evidence_stops_the_run_with_65() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &repo().join("suites/support-bot"),
+        &dir.path().join("suites/support-bot"),
+    );
+    write(
+        dir.path(),
+        "suites/support-bot/evidence/sb-002.json",
+        "{\n  \"ticket\": {\"status\": \"open\",}\n}\n",
+    );
+    let (code, stderr) = run_in(dir.path(), &["run", "--suite", "support-bot"]);
+    assert_eq!(code, 65, "{stderr}");
+    assert!(stderr.contains("sb-002.json:2:"), "{stderr}");
+    assert!(stderr.contains("invalid evidence JSON"), "{stderr}");
+}
+
+#[test]
+fn malformed_baselines_and_history_are_65() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &repo().join("suites/code-review"),
+        &dir.path().join("suites/code-review"),
+    );
+    copy_dir(&repo().join("baselines"), &dir.path().join("baselines"));
+    let hist = dir.path().join("baselines/main/code-review.history.jsonl");
+    let text = std::fs::read_to_string(&hist).unwrap();
+    std::fs::write(&hist, format!("{text}{{\"metrics\": oops}}\n")).unwrap();
+    let (code, stderr) = run_in(dir.path(), &["compare", "--baseline", "main"]);
+    assert_eq!(code, 65, "{stderr}");
+    assert!(stderr.contains("code-review.history.jsonl:2:"), "{stderr}");
+
+    std::fs::write(&hist, text).unwrap();
+    write(
+        dir.path(),
+        "baselines/main/code-review.json",
+        "{\"schema_version\": 1, \"baseline\": 3}",
+    );
+    let (code, stderr) = run_in(dir.path(), &["compare", "--baseline", "main"]);
+    assert_eq!(code, 65, "{stderr}");
+    assert!(stderr.contains("invalid baseline file"), "{stderr}");
+}
+
+#[test]
+fn malformed_reports_and_config_files() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "r.json", "{\"cases\": [], \"aggregate\": 5}");
+    let (code, stderr) = run_in(dir.path(), &["report", "r.json"]);
+    assert_eq!(code, 65, "{stderr}");
+    assert!(stderr.contains("invalid run report"), "{stderr}");
+    write(dir.path(), "agenteval.yaml", "seed: forty-two\n");
+    let out = assert_cmd::Command::cargo_bin("agenteval-gate")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["config", "show"])
+        .output()
+        .unwrap();
+    let (_, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(78), "{stderr}");
+    assert!(stderr.contains("agenteval.yaml:1:7"), "{stderr}");
+}
