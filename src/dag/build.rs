@@ -39,8 +39,7 @@ use serde_json::Value;
 use super::agents::AgentIndex;
 use super::calls::{Execution, PendingCalls, Request};
 use super::classify::{
-    answer_of, ends_turn, is_final_tool, is_plan_span, last_of_agent, mark_final_answer,
-    span_error, states_plan,
+    answer_of, ends_turn, is_final_tool, is_plan_span, mark_final_answer, span_error, states_plan,
 };
 use super::graph::Dag;
 use super::model::{Edge, EdgeKind, Node};
@@ -74,8 +73,15 @@ pub fn build_dag_with(trace: &Trace, options: BuildOptions) -> Dag {
     let mut order: Vec<usize> = (0..trace.spans.len()).collect();
     order.sort_by_key(|&i| trace.spans[i].order_key());
 
+    let mut last_model_call: BTreeMap<String, usize> = BTreeMap::new();
+    for (pos, &i) in order.iter().enumerate() {
+        if trace.spans[i].kind == SpanKind::Llm {
+            last_model_call.insert(index.agent(i).to_owned(), pos);
+        }
+    }
     let mut builder = Builder {
         trace,
+        last_model_call,
         index: &index,
         order: &order,
         nodes: Vec::new(),
@@ -133,7 +139,8 @@ struct AgentState {
     /// The last node of the agent's previous model call.
     last_model: Option<usize>,
     model_calls: usize,
-    /// `nodes.len()` right after the agent's previous model call.
+    /// `nodes.len()` when the agent's previous step read its inputs: other
+    /// agents' steps from here on are news to it.
     mark: usize,
     /// EXECs whose results no model call of the agent has read yet.
     unread: Vec<usize>,
@@ -150,9 +157,17 @@ struct Builder<'a> {
     pending: PendingCalls,
     transcript: bool,
     options: BuildOptions,
+    /// Agent → position (in `order`) of its last model call.
+    last_model_call: BTreeMap<String, usize>,
 }
 
 impl Builder<'_> {
+    fn last_of_agent(&self, agent: &str, pos: usize) -> bool {
+        self.last_model_call
+            .get(agent)
+            .is_none_or(|&last| last <= pos)
+    }
+
     fn push(
         &mut self,
         mut node: Node,
@@ -196,6 +211,8 @@ impl Builder<'_> {
         state.unread = unread;
         out.extend(read.into_iter().map(|e| (e, EdgeKind::Result)));
         let mark = state.mark;
+        // From now on the agent has read everything that exists.
+        state.mark = nodes.len();
         let first = state.last_node.is_none();
 
         let mut latest_other: Option<usize> = None;
@@ -235,7 +252,7 @@ impl Builder<'_> {
         let mapped = first_call
             && self.options.first_call_plans
             && self.index.caller(&agent).is_none()
-            && (!tools.is_empty() || !last_of_agent(trace, self.index, self.order, pos));
+            && (!tools.is_empty() || !self.last_of_agent(&agent, pos));
         let planned = is_plan_span(span)
             || mapped
             || (first_call && text.as_deref().is_some_and(states_plan));
@@ -290,8 +307,8 @@ impl Builder<'_> {
             self.pending.request_final(call.id.clone());
         }
         if last.is_none() {
-            let ends = ends_turn(trace, self.index, self.order, pos)
-                || last_of_agent(trace, self.index, self.order, pos);
+            let ends =
+                ends_turn(trace, self.index, self.order, pos) || self.last_of_agent(&agent, pos);
             let step_type = if ends {
                 StepType::Synth
             } else {
@@ -302,11 +319,9 @@ impl Builder<'_> {
             node.error = span_error(span);
             last = Some(self.push(node, span, &agent, &inputs));
         }
-        let mark = self.nodes.len();
         let state = self.agents.entry(agent).or_default();
         state.last_model = last;
         state.model_calls += 1;
-        state.mark = mark;
     }
 
     fn tool_span(&mut self, i: usize) {

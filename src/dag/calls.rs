@@ -51,6 +51,9 @@ pub(crate) struct Execution<'a> {
 #[derive(Debug, Default)]
 pub(crate) struct PendingCalls {
     calls: Vec<Pending>,
+    /// Every call before this index has been executed (scans start here,
+    /// which keeps matching linear when calls run in the order requested).
+    first_open: usize,
     /// Final-answer requests: (call id, already executed).
     finals: Vec<(Option<String>, bool)>,
 }
@@ -92,14 +95,18 @@ impl PendingCalls {
             .and_then(|span| self.find(exec, |p| p.span == span))
             .or_else(|| self.find(exec, |_| true))?;
         self.calls[k].executed = true;
+        while self.calls.get(self.first_open).is_some_and(|p| p.executed) {
+            self.first_open += 1;
+        }
         Some(&self.calls[k])
     }
 
     fn find(&self, exec: &Execution<'_>, allowed: impl Fn(&Pending) -> bool) -> Option<usize> {
         if let Some(id) = exec.call_id {
             let same_id = |p: &Pending| allowed(p) && p.call_id.as_deref() == Some(id);
-            if let Some(k) = self.calls.iter().position(|p| !p.executed && same_id(p)) {
-                return Some(k);
+            let open = &self.calls[self.first_open..];
+            if let Some(k) = open.iter().position(|p| !p.executed && same_id(p)) {
+                return Some(self.first_open + k);
             }
             if let Some(k) = self
                 .calls
@@ -118,6 +125,7 @@ impl PendingCalls {
         self.calls
             .iter()
             .enumerate()
+            .skip(self.first_open)
             .filter(|(_, p)| allowed(p) && !p.executed && p.tool == exec.tool)
             .min_by_key(|(k, p)| (rank(p), *k))
             .map(|(k, _)| k)

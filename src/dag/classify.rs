@@ -91,22 +91,6 @@ pub(crate) fn ends_turn(trace: &Trace, index: &AgentIndex, order: &[usize], pos:
     true
 }
 
-/// Whether no later model call belongs to the same agent.
-pub(crate) fn last_of_agent(
-    trace: &Trace,
-    index: &AgentIndex,
-    order: &[usize],
-    pos: usize,
-) -> bool {
-    let Some(&me) = order.get(pos) else {
-        return true;
-    };
-    let agent = index.agent(me);
-    !order[pos + 1..]
-        .iter()
-        .any(|&j| trace.spans[j].kind == SpanKind::Llm && index.agent(j) == agent)
-}
-
 pub(crate) fn span_error(span: &Span) -> Option<String> {
     span.is_error()
         .then(|| span.status.message.clone().unwrap_or_default())

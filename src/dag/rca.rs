@@ -84,6 +84,12 @@ pub fn attribute_root_causes(
     let weight = |i: usize| {
         (verdicts[i].threshold - score(i)) * (descendants.get(i).copied().unwrap_or(0) + 1) as f64
     };
+    let mut position = vec![0usize; dag.len()];
+    if mode == RootCauseMode::FullPath {
+        for (k, &i) in dag.topological_order().iter().enumerate() {
+            position[i] = k;
+        }
+    }
 
     (0..n)
         .map(|v| {
@@ -102,7 +108,7 @@ pub fn attribute_root_causes(
                     })
                 }),
                 RootCauseMode::FullPath => {
-                    deepest_origin(dag, v, &failing_parents, &by_score_then_index)
+                    deepest_origin(dag, &position, v, &failing_parents, &by_score_then_index)
                 }
             };
             if root == v {
@@ -135,17 +141,13 @@ fn walk(
 /// The `full_path` root: the start of the longest failing path into `v`.
 fn deepest_origin(
     dag: &Dag,
+    position: &[usize],
     v: usize,
     failing_parents: &dyn Fn(usize) -> Vec<usize>,
     tie: &dyn Fn(&usize, &usize) -> Ordering,
 ) -> usize {
     // Longest distance (in edges) from each failing ancestor down to v,
     // computed over a reverse topological order of the nodes involved.
-    let order = dag.topological_order();
-    let mut position = vec![0usize; dag.len()];
-    for (k, &i) in order.iter().enumerate() {
-        position[i] = k;
-    }
     let mut involved = vec![v];
     let mut seen = vec![false; dag.len()];
     seen[v] = true;

@@ -2,7 +2,9 @@
 //!
 //! A retry is an EXEC of the same tool with the same arguments (compared as
 //! canonical JSON) by the same agent after an identical EXEC failed (see
-//! [`super::outcome`]). Each run of such attempts becomes a chain of
+//! [`super::outcome`]). Executions whose arguments the trace does not record
+//! (`None` or `null`, e.g. a chat log's code terminal) are never retries:
+//! there is nothing to compare. Each run of such attempts becomes a chain of
 //! sequential nodes, attempt k → attempt k+1 (a `retry` edge), holding at
 //! most [`MAX_ATTEMPTS`]. The last attempt is canonical; earlier attempts are
 //! *compensated*: they stay in the report with their scores but never
@@ -77,13 +79,16 @@ pub(crate) fn unroll_retries(nodes: &mut [Node], edges: &mut Vec<Edge>) -> Unrol
     let mut open: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
     let mut chains: Vec<Vec<usize>> = Vec::new();
     for (i, node) in nodes.iter().enumerate() {
+        let Some(args) = node.arguments.as_ref().filter(|a| !a.is_null()) else {
+            continue;
+        };
         if node.step_type != StepType::Exec {
             continue;
         }
         let key: Key = (
             node.agent.clone(),
             node.tool.clone().unwrap_or_else(|| node.name.clone()),
-            canonical_json(node.arguments.as_ref().unwrap_or(&Value::Null)),
+            canonical_json(args),
         );
         let failed = exec_outcome(node).is_failure();
         match open.remove(&key) {
@@ -194,6 +199,16 @@ mod tests {
                 Edge::new(2, 3, EdgeKind::Retry)
             ]
         );
+    }
+
+    #[test]
+    fn unrecorded_arguments_are_never_retries() {
+        let mut nodes = vec![
+            exec("terminal", Value::Null, true),
+            exec("terminal", Value::Null, false),
+        ];
+        nodes[1].arguments = None;
+        assert_eq!(unroll_retries(&mut nodes, &mut Vec::new()), Unrolled::None);
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! - `failed_calls`: EXECs whose outcome is a failure ([`crate::dag::outcome`]);
 //! - `redundant_calls`: calls repeating the tool and arguments of one of the
 //!   previous `redundancy_window` calls, unless that earlier call failed (a
-//!   retry is not redundant);
+//!   retry is not redundant); calls whose arguments the trace does not
+//!   record never count as repeats (here and for loops);
 //! - `invalid_args`: calls whose arguments break the catalog schema;
 //! - `missing_expected_tools`: the case's `expected_tools` never called;
 //! - `unknown_tools`: tools called that the catalog lacks (only with a catalog);
@@ -23,7 +24,8 @@ use crate::spec::model::StepType;
 
 struct Call {
     tool: String,
-    key: String,
+    /// Tool + canonical arguments; `None` when the arguments are unknown.
+    key: Option<String>,
     failed: bool,
     invalid: bool,
 }
@@ -52,9 +54,10 @@ pub fn tool_use_metrics(
         let args = node.arguments.clone().unwrap_or_default();
         let invalid = matches!(catalog.validate(&tool, &args), ArgCheck::Invalid(_));
         let failed = node.step_type == StepType::Exec && exec_outcome(node).is_failure();
+        let key = (!args.is_null()).then(|| format!("{tool}\u{0}{}", canonical_json(&args)));
         calls.push(Call {
-            key: format!("{tool}\u{0}{}", canonical_json(&args)),
             tool,
+            key,
             failed,
             invalid,
         });
@@ -64,16 +67,17 @@ pub fn tool_use_metrics(
     let redundant_calls = (0..calls.len())
         .filter(|&i| {
             let from = i.saturating_sub(window);
-            calls[from..i]
-                .iter()
-                .any(|prev| prev.key == calls[i].key && !prev.failed)
+            calls[i].key.is_some()
+                && calls[from..i]
+                    .iter()
+                    .any(|prev| prev.key == calls[i].key && !prev.failed)
         })
         .count();
 
     let mut loops = 0;
     let mut run = 1;
     for i in 1..=calls.len() {
-        if i < calls.len() && calls[i].key == calls[i - 1].key {
+        if i < calls.len() && calls[i].key.is_some() && calls[i].key == calls[i - 1].key {
             run += 1;
         } else {
             if run >= settings.loop_threshold {
@@ -180,5 +184,16 @@ mod tests {
             "four identical a(1) calls in a row are one loop"
         );
         assert_eq!(t.steps, 1);
+    }
+
+    #[test]
+    fn calls_with_unrecorded_arguments_are_never_repeats() {
+        let mut nodes: Vec<Node> = (0..4)
+            .map(|_| exec("terminal", Value::Null, false))
+            .collect();
+        nodes[3].arguments = None;
+        let dag = Dag::new(DagStatus::Dag, nodes, Vec::new(), Vec::new()).unwrap();
+        let t = tool_use_metrics(&dag, &ToolCatalog::empty(), &[], &StepSettings::default());
+        assert_eq!((t.tool_calls, t.redundant_calls, t.loops), (4, 0, 0));
     }
 }
