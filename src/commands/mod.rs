@@ -11,6 +11,7 @@ mod common;
 mod compare;
 mod config_show;
 mod lint;
+mod merge;
 mod publish;
 mod report;
 mod run;
@@ -32,5 +33,6 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
         CliCommand::Trace(args) => trace::run(&args),
         CliCommand::Baseline(cmd) => baseline::run(&cmd, &config, quiet),
         CliCommand::Config(crate::cli::CliConfig::Show) => config_show::run(&config),
+        CliCommand::Merge(args) => merge::run(&args, &config, quiet),
     }
 }

@@ -5,6 +5,7 @@ mod common;
 mod compare;
 mod dag_known;
 mod github_api;
+mod runner;
 mod schema;
 mod stats_reference;
 mod trace_formats;
