@@ -85,6 +85,12 @@ impl AgentPlan {
             .cwd
             .as_deref()
             .map_or_else(|| suite.dir.clone(), |c| suite.dir.join(c));
+        if !cwd.is_dir() {
+            return Err(invalid(
+                format!("`agent.cwd` `{}` is not a directory", cwd.display()),
+                "`agent.cwd` is relative to the suite directory (default: the suite directory)",
+            ));
+        }
         let mut env = Vec::new();
         let mut overridden = Vec::new();
         for (k, v) in &spec.env {

@@ -343,3 +343,6 @@ fn check_cases(
         detail,
     })
 }
+
+#[cfg(test)]
+mod tests;

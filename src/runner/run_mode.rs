@@ -66,8 +66,12 @@ pub fn evaluate_run(
         .collect();
     let reused = indices.len() - to_run.len();
     let header = format!(
-        "run mode: {tier} tier of `{}`: {}, concurrency {}{}",
+        "run mode: {tier} tier of `{}`{}: {}, concurrency {}{}",
         suite.name,
+        settings
+            .shard
+            .map(|s| format!(" (shard {}/{})", s.index, s.count))
+            .unwrap_or_default(),
         plural(to_run.len(), "case", "cases"),
         plan.concurrency,
         if reused > 0 {

@@ -137,3 +137,18 @@ fn traces_flag_forces_replay_of_a_kept_run() {
     // No recording for the crashed case: replay says so.
     assert_eq!(case(&replay, "crash")["status"], "trace_missing");
 }
+
+#[test]
+fn an_agent_block_that_cannot_run_is_a_config_error() {
+    for (extra, message) in [
+        ("  cwd: no-such-dir\n", "suite `agents`: `agent.cwd` `"),
+        ("  timeout_s: 0\n", "`agent.timeout_s` is 0"),
+    ] {
+        let s = AgentSuite::new(extra, &[("ok-1", "ok")]);
+        let (out, report) = s.run(&[]);
+        let (_, stderr) = assert_code(&out, 78);
+        assert!(stderr.contains(message), "{stderr}");
+        assert!(report.is_none());
+        assert!(s.log().is_empty(), "no agent may start");
+    }
+}
