@@ -64,6 +64,8 @@ pub enum CliCommand {
     /// Show the resolved configuration.
     #[command(subcommand)]
     Config(CliConfig),
+    /// Merge the shard reports of one run (`run --shard I/N --out FILE`) into one report.
+    Merge(CliMerge),
     /// Print the JSON Schema of `suite.yaml`.
     #[command(hide = true)]
     Schema,
@@ -118,9 +120,12 @@ pub struct CliEvalArgs {
     /// Exit 0 instead of 4 when no case is selected.
     #[arg(long)]
     pub allow_empty: bool,
-    /// Parallel trace evaluations [default: number of CPUs].
+    /// Parallel trace evaluations [default: number of CPUs]; also caps `agent.concurrency` in run mode.
     #[arg(long, short = 'j', value_name = "N", env = "AGENTEVAL_JOBS")]
     pub jobs: Option<usize>,
+    /// Run mode: keep each case's input, workdir and trace under DIR/<suite>/ [default: a temporary directory, removed].
+    #[arg(long, value_name = "DIR", env = "AGENTEVAL_ARTIFACTS")]
+    pub artifacts: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -355,4 +360,20 @@ pub struct CliTrace {
 pub enum CliConfig {
     /// Print the resolved settings and where each came from.
     Show,
+}
+
+#[derive(Debug, Args)]
+pub struct CliMerge {
+    /// Shard run reports (`run --shard I/N --out FILE`) of one suite; a shard with no case may be left out.
+    #[arg(value_name = "REPORT", required = true)]
+    pub reports: Vec<PathBuf>,
+    /// Write the merged run report to FILE (`-` = stdout).
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// The suite, by name or directory, that orders the cases and checks the shards [default: the reports' suite].
+    #[arg(long, value_name = "NAME|DIR")]
+    pub suite: Option<String>,
+    /// Directory holding `<suite>/suite.yaml` [default: suites].
+    #[arg(long, value_name = "DIR", env = "AGENTEVAL_SUITES_DIR")]
+    pub suites_dir: Option<PathBuf>,
 }

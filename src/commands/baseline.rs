@@ -20,7 +20,7 @@ use crate::report::render::fmt::metric;
 use crate::report::render::json::to_json;
 use crate::runner::RunnerError;
 
-use super::run::{evaluate_tier, load_suites};
+use super::run::{evaluate_tier, load_suites, run_session};
 
 pub(crate) fn run(cmd: &CliBaseline, config: &Config, quiet: bool) -> Result<ExitCode> {
     match cmd {
@@ -35,8 +35,9 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
     validate_name(&args.name)?;
     let reports: Vec<RunReport> = if args.from_report.is_empty() {
         let mut out = Vec::new();
+        let session = run_session(&args.eval, config, quiet);
         for suite in load_suites(&settings, quiet)? {
-            if let Some(r) = evaluate_tier(&suite, Tier::Full, &settings)? {
+            if let Some(r) = evaluate_tier(&suite, Tier::Full, &settings, &session)? {
                 out.push(r);
             }
         }

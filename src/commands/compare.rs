@@ -22,12 +22,12 @@ use crate::report::render::compare_junit::render_compare_junit;
 use crate::report::render::compare_markdown::render_compare_markdown;
 use crate::report::render::compare_table::render_compare_table;
 use crate::report::render::json::to_json;
-use crate::runner::RunnerError;
+use crate::runner::{RunSession, RunnerError};
 use crate::spec::model::{FailOn, Severity};
 use crate::spec::suite::Suite;
 
 use super::publish::publish_compare;
-use super::run::{evaluate_tier, load_suites, select};
+use super::run::{evaluate_tier, load_suites, run_session, select};
 
 /// A suite with its baseline.
 struct Prepared {
@@ -87,12 +87,14 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
         warn_only: args.warn_only,
     };
 
+    // Shared by both tiers: the full tier reuses the smoke tier's agent runs.
+    let session = run_session(&args.eval, config, quiet);
     let mut tiers: Vec<TierOutcome> = Vec::new();
     let mut report: Option<CompareReport> = None;
     let run_smoke = settings.tier != TierChoice::Full;
     let run_full = settings.tier != TierChoice::Smoke;
     if run_smoke {
-        let smoke = run_tier(&prepared, Tier::Smoke, &settings, &options, quiet)?;
+        let smoke = run_tier(&prepared, Tier::Smoke, &settings, &options, &session)?;
         if let Some((r, outcomes)) = smoke {
             let stop = settings.tier == TierChoice::Progressive && confirmed_critical(&r);
             tiers.extend(outcomes.into_iter().map(|mut t| {
@@ -122,7 +124,7 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
     }
     let stopped = tiers.iter().any(|t| t.stopped_early);
     if run_full && !stopped {
-        match run_tier(&prepared, Tier::Full, &settings, &options, quiet)? {
+        match run_tier(&prepared, Tier::Full, &settings, &options, &session)? {
             Some((r, outcomes)) => {
                 tiers.extend(outcomes);
                 report = Some(r);
@@ -205,12 +207,13 @@ fn run_tier(
     tier: Tier,
     settings: &EvalSettings,
     options: &CompareOptions,
-    quiet: bool,
+    session: &RunSession,
 ) -> Result<Option<(CompareReport, Vec<TierOutcome>)>> {
+    let quiet = session.quiet();
     let mut heads: Vec<(usize, RunReport, Option<u64>)> = Vec::new();
     for (i, p) in prepared.iter().enumerate() {
         let started = Instant::now();
-        if let Some(head) = evaluate_tier(&p.suite, tier, settings)? {
+        if let Some(head) = evaluate_tier(&p.suite, tier, settings, session)? {
             if !quiet {
                 statusln!(
                     "{} tier of `{}`: {} evaluated ({} did not complete)",

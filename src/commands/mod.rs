@@ -12,6 +12,7 @@ mod common;
 mod compare;
 mod config_show;
 mod lint;
+mod merge;
 mod publish;
 mod report;
 mod run;
@@ -34,5 +35,6 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
         CliCommand::Comment(args) => comment::run(&args, quiet),
         CliCommand::Baseline(cmd) => baseline::run(&cmd, &config, quiet),
         CliCommand::Config(crate::cli::CliConfig::Show) => config_show::run(&config),
+        CliCommand::Merge(args) => merge::run(&args, &config, quiet),
     }
 }

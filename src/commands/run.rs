@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::cli::{CliRun, CliRunFormat};
+use crate::cli::{CliEvalArgs, CliRun, CliRunFormat};
 use crate::compare::absolute::{AbsoluteBreach, check_absolute};
 use crate::config::{Config, EvalSettings, TierChoice, resolve_fail_on};
 use crate::error::{Error, Result};
@@ -14,9 +14,10 @@ use crate::report::render::{
     json::to_json, run_junit::render_run_junit, run_markdown::render_run_markdown,
     run_table::render_run_table,
 };
-use crate::runner::RunnerError;
 use crate::runner::evaluate::evaluate_replay;
+use crate::runner::run_mode::evaluate_run;
 use crate::runner::select::{in_shard, smoke_cases};
+use crate::runner::{RunSession, RunnerError, SessionOptions};
 use crate::spec::discover::{load_checked, suite_paths};
 use crate::spec::suite::Suite;
 
@@ -49,26 +50,33 @@ pub(crate) fn select(suite: &Suite, tier: Tier, settings: &EvalSettings) -> Vec<
     in_shard(&suite.cases, all, settings.shard)
 }
 
-/// Evaluate one tier of a suite; `None` when it selects no case.
+/// Run-mode state for one command: `--artifacts`, `--jobs` (which caps
+/// `agent.concurrency`) and `--quiet`.
+pub(crate) fn run_session(eval: &CliEvalArgs, config: &Config, quiet: bool) -> RunSession {
+    RunSession::new(SessionOptions {
+        quiet,
+        artifacts: eval.artifacts.clone(),
+        jobs_cap: eval.jobs.or(config.values.jobs),
+    })
+}
+
+/// Evaluate one tier of a suite; `None` when it selects no case. Run mode
+/// (the suite's `agent:` runs per case) unless `--traces` asks for replay.
 pub(crate) fn evaluate_tier(
     suite: &Suite,
     tier: Tier,
     settings: &EvalSettings,
+    session: &RunSession,
 ) -> Result<Option<RunReport>> {
     let indices = select(suite, tier, settings);
     if indices.is_empty() {
         return Ok(None);
     }
-    if suite.agent.is_some() && settings.traces.is_none() && suite.traces_dir.is_none() {
-        return Err(Error::usage_with_help(
-            format!(
-                "suite `{}` runs an agent, and run mode is not built yet",
-                suite.name
-            ),
-            "record traces and pass `--traces DIR` (replay mode); see README, Status",
-        ));
-    }
-    Ok(Some(evaluate_replay(suite, &indices, tier, settings)?))
+    let report = match (&suite.agent, &settings.traces) {
+        (Some(agent), None) => evaluate_run(suite, agent, &indices, tier, settings, session)?,
+        _ => evaluate_replay(suite, &indices, tier, settings)?,
+    };
+    Ok(Some(report))
 }
 
 pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCode> {
@@ -78,6 +86,7 @@ pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCod
         TierChoice::Full | TierChoice::Progressive => Tier::Full,
     };
     let suites = load_suites(&settings, quiet)?;
+    let session = run_session(&args.eval, config, quiet);
     if args.out.is_some() && suites.len() > 1 {
         return Err(Error::usage_with_help(
             format!(
@@ -89,7 +98,7 @@ pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCod
     }
     let mut evaluated = Vec::new();
     for suite in suites {
-        match evaluate_tier(&suite, tier, &settings)? {
+        match evaluate_tier(&suite, tier, &settings, &session)? {
             Some(report) => evaluated.push(Evaluated { suite, report }),
             None if !quiet => noteln!(
                 "suite `{}`: no case in the {tier} tier{}",

@@ -31,6 +31,28 @@ pub enum RunnerError {
     )]
     Catalog(String),
 
+    /// The suite's `agent:` block cannot be run as written.
+    #[error("suite `{suite}`: {message}")]
+    #[diagnostic(code(agenteval::runner::agent_spec), help("{help}"))]
+    AgentSpec {
+        suite: String,
+        message: String,
+        help: String,
+    },
+
+    /// An agent task panicked: a bug in the runner, not in the agent.
+    #[error("the run of case `{case}` stopped unexpectedly: {message}")]
+    #[diagnostic(
+        code(agenteval::runner::task),
+        help("this is a bug in agenteval-gate; please report it with the command you ran")
+    )]
+    Task { case: String, message: String },
+
+    /// Shard reports that do not merge.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Merge(#[from] crate::runner::merge::MergeError),
+
     #[error("no cases selected")]
     #[diagnostic(
         code(agenteval::runner::empty),
@@ -47,7 +69,9 @@ impl RunnerError {
             Self::Io { .. } => ExitCode::Io,
             Self::NothingSelected => ExitCode::NothingEvaluated,
             Self::Evidence(_) => ExitCode::DataError,
-            Self::Catalog(_) => ExitCode::Config,
+            Self::Catalog(_) | Self::AgentSpec { .. } => ExitCode::Config,
+            Self::Task { .. } => ExitCode::Internal,
+            Self::Merge(e) => e.exit_code(),
         }
     }
 }

@@ -1,5 +1,7 @@
-//! Evaluate selected cases of a suite from recorded traces, in parallel,
-//! into a `RunReport` whose case order is the suite's.
+//! The evaluation path shared by replay and run mode: each selected case's
+//! trace outcome (read from a recording, or produced by the agent) goes
+//! through the same checkpoint, step and metric evaluation, in parallel, into
+//! a `RunReport` whose case order is the suite's.
 
 use std::path::Path;
 use std::time::Instant;
@@ -11,10 +13,30 @@ use crate::eval::case::{CaseContext, StepPart, TraceOutcome, evaluate_case};
 use crate::eval::checkpoint::JudgeVerdicts;
 use crate::eval::steps::{RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps};
 use crate::report::build::{RunMeta, build_run_report};
-use crate::report::model::{JudgeSummary, RunMode, RunReport, ShardInfo, Tier};
+use crate::report::model::{CaseReport, JudgeSummary, RunMode, RunReport, ShardInfo, Tier};
 use crate::runner::RunnerError;
 use crate::runner::replay::{load_evidence, load_trace, trace_path};
 use crate::spec::suite::Suite;
+
+/// What the runner has for one case before evaluation.
+#[derive(Debug, Clone)]
+pub struct CaseInput {
+    pub outcome: TraceOutcome,
+    /// Case-specific warnings (e.g. several recorded trace files).
+    pub warnings: Vec<String>,
+}
+
+/// One tier of a suite, ready to evaluate.
+#[derive(Debug, Clone, Copy)]
+pub struct TierRun<'a> {
+    pub suite: &'a Suite,
+    /// Indices into `suite.cases`, in suite order.
+    pub indices: &'a [usize],
+    pub tier: Tier,
+    pub mode: RunMode,
+    /// When the tier started (agent runs included), for `wall_time_ms`.
+    pub started: Instant,
+}
 
 /// Evaluate `indices` (into `suite.cases`) in replay mode.
 pub fn evaluate_replay(
@@ -23,7 +45,35 @@ pub fn evaluate_replay(
     tier: Tier,
     settings: &EvalSettings,
 ) -> Result<RunReport, RunnerError> {
-    let started = Instant::now();
+    let run = TierRun {
+        suite,
+        indices,
+        tier,
+        mode: RunMode::Replay,
+        started: Instant::now(),
+    };
+    evaluate_cases(&run, settings, |i| {
+        let case = &suite.cases[i];
+        let (path, warnings) = trace_path(suite, case, settings.traces.as_deref());
+        CaseInput {
+            outcome: load_trace(&path, &display_path(&path, &suite.dir)),
+            warnings,
+        }
+    })
+}
+
+/// Evaluate every case of `run`; `input(i)` gives the trace outcome of case
+/// `i` (an index into `suite.cases`). Evidence is read here, the same way in
+/// both modes.
+pub fn evaluate_cases<F>(
+    run: &TierRun<'_>,
+    settings: &EvalSettings,
+    input: F,
+) -> Result<RunReport, RunnerError>
+where
+    F: Fn(usize) -> CaseInput + Sync,
+{
+    let suite = run.suite;
     let judge = JudgeVerdicts::default();
     let catalog =
         ToolCatalog::new(&suite.tools).map_err(|e| RunnerError::Catalog(e.to_string()))?;
@@ -37,57 +87,47 @@ pub fn evaluate_replay(
             path: suite.path.clone(),
             source: std::io::Error::other(e),
         })?;
-    let results: Vec<Result<(crate::report::model::CaseReport, Vec<String>), RunnerError>> = pool
-        .install(|| {
-            indices
-                .par_iter()
-                .map(|&i| {
-                    let case = &suite.cases[i];
-                    let evidence = load_evidence(suite, case, settings.evidence.as_deref())?;
-                    let (path, warnings) = trace_path(suite, case, settings.traces.as_deref());
-                    let outcome = load_trace(&path, &display_path(&path, &suite.dir));
-                    let (steps, step_warnings) = match &outcome {
-                        TraceOutcome::Loaded { trace, .. } => {
-                            let ctx = StepContext::for_case(
-                                suite,
-                                case,
-                                &catalog,
-                                &step_settings,
-                                &scorer,
-                            );
-                            evaluate_steps(trace, &ctx).into_part()
-                        }
-                        TraceOutcome::Failed { .. } => (StepPart::default(), Vec::new()),
-                    };
-                    let cx = CaseContext {
-                        suite,
-                        case,
-                        outcome: &outcome,
-                        evidence: evidence.as_ref(),
-                        judge: &judge,
-                    };
-                    let mut report = evaluate_case(&cx, steps);
-                    report.warnings.extend(step_warnings);
-                    Ok((report, warnings))
-                })
-                .collect()
-        });
-    let mut cases = Vec::with_capacity(results.len());
-    let mut warnings = Vec::new();
-    for r in results {
-        let (case, w) = r?;
-        cases.push(case);
-        warnings.extend(w);
-    }
+    let results: Vec<Result<CaseReport, RunnerError>> = pool.install(|| {
+        run.indices
+            .par_iter()
+            .map(|&i| {
+                let case = &suite.cases[i];
+                let evidence = load_evidence(suite, case, settings.evidence.as_deref())?;
+                let CaseInput { outcome, warnings } = input(i);
+                let (steps, step_warnings) = match &outcome {
+                    TraceOutcome::Loaded { trace, .. } => {
+                        let ctx =
+                            StepContext::for_case(suite, case, &catalog, &step_settings, &scorer);
+                        evaluate_steps(trace, &ctx).into_part()
+                    }
+                    TraceOutcome::Failed { .. } => (StepPart::default(), Vec::new()),
+                };
+                let cx = CaseContext {
+                    suite,
+                    case,
+                    outcome: &outcome,
+                    evidence: evidence.as_ref(),
+                    judge: &judge,
+                };
+                let mut report = evaluate_case(&cx, steps);
+                // Case-specific warnings stay with their case, so shard
+                // reports merge into exactly what one run gives.
+                report.warnings.extend(warnings);
+                report.warnings.extend(step_warnings);
+                Ok(report)
+            })
+            .collect()
+    });
+    let cases = results.into_iter().collect::<Result<Vec<_>, _>>()?;
     let mut config_tags = suite.config_tags.clone();
     config_tags.extend(settings.tags.clone());
     let meta = RunMeta {
-        tier,
-        mode: RunMode::Replay,
+        tier: run.tier,
+        mode: run.mode,
         seed: settings.seed,
         config_tags,
         evaluated_at: (!settings.deterministic).then(crate::clock::now_rfc3339),
-        wall_time_ms: (!settings.deterministic).then(|| started.elapsed().as_millis() as u64),
+        wall_time_ms: (!settings.deterministic).then(|| run.started.elapsed().as_millis() as u64),
         judge: JudgeSummary {
             provider: settings.judge.as_str().to_owned(),
             ..JudgeSummary::default()
@@ -96,7 +136,7 @@ pub fn evaluate_replay(
             index: s.index,
             count: s.count,
         }),
-        warnings,
+        warnings: Vec::new(),
     };
     Ok(build_run_report(suite, cases, meta))
 }

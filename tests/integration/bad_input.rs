@@ -1,6 +1,8 @@
 //! Bad input through the real binary: each class gives a clear error with
 //! file and line, the right exit code, and never a panic.
 
+#![allow(clippy::unwrap_used, reason = "test helpers fail loudly")]
+
 use crate::common::{bin, copy_dir, fixture, outputs, repo};
 
 fn write(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {

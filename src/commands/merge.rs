@@ -1,0 +1,53 @@
+//! `agenteval-gate merge REPORT… --out F`: combine shard run reports into
+//! the report one process would have written (see `runner::merge`).
+
+use crate::cli::CliMerge;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::exit_code::ExitCode;
+use crate::output::{plural, write_to};
+use crate::report::read::read_run_report;
+use crate::report::render::json::to_json;
+use crate::runner::RunnerError;
+use crate::runner::merge::{ShardReport, merge_shards};
+use crate::spec::discover::{load_checked, suite_paths};
+
+pub(crate) fn run(args: &CliMerge, config: &Config, quiet: bool) -> Result<ExitCode> {
+    let shards = args
+        .reports
+        .iter()
+        .map(|path| {
+            Ok(ShardReport {
+                path: path.clone(),
+                report: read_run_report(path)?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let Some(first) = shards.first() else {
+        return Err(RunnerError::from(crate::runner::merge::MergeError::NoReports).into());
+    };
+    // The suite orders the cases and says which shard holds which case.
+    let name = args
+        .suite
+        .clone()
+        .unwrap_or_else(|| first.report.suite.clone());
+    let suites_dir = config.suites_dir(args.suites_dir.as_ref());
+    let path = suite_paths(&suites_dir, std::slice::from_ref(&name))?
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::Internal(format!("suite `{name}` resolved to no file")))?;
+    let suite = load_checked(&path)?.suite;
+    let count = shards.len();
+    let merged = merge_shards(&suite, shards).map_err(RunnerError::from)?;
+    write_to(&args.out, &to_json(&merged))?;
+    if !quiet {
+        statusln!(
+            "merged {} of `{}` ({}) into {}",
+            plural(count, "shard report", "shard reports"),
+            merged.suite,
+            plural(merged.cases.len(), "case", "cases"),
+            args.out.display()
+        );
+    }
+    Ok(ExitCode::Success)
+}

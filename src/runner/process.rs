@@ -1,0 +1,280 @@
+//! One agent process: spawned in its own process group, with stdin closed,
+//! the tails of stdout and stderr kept, a timeout, and the whole group killed
+//! when it times out or when its leader exits (so no grandchild outlives its
+//! case).
+
+use std::ffi::OsString;
+use std::io;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::task::JoinHandle;
+
+/// Bytes of stdout and stderr kept per stream.
+pub const TAIL_BYTES: usize = 4096;
+
+/// How long to wait for the output pipes to close once the process group is
+/// gone. A grandchild that left the group (`setsid`) can hold them open.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct ProcessSpec {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    /// Set on top of the inherited environment.
+    pub env: Vec<(OsString, OsString)>,
+    pub cwd: PathBuf,
+    pub timeout: Duration,
+}
+
+/// How the process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    /// Killed by a signal it did not ask for (a crash, the OOM killer).
+    Signal(i32),
+    /// The timeout fired; the process group was killed.
+    TimedOut,
+    /// Waiting for the process failed (the OS lost track of it).
+    WaitFailed(String),
+}
+
+/// A process that ran (it may have failed).
+#[derive(Debug, Clone)]
+pub struct Finished {
+    pub exit: Exit,
+    pub stdout_tail: String,
+    pub stderr_tail: String,
+}
+
+/// Run `spec` to completion. `Err` only when the process could not be
+/// started (the one failure worth retrying); everything after the spawn is
+/// reported in [`Finished`].
+pub async fn run_process(spec: &ProcessSpec) -> io::Result<Finished> {
+    let mut cmd = tokio::process::Command::new(&spec.program);
+    cmd.args(&spec.args)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&spec.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group (pgid = its pid), so a timeout can kill
+        // every process the agent started, not only the leader.
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = cmd.spawn()?;
+    // Kills the group if this future is dropped half-way (the run is aborted).
+    let mut group = GroupGuard(child.id());
+    let stdout = Tail::spawn(child.stdout.take());
+    let stderr = Tail::spawn(child.stderr.take());
+    let exit = match tokio::time::timeout(spec.timeout, child.wait()).await {
+        Ok(status) => {
+            // The leader is done: anything it left behind in its group goes too.
+            group.kill();
+            match status {
+                Ok(status) => exit_of(status),
+                Err(e) => Exit::WaitFailed(e.to_string()),
+            }
+        }
+        Err(_elapsed) => {
+            // Killed before the leader is reaped, so the group id cannot have been reused.
+            group.kill();
+            let _reaped = child.wait().await;
+            Exit::TimedOut
+        }
+    };
+    Ok(Finished {
+        exit,
+        stdout_tail: stdout.finish().await,
+        stderr_tail: stderr.finish().await,
+    })
+}
+
+fn exit_of(status: ExitStatus) -> Exit {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => Exit::Code(code),
+        (None, Some(signal)) => Exit::Signal(signal),
+        (None, None) => Exit::Code(-1),
+    }
+}
+
+/// The agent's process group (pgid = the leader's pid), killed once.
+struct GroupGuard(Option<u32>);
+
+impl GroupGuard {
+    /// SIGKILL every process of the group.
+    fn kill(&mut self) {
+        // A pgid of 0 or 1 would signal our own group or init: never.
+        if let Some(pgid) = self
+            .0
+            .take()
+            .and_then(|p| i32::try_from(p).ok())
+            .filter(|&p| p > 1)
+        {
+            sigkill_group(pgid);
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+#[expect(
+    unsafe_code,
+    reason = "kill(2) on the agent's own process group; no memory is involved"
+)]
+fn sigkill_group(pgid: i32) {
+    // SAFETY: `kill` takes plain integers and touches no memory of ours.
+    // `-pgid` names the group created for this agent by `process_group(0)`;
+    // ESRCH (the group is already gone) is fine and ignored.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+}
+
+/// The last [`TAIL_BYTES`] of a stream, read in the background.
+struct Tail {
+    buf: Arc<Mutex<TailBuf>>,
+    task: Option<JoinHandle<()>>,
+}
+
+#[derive(Default)]
+struct TailBuf {
+    bytes: Vec<u8>,
+    cut: bool,
+}
+
+impl Tail {
+    fn spawn<R: AsyncRead + Unpin + Send + 'static>(stream: Option<R>) -> Self {
+        let buf = Arc::new(Mutex::new(TailBuf::default()));
+        let task = stream.map(|mut r| {
+            let buf = Arc::clone(&buf);
+            tokio::spawn(async move {
+                let mut chunk = vec![0u8; 8192];
+                while let Ok(n) = r.read(&mut chunk).await {
+                    if n == 0 {
+                        break;
+                    }
+                    if let Ok(mut b) = buf.lock() {
+                        b.push(&chunk[..n]);
+                    }
+                }
+            })
+        });
+        Self { buf, task }
+    }
+
+    /// Wait (bounded) for the stream to close, then render what was kept.
+    async fn finish(mut self) -> String {
+        if let Some(task) = self.task.take() {
+            let abort = task.abort_handle();
+            if tokio::time::timeout(DRAIN_TIMEOUT, task).await.is_err() {
+                abort.abort();
+            }
+        }
+        self.buf
+            .lock()
+            .map(|b| render_tail(&b.bytes, b.cut))
+            .unwrap_or_default()
+    }
+}
+
+impl TailBuf {
+    fn push(&mut self, data: &[u8]) {
+        self.bytes.extend_from_slice(data);
+        // Trim in batches so a chatty agent costs amortised O(1) per byte.
+        if self.bytes.len() > 2 * TAIL_BYTES {
+            let excess = self.bytes.len() - TAIL_BYTES;
+            self.bytes.drain(..excess);
+            self.cut = true;
+        }
+    }
+}
+
+/// The last `TAIL_BYTES` as text, starting on a character boundary, with a
+/// leading `…` when output was cut.
+fn render_tail(bytes: &[u8], cut: bool) -> String {
+    let (start, cut) = if bytes.len() > TAIL_BYTES {
+        (bytes.len() - TAIL_BYTES, true)
+    } else {
+        (0, cut)
+    };
+    let mut tail = &bytes[start..];
+    if cut {
+        // Skip UTF-8 continuation bytes left over from a cut character.
+        while let Some((&b, rest)) = tail.split_first() {
+            if b & 0b1100_0000 != 0b1000_0000 {
+                break;
+            }
+            tail = rest;
+        }
+    }
+    let text = String::from_utf8_lossy(tail);
+    if cut {
+        format!("…{text}")
+    } else {
+        text.into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_keeps_the_last_bytes_on_a_char_boundary() {
+        let mut b = TailBuf::default();
+        b.push("é".repeat(3000).as_bytes()); // 6000 bytes
+        b.push(b"end");
+        let s = render_tail(&b.bytes, b.cut);
+        assert!(s.starts_with('…'));
+        assert!(s.ends_with("end"));
+        assert!(!s.contains('\u{fffd}'), "cut inside a character");
+        // 4096 bytes minus "end" leaves 4093 bytes of 2-byte characters: one
+        // dangling continuation byte is dropped.
+        assert_eq!(s.trim_start_matches('…').len(), 4092 + 3);
+    }
+
+    #[test]
+    fn short_output_is_kept_whole() {
+        let mut b = TailBuf::default();
+        b.push(b"line 1\nline 2\n");
+        assert_eq!(render_tail(&b.bytes, b.cut), "line 1\nline 2\n");
+    }
+
+    #[tokio::test]
+    async fn exit_codes_and_tails_are_reported() {
+        let spec = ProcessSpec {
+            program: "sh".into(),
+            args: vec!["-c".into(), "echo out; echo err >&2; exit 3".into()],
+            env: vec![],
+            cwd: std::env::temp_dir(),
+            timeout: Duration::from_secs(30),
+        };
+        let f = run_process(&spec).await.unwrap();
+        assert_eq!(f.exit, Exit::Code(3));
+        assert_eq!(f.stdout_tail, "out\n");
+        assert_eq!(f.stderr_tail, "err\n");
+    }
+
+    #[tokio::test]
+    async fn a_missing_program_is_a_spawn_error() {
+        let spec = ProcessSpec {
+            program: "agenteval-no-such-program".into(),
+            args: vec![],
+            env: vec![],
+            cwd: std::env::temp_dir(),
+            timeout: Duration::from_secs(30),
+        };
+        let err = run_process(&spec).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+    }
+}
