@@ -21,5 +21,10 @@ for k in 1 2 3 4 5; do
   "$bin" --isolated --quiet baseline update --name main --suite support-bot \
     --traces "$tmp/run-$k/traces" --evidence "$tmp/run-$k/evidence" --deterministic
 done
-"$bin" --isolated --quiet baseline update --name main --deterministic
+# The recorded traces, in replay mode (support-bot declares `agent:`, so
+# without --traces it would run the agent, which gives the same traces).
+"$bin" --isolated --quiet baseline update --name main --suite support-bot \
+  --traces suites/support-bot/traces --deterministic
+"$bin" --isolated --quiet baseline update --name main --suite code-review --deterministic
+"$bin" --isolated --quiet baseline update --name main --suite airline-tau --deterministic
 "$bin" --isolated baseline list

@@ -31,7 +31,7 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
         CliCommand::Compare(args) => compare::run(&args, &config, quiet),
         CliCommand::Lint(args) => lint::run(&args, &config),
         CliCommand::Report(args) => report::run(&args),
-        CliCommand::Trace(args) => trace::run(&args),
+        CliCommand::Trace(args) => trace::run(&args, &config),
         CliCommand::Comment(args) => comment::run(&args, quiet),
         CliCommand::Baseline(cmd) => baseline::run(&cmd, &config, quiet),
         CliCommand::Config(crate::cli::CliConfig::Show) => config_show::run(&config),

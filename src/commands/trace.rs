@@ -1,39 +1,163 @@
 //! `agenteval-gate trace FILE`: ingest one trace file and show what the
-//! gate sees: the detected format, the spans and (with the DAG) the steps.
+//! gate sees: the detected format, the spans, and the evaluation DAG with
+//! step types, rules scores and root causes.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
 
 use crate::cli::{CliTrace, CliTraceFormat};
+use crate::config::Config;
+use crate::dag::DagView;
 use crate::error::{Error, Result};
+use crate::eval::steps::{
+    RulesScorer, StepContext, StepEvaluation, StepSettings, ToolCatalog, evaluate_steps,
+};
 use crate::exit_code::ExitCode;
 use crate::report::render::json::to_json;
-use crate::trace::{read_traces, render_text};
+use crate::spec::discover::{load_checked, suite_paths};
+use crate::spec::suite::Suite;
+use crate::trace::{Trace, read_traces, render_text};
 
-pub(crate) fn run(args: &CliTrace) -> Result<ExitCode> {
+#[derive(Serialize)]
+struct TraceJson<'a> {
+    trace: &'a Trace,
+    dag: DagView,
+}
+
+pub(crate) fn run(args: &CliTrace, config: &Config) -> Result<ExitCode> {
     let traces = read_traces(&args.file)?;
+    let suite = match &args.suite {
+        Some(s) => {
+            let path = suite_paths(
+                &config.suites_dir(args.suites_dir.as_ref()),
+                std::slice::from_ref(s),
+            )?
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::usage(format!("no suite `{s}`")))?;
+            Some(load_checked(&path)?.suite)
+        }
+        None => None,
+    };
+    let no_tools = [];
+    let catalog =
+        ToolCatalog::new(suite.as_ref().map_or(&no_tools[..], |s| &s.tools)).map_err(|e| {
+            Error::usage_with_help(
+                format!("invalid tool catalog: {e}"),
+                "run `agenteval-gate lint` for the location",
+            )
+        })?;
+    let settings = suite
+        .as_ref()
+        .map_or_else(StepSettings::default, StepSettings::from_suite);
+    let scorer = RulesScorer;
+    let evaluate = |t: &Trace| {
+        let mut ctx = StepContext::new(&catalog, &settings, &scorer);
+        if let Some(s) = &suite {
+            ctx = with_suite(ctx, s);
+        }
+        evaluate_steps(t, &ctx)
+    };
+    let n = traces.len();
     let text = match args.format {
-        CliTraceFormat::Text => {
-            let n = traces.len();
-            traces
+        CliTraceFormat::Text => traces
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let head = if n > 1 {
+                    format!("── trace {} of {n}\n", i + 1)
+                } else {
+                    String::new()
+                };
+                format!("{head}{}{}", render_text(t), steps_text(&evaluate(t)))
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        CliTraceFormat::Json => {
+            let views: Vec<TraceJson<'_>> = traces
                 .iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    if n > 1 {
-                        format!("── trace {} of {n}\n{}", i + 1, render_text(t))
-                    } else {
-                        render_text(t)
-                    }
+                .map(|t| TraceJson {
+                    trace: t,
+                    dag: evaluate(t).view(),
                 })
-                .collect::<Vec<_>>()
-                .join("\n")
+                .collect();
+            if n == 1 {
+                to_json(&views[0])
+            } else {
+                to_json(&views)
+            }
         }
-        CliTraceFormat::Json if traces.len() == 1 => to_json(&traces[0]),
-        CliTraceFormat::Json => to_json(&traces),
-        CliTraceFormat::Mermaid => {
-            return Err(Error::usage_with_help(
-                "`--format mermaid` needs the evaluation DAG, which is not built yet",
-                "use `--format text` or `json`",
-            ));
-        }
+        CliTraceFormat::Mermaid => traces
+            .iter()
+            .map(|t| evaluate(t).mermaid())
+            .collect::<Vec<_>>()
+            .join("\n"),
     };
     crate::output::write_stdout(&text)?;
     Ok(ExitCode::Success)
+}
+
+fn with_suite<'a>(ctx: StepContext<'a>, suite: &'a Suite) -> StepContext<'a> {
+    StepContext {
+        workflow: suite.workflow.as_ref(),
+        pricing: &suite.pricing,
+        ..ctx
+    }
+}
+
+/// The DAG and its scored steps, one line per step.
+fn steps_text(e: &StepEvaluation) -> String {
+    let mut out = format!(
+        "dag: {} · {} steps · {} edges · workflow score Q {}\n",
+        serde_json::to_value(e.dag.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default(),
+        e.steps.len(),
+        e.dag.edges.len(),
+        e.workflow_quality
+            .map_or_else(|| "—".to_owned(), |q| format!("{q:.2}"))
+    );
+    for s in &e.steps {
+        let score = s
+            .score
+            .map_or_else(|| "N/A".to_owned(), |v| format!("{v:.1}"));
+        let mark = if s.root_cause {
+            " ROOT CAUSE".to_owned()
+        } else if let Some(r) = &s.propagated_from {
+            format!(" propagated from {r}")
+        } else if s.failed {
+            " failed".to_owned()
+        } else {
+            String::new()
+        };
+        let parents: Vec<&str> = e
+            .dag
+            .edges
+            .iter()
+            .filter(|[_, to]| *to == s.id)
+            .map(|[from, _]| from.as_str())
+            .collect();
+        let _ = write!(
+            out,
+            "  {:<4} {:<8} {:<28} {:>4} ({}){mark}",
+            s.id,
+            s.step_type.as_str(),
+            crate::output::truncate_chars(&s.name, 28),
+            score,
+            s.scored_by
+        );
+        if !parents.is_empty() {
+            let _ = write!(out, " ← {}", parents.join(", "));
+        }
+        if let Some(t) = &s.taxonomy {
+            let _ = write!(out, " [{} / {} / {}]", t.l1, t.l2, t.l3);
+        }
+        out.push('\n');
+    }
+    for d in &e.dag.deviations {
+        let _ = writeln!(out, "  deviation {}: {} ({})", d.kind, d.step, d.detail);
+    }
+    out
 }

@@ -166,3 +166,53 @@ fn usage_errors_exit_64_and_help_exits_0() {
         .code(0)
         .stdout(predicate::str::contains("Exit codes"));
 }
+
+#[test]
+fn trace_shows_the_dag_with_root_causes_in_every_view() {
+    let regressed = crate::common::repo().join("suites/support-bot/traces-regressed/sb-003.json");
+    let out = bin()
+        .current_dir(crate::common::repo())
+        .arg("trace")
+        .arg(&regressed)
+        .args(["--suite", "support-bot"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains("(otlp)") && stdout.find("tree:") < stdout.find("dag: dag"),
+        "the span view comes first:\n{stdout}"
+    );
+    let root = stdout
+        .lines()
+        .find(|l| l.contains("ROOT CAUSE"))
+        .unwrap_or_default();
+    assert!(
+        root.contains("TOOLSEL") && root.contains("issue_refund"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("propagated from s8"), "{stdout}");
+
+    let out = bin()
+        .current_dir(crate::common::repo())
+        .arg("trace")
+        .arg(&regressed)
+        .args(["--suite", "support-bot", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let nodes = v["dag"]["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 11);
+    assert_eq!(v["dag"]["edges"].as_array().unwrap().len(), 13);
+    assert_eq!(v["trace"]["format"], "otlp");
+
+    let out = bin()
+        .arg("trace")
+        .arg(&regressed)
+        .args(["--format", "mermaid"])
+        .output()
+        .unwrap();
+    let mermaid = String::from_utf8(out.stdout).unwrap();
+    assert!(mermaid.starts_with("flowchart TD\n"), "{mermaid}");
+    assert!(mermaid.contains("s1 --> s2"), "{mermaid}");
+}

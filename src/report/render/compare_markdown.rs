@@ -8,7 +8,7 @@ use crate::compare::model::{CompareReport, MetricComparison, MetricStatus, Verdi
 use crate::output::plural;
 use crate::report::render::run_markdown::escape;
 
-use super::compare_text::{effect, headline, moved, sigma, sigma_cell, status_icon};
+use super::compare_text::{effect, headline, moved, sigma, sigma_cell, status_icon, tier_line};
 use super::fmt::{delta, metric, pvalue};
 
 /// GitHub's limit on a comment body.
@@ -128,19 +128,7 @@ fn render(r: &CompareReport, details: bool) -> String {
 
 fn tiers(md: &mut String, r: &CompareReport) {
     for t in &r.tiers {
-        let _ = writeln!(
-            md,
-            "- `{}` {} tier: {} → {}{}",
-            t.suite,
-            t.tier,
-            plural(t.cases, "case", "cases"),
-            t.verdict.as_str(),
-            if t.stopped_early {
-                " — **confirmed critical regression: stopped before the full tier**"
-            } else {
-                ""
-            }
-        );
+        let _ = writeln!(md, "- `{}` {} tier: {}", t.suite, t.tier, tier_line(t));
     }
 }
 

@@ -5,7 +5,7 @@ use comfy_table::{ContentArrangement, Table, presets};
 use crate::compare::model::{CompareReport, MetricStatus, Verdict};
 use crate::output::plural;
 
-use super::compare_text::{effect, headline, moved, sigma, sigma_cell};
+use super::compare_text::{effect, headline, moved, sigma, sigma_cell, tier_line};
 use super::fmt::{delta, metric, pvalue};
 
 pub fn render_compare_table(r: &CompareReport) -> String {
@@ -31,18 +31,7 @@ pub fn render_compare_table(r: &CompareReport) -> String {
         plural(r.baseline.history_points, "history point", "history points")
     ));
     for t in &r.tiers {
-        out.push_str(&format!(
-            "tier {}/{}: {} → {}{}\n",
-            t.suite,
-            t.tier,
-            plural(t.cases, "case", "cases"),
-            t.verdict.as_str(),
-            if t.stopped_early {
-                " (confirmed critical regression: stopped before the full tier)"
-            } else {
-                ""
-            }
-        ));
+        out.push_str(&format!("tier {}/{}: {}\n", t.suite, t.tier, tier_line(t)));
     }
     let rows = moved(r);
     if rows.is_empty() {

@@ -128,3 +128,22 @@ pub fn moved(r: &CompareReport) -> Vec<&MetricComparison> {
         })
         .collect()
 }
+
+/// `6 cases → pass in 3.6 s; stopped before the full tier (18 runs saved)`.
+pub fn tier_line(t: &crate::compare::model::TierOutcome) -> String {
+    let mut s = format!(
+        "{} → {}",
+        plural(t.cases, "case", "cases"),
+        t.verdict.as_str()
+    );
+    if let Some(ms) = t.wall_time_ms {
+        s.push_str(&format!(" in {:.1} s", ms as f64 / 1000.0));
+    }
+    if t.stopped_early {
+        s.push_str(&format!(
+            "; confirmed critical regression: stopped before the full tier ({} saved)",
+            plural(t.runs_saved, "run", "runs")
+        ));
+    }
+    s
+}
