@@ -216,3 +216,64 @@ fn trace_shows_the_dag_with_root_causes_in_every_view() {
     assert!(mermaid.starts_with("flowchart TD\n"), "{mermaid}");
     assert!(mermaid.contains("s1 --> s2"), "{mermaid}");
 }
+
+#[test]
+fn run_reports_are_byte_identical_across_reruns() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut reports = Vec::new();
+    for i in 0..2 {
+        let out_dir = dir.path().join(format!("r{i}"));
+        bin()
+            .current_dir(crate::common::repo())
+            .args([
+                "run",
+                "--suite",
+                "code-review",
+                "--suite",
+                "airline-tau",
+                "--deterministic",
+                "--format",
+                "json",
+                "--out-dir",
+            ])
+            .arg(&out_dir)
+            .assert()
+            .success();
+        reports.push((
+            std::fs::read(out_dir.join("code-review.json")).unwrap(),
+            std::fs::read(out_dir.join("airline-tau.json")).unwrap(),
+        ));
+    }
+    assert_eq!(reports[0], reports[1]);
+    let report: serde_json::Value = serde_json::from_slice(&reports[0].0).unwrap();
+    assert!(report.get("evaluated_at").is_none() && report.get("wall_time_ms").is_none());
+    for key in [
+        "schema_version",
+        "tool_version",
+        "suite",
+        "spec_version",
+        "spec_hash",
+        "tier",
+        "config_tags",
+        "judge",
+        "cases",
+        "aggregate",
+    ] {
+        assert!(report.get(key).is_some(), "missing `{key}`");
+    }
+    let case = &report["cases"][0];
+    for key in [
+        "id",
+        "tags",
+        "status",
+        "scores",
+        "summary",
+        "checkpoints",
+        "steps",
+        "dag",
+        "tool_use",
+        "cost",
+    ] {
+        assert!(case.get(key).is_some(), "case is missing `{key}`");
+    }
+}
