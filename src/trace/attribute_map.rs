@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use crate::trace::assemble::Draft;
-use crate::trace::detect::{Layout, Plan};
+use crate::trace::detect::Plan;
 use crate::trace::error::TraceError;
 use crate::trace::input::Input;
 use crate::trace::json::{flatten_attrs, text_of};
@@ -17,22 +17,7 @@ const WHAT: &str = "a span attribute map (a JSON object)";
 
 /// Read an attribute map file.
 pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceError> {
-    match plan.layout {
-        Layout::Document => {
-            let map: Map<String, Value> = input.parse_document(WHAT)?;
-            Ok(vec![one_span_trace(input.stem(), map)])
-        }
-        Layout::Lines => input
-            .lines()
-            .map(|line| {
-                let map: Map<String, Value> = input.parse_line(line, WHAT)?;
-                Ok(one_span_trace(
-                    format!("{}:{}", input.stem(), line.number),
-                    map,
-                ))
-            })
-            .collect(),
-    }
+    input.each_record(plan.layout, WHAT, one_span_trace)
 }
 
 fn one_span_trace(id: String, map: Map<String, Value>) -> Trace {

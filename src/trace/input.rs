@@ -12,7 +12,9 @@ use serde::de::DeserializeOwned;
 use serde_json::error::Category;
 
 use crate::diagnostic::{FileDiagnostic, named_source};
+use crate::trace::detect::Layout;
 use crate::trace::error::TraceError;
+use crate::trace::model::Trace;
 
 /// One file being ingested.
 pub(crate) struct Input<'a> {
@@ -124,6 +126,30 @@ impl<'a> Input<'a> {
     }
 
     /// Parse one JSONL line into `T`.
+    /// One trace per record: the whole document, or every JSONL line
+    /// (ids `<stem>` and `<stem>:<line>`). For formats whose records are
+    /// independent runs.
+    pub(crate) fn each_record<T: DeserializeOwned>(
+        &self,
+        layout: Layout,
+        what: &str,
+        mut build: impl FnMut(String, T) -> Trace,
+    ) -> Result<Vec<Trace>, TraceError> {
+        let stem = self.stem();
+        match layout {
+            Layout::Document => Ok(vec![build(stem, self.parse_document(what)?)]),
+            Layout::Lines => self
+                .lines()
+                .map(|line| {
+                    Ok(build(
+                        format!("{stem}:{}", line.number),
+                        self.parse_line(line, what)?,
+                    ))
+                })
+                .collect(),
+        }
+    }
+
     pub(crate) fn parse_line<T: DeserializeOwned>(
         &self,
         line: Line<'_>,

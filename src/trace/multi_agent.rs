@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::trace::assemble::Draft;
-use crate::trace::detect::{Layout, Plan};
+use crate::trace::detect::Plan;
 use crate::trace::error::TraceError;
 use crate::trace::input::Input;
 use crate::trace::json::text_of;
@@ -48,19 +48,7 @@ struct Turn {
 
 /// Read a multi-agent log (or JSONL of them).
 pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceError> {
-    let stem = input.stem();
-    match plan.layout {
-        Layout::Document => Ok(vec![build(stem, input.parse_document(WHAT)?)]),
-        Layout::Lines => input
-            .lines()
-            .map(|line| {
-                Ok(build(
-                    format!("{stem}:{}", line.number),
-                    input.parse_line(line, WHAT)?,
-                ))
-            })
-            .collect(),
-    }
+    input.each_record(plan.layout, WHAT, build)
 }
 
 /// Split `Orchestrator (-> WebSurfer)` into the speaker and the note in

@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::trace::assemble::Draft;
-use crate::trace::detect::{Layout, Plan};
+use crate::trace::detect::Plan;
 use crate::trace::error::TraceError;
 use crate::trace::input::Input;
 use crate::trace::json::{decode_embedded, lenient_f64, lenient_u64, text_of};
@@ -62,19 +62,7 @@ struct Step {
 
 /// Read a `.traj` file (or JSONL of them).
 pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceError> {
-    let stem = input.stem();
-    match plan.layout {
-        Layout::Document => Ok(vec![build(stem, input.parse_document(WHAT)?)]),
-        Layout::Lines => input
-            .lines()
-            .map(|line| {
-                Ok(build(
-                    format!("{stem}:{}", line.number),
-                    input.parse_line(line, WHAT)?,
-                ))
-            })
-            .collect(),
-    }
+    input.each_record(plan.layout, WHAT, build)
 }
 
 /// A history message that is the model's own turn (not a demonstration).
