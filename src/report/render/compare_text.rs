@@ -136,8 +136,10 @@ pub fn tier_line(t: &crate::compare::model::TierOutcome) -> String {
         plural(t.cases, "case", "cases"),
         t.verdict.as_str()
     );
-    if let Some(ms) = t.wall_time_ms {
-        s.push_str(&format!(" in {:.1} s", ms as f64 / 1000.0));
+    match t.wall_time_ms {
+        Some(ms) if ms < 1000 => s.push_str(&format!(" in {ms} ms")),
+        Some(ms) => s.push_str(&format!(" in {:.1} s", ms as f64 / 1000.0)),
+        None => {}
     }
     if t.stopped_early {
         s.push_str(&format!(
