@@ -99,12 +99,24 @@ pub struct CliEvalArgs {
     /// Which cases: the smoke tier, the full suite, or smoke then full [default: progressive for compare, full for run].
     #[arg(long, value_enum, env = "AGENTEVAL_TIER")]
     pub tier: Option<CliTier>,
-    /// LLM judge for tier-3 checkpoints [default: none].
+    /// LLM judge for tier-3 checkpoints, step metrics and semantic task success: `openai` (any OpenAI-compatible API), `anthropic`, or `replay` (the judge cache only, no key) [default: none].
     #[arg(long, value_enum, env = "AGENTEVAL_JUDGE")]
     pub judge: Option<CliJudge>,
-    /// Judge cache directory [default: .agenteval-cache].
+    /// Judge model, e.g. `gpt-4o-mini` [default: the suite's or agenteval.yaml's `judge.model`].
+    #[arg(long, value_name = "MODEL", env = "AGENTEVAL_JUDGE_MODEL")]
+    pub judge_model: Option<String>,
+    /// Judge API root, e.g. `http://localhost:11434/v1` [default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, then agenteval.yaml, then the provider's].
+    #[arg(long, value_name = "URL", env = "AGENTEVAL_JUDGE_BASE_URL")]
+    pub judge_base_url: Option<String>,
+    /// Judge cache directory [default: the suite's `judge.cache`, else .agenteval-cache].
     #[arg(long, value_name = "DIR", env = "AGENTEVAL_JUDGE_CACHE")]
     pub judge_cache: Option<PathBuf>,
+    /// Stop calling the judge past this estimated spend (USD); later questions are N/A "budget exhausted".
+    #[arg(long, value_name = "USD", env = "AGENTEVAL_JUDGE_MAX_COST")]
+    pub judge_max_cost: Option<f64>,
+    /// Judge calls in flight at once (1–256) [default: agenteval.yaml's `judge.concurrency`, else 8].
+    #[arg(long, value_name = "N", env = "AGENTEVAL_JUDGE_CONCURRENCY")]
+    pub judge_concurrency: Option<usize>,
     /// Seed for every random choice (bootstrap resampling) [default: 42].
     #[arg(long, env = "AGENTEVAL_SEED")]
     pub seed: Option<u64>,

@@ -53,6 +53,11 @@ pub enum RunnerError {
     #[diagnostic(transparent)]
     Merge(#[from] crate::runner::merge::MergeError),
 
+    /// The judge's settings are unusable, or it cannot be reached at all.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Judge(#[from] crate::judge::JudgeError),
+
     #[error("no cases selected")]
     #[diagnostic(
         code(agenteval::runner::empty),
@@ -72,6 +77,7 @@ impl RunnerError {
             Self::Catalog(_) | Self::AgentSpec { .. } => ExitCode::Config,
             Self::Task { .. } => ExitCode::Internal,
             Self::Merge(e) => e.exit_code(),
+            Self::Judge(e) => e.exit_code(),
         }
     }
 }

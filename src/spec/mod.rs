@@ -3,6 +3,7 @@
 
 pub mod discover;
 mod error;
+pub mod judge;
 pub mod load;
 pub mod model;
 pub mod schema;

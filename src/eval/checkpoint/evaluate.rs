@@ -10,6 +10,7 @@ use crate::spec::suite::{Check, Suite};
 use crate::trace::Trace;
 
 use super::tier1::holds;
+use super::tier3;
 use super::{EventLog, Verdict, eval_sequence, eval_state};
 
 /// Tier-3 verdicts computed before evaluation (the judge runs async, this
@@ -65,16 +66,7 @@ pub fn evaluate_checkpoints(inputs: &CheckpointInputs<'_>) -> Vec<CheckpointResu
                         Some(log) => eval_sequence(seq, log),
                         None => Verdict::not_applicable("no trace for this case", "tier2"),
                     },
-                    Check::Semantic { .. } => {
-                        match (&inputs.judge.provider, inputs.judge.verdicts.get(&cp.id)) {
-                            (None, _) => Verdict::not_applicable("no judge configured", "none"),
-                            (Some(_), Some(v)) => v.clone(),
-                            (Some(p), None) => Verdict::not_applicable(
-                                format!("judge `{p}` returned no verdict"),
-                                "none",
-                            ),
-                        }
-                    }
+                    Check::Semantic { .. } => tier3::eval_semantic(&cp.id, inputs.judge),
                 }
             };
             let verdict = apply_partial_mode(verdict, suite.partial_mode);
@@ -90,7 +82,7 @@ pub fn evaluate_checkpoints(inputs: &CheckpointInputs<'_>) -> Vec<CheckpointResu
                 matched_criterion: verdict.matched_criterion,
                 cited_spans: verdict.cited_spans,
                 blocked_by: verdict.blocked_by,
-                confidence: None,
+                confidence: verdict.confidence,
             }
         })
         .collect()
@@ -108,6 +100,7 @@ fn apply_partial_mode(v: Verdict, mode: PartialMode) -> Verdict {
         );
         failed.cited_spans = v.cited_spans;
         failed.matched_criterion = v.matched_criterion;
+        failed.confidence = v.confidence;
         return failed;
     }
     v

@@ -6,6 +6,7 @@ mod evaluate;
 mod events;
 mod tier1;
 mod tier2;
+pub mod tier3;
 mod verdict;
 
 pub use evaluate::{CheckpointInputs, JudgeVerdicts, evaluate_checkpoints};

@@ -1,6 +1,6 @@
 //! One checkpoint's outcome before it becomes a report row.
 
-use crate::report::model::CheckpointState;
+use crate::report::model::{CheckpointState, Confidence};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {
@@ -12,6 +12,8 @@ pub struct Verdict {
     pub cited_spans: Vec<String>,
     pub matched_criterion: Option<String>,
     pub blocked_by: Option<String>,
+    /// Tier-3 repeat confidence (`judge.runs > 1`).
+    pub confidence: Option<Confidence>,
 }
 
 impl Verdict {
@@ -29,6 +31,7 @@ impl Verdict {
             cited_spans: Vec::new(),
             matched_criterion: None,
             blocked_by: None,
+            confidence: None,
         }
     }
 

@@ -9,7 +9,7 @@ use crate::spec::model::StepType;
 use crate::spec::suite::Suite;
 
 use super::context::{Ctx, loc};
-use super::{cases, checkpoints, workflow};
+use super::{cases, checkpoints, judge, workflow};
 
 /// Suite-level metric names (DESIGN §13).
 pub const SUITE_METRICS: [&str; 6] = [
@@ -57,6 +57,7 @@ pub fn validate(loaded: &LoadedSuite) -> Validation {
     thresholds(&mut cx);
     gates(&mut cx, &checkpoint_ids, &workflow_steps);
     agent_and_paths(&mut cx);
+    judge::validate(&mut cx);
     if file.checkpoints.is_empty() {
         cx.warning(
             loc(&file.suite),

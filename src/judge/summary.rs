@@ -1,0 +1,120 @@
+//! The run report's `judge` section: from one run's counts, and merged
+//! over shards or tiers.
+
+use crate::report::model::JudgeSummary;
+
+use super::config::JudgeMode;
+use super::pipeline::RunStats;
+use super::provider::JudgeIdentity;
+
+/// The section for a run without a judge.
+pub fn none() -> JudgeSummary {
+    JudgeSummary {
+        provider: JudgeMode::None.as_str().to_owned(),
+        ..JudgeSummary::default()
+    }
+}
+
+/// The section for one judged run.
+pub fn from_stats(
+    mode: JudgeMode,
+    identity: &JudgeIdentity,
+    stats: &RunStats,
+    invalid_citations: u64,
+) -> JudgeSummary {
+    let mut s = JudgeSummary {
+        provider: mode.as_str().to_owned(),
+        calls: stats.calls,
+        cache_hits: stats.cache_hits,
+        errors: stats.errors,
+        cost_usd: stats.cost_usd,
+        model: Some(identity.to_string()),
+        questions: stats.items,
+        cache_misses: stats.items - stats.cache_hits.min(stats.items),
+        not_in_cache: stats.not_in_cache,
+        budget_exhausted: stats.budget_exhausted,
+        retries: stats.retries,
+        fallbacks: stats.fallbacks,
+        input_tokens: stats.input_tokens,
+        output_tokens: stats.output_tokens,
+        error_rate: None,
+        error_classes: stats.error_classes.clone(),
+        invalid_citations,
+        cost_incomplete: stats.cost_incomplete,
+    };
+    s.error_rate = error_rate(&s);
+    s
+}
+
+/// Share of the questions that reached a judge and got no usable answer:
+/// `errors / (questions − budget_exhausted − not_in_cache)`; `None` when
+/// no question reached one.
+pub fn error_rate(s: &JudgeSummary) -> Option<f64> {
+    let attempted = s
+        .questions
+        .saturating_sub(s.budget_exhausted + s.not_in_cache);
+    (attempted > 0).then(|| s.errors as f64 / attempted as f64)
+}
+
+/// Sums over `parts` (shards of one run, or tiers of one suite).
+pub fn merge<'a>(parts: impl IntoIterator<Item = &'a JudgeSummary>) -> JudgeSummary {
+    let mut out: Option<JudgeSummary> = None;
+    for p in parts {
+        let Some(o) = out.as_mut() else {
+            out = Some(p.clone());
+            continue;
+        };
+        o.calls += p.calls;
+        o.cache_hits += p.cache_hits;
+        o.errors += p.errors;
+        o.cost_usd += p.cost_usd;
+        if o.model.is_none() {
+            o.model.clone_from(&p.model);
+        }
+        o.questions += p.questions;
+        o.cache_misses += p.cache_misses;
+        o.not_in_cache += p.not_in_cache;
+        o.budget_exhausted += p.budget_exhausted;
+        o.retries += p.retries;
+        o.fallbacks += p.fallbacks;
+        o.input_tokens += p.input_tokens;
+        o.output_tokens += p.output_tokens;
+        for (k, v) in &p.error_classes {
+            *o.error_classes.entry(k.clone()).or_default() += v;
+        }
+        o.invalid_citations += p.invalid_citations;
+        o.cost_incomplete |= p.cost_incomplete;
+    }
+    let mut out = out.unwrap_or_else(none);
+    out.error_rate = error_rate(&out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_leave_out_what_never_reached_a_judge() {
+        let a = JudgeSummary {
+            provider: "openai".into(),
+            questions: 10,
+            errors: 2,
+            budget_exhausted: 5,
+            calls: 7,
+            ..JudgeSummary::default()
+        };
+        assert_eq!(error_rate(&a), Some(0.4));
+        let b = JudgeSummary {
+            provider: "openai".into(),
+            questions: 10,
+            errors: 0,
+            ..JudgeSummary::default()
+        };
+        let m = merge([&a, &b]);
+        assert_eq!((m.questions, m.errors, m.calls), (20, 2, 7));
+        assert_eq!(m.error_rate, Some(2.0 / 15.0));
+        assert_eq!(error_rate(&none()), None);
+        assert_eq!(merge(std::iter::empty()).provider, "none");
+    }
+}
