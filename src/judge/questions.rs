@@ -223,21 +223,10 @@ fn step_questions(
                 .as_ref()
                 .map_or_else(|| "(no output recorded)".to_owned(), compact),
         };
-        let parents: Vec<String> = input
-            .parents
+        let parents: Vec<String> = dag
+            .parents(i)
             .iter()
-            .map(|p| {
-                format!(
-                    "[step {} {} `{}`] {}",
-                    p.id,
-                    p.step_type,
-                    p.name,
-                    crate::judge::prompts::cap_chars(
-                        &p.output.map_or_else(|| "(no output)".to_owned(), compact),
-                        PARENT_CHARS
-                    )
-                )
-            })
+            .map(|&p| parent_text(&dag.nodes[p]))
             .collect();
         let parents_text = if parents.is_empty() {
             "(none: this is the first step)".to_owned()
@@ -274,6 +263,28 @@ fn step_questions(
         }
     }
     Ok(())
+}
+
+/// A parent as the judge sees it: its output, and for a tool execution the
+/// call that produced it (the result alone often lacks the ids it is about).
+fn parent_text(node: &crate::dag::Node) -> String {
+    use crate::judge::prompts::cap_chars;
+    let output = node.output.as_ref().map_or_else(|| "(no output)".to_owned(), compact);
+    let call = match (node.step_type, &node.arguments) {
+        (crate::spec::model::StepType::Exec, Some(args)) => format!(
+            "called {}({}) → ",
+            node.tool.as_deref().unwrap_or(&node.name),
+            cap_chars(&compact(args), PARENT_CHARS / 3)
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "[step {} {} `{}`] {call}{}",
+        node.id,
+        node.step_type,
+        node.name,
+        cap_chars(&output, PARENT_CHARS)
+    )
 }
 
 /// The suite's tools as the judge sees them (suite content, not trace

@@ -158,7 +158,7 @@ impl StepScorer for JudgedScorer<'_> {
             .collect();
         notes.extend(missing.iter().map(|m| format!("no score for {m}")));
         let mut text = format!("{}: {}", self.judged.by, notes.join("; "));
-        if !rules.notes.is_empty() {
+        if !rules.metrics.is_empty() && !rules.notes.is_empty() {
             text = format!("rules: {}; {text}", rules.notes);
         }
         let scored_by = if rules.metrics.is_empty() {
