@@ -228,11 +228,16 @@ pub const DEFAULT_MAX_JUDGE_ERROR_RATE: f64 = 0.1;
 /// too many of them leave the gate unable to vouch for the run. Returns the
 /// pooled rate over every suite (`None` when no question reached a judge)
 /// and, per suite over its limit, the reason and whether it fails the gate
-/// (not under `--fail-on never`).
+/// (not under `--fail-on never`). A head judged by another judge than its
+/// baseline adds a reason that never fails: judged metrics then move with
+/// the judge, not the agent.
 fn judge_error_gate(inputs: &[SuiteInput<'_>]) -> (Option<f64>, Vec<(String, bool)>) {
     let mut breaches = Vec::new();
     let (mut errors, mut attempted) = (0u64, 0u64);
     for input in inputs {
+        if let Some(note) = crate::judge::summary::mismatch(&input.base.judge, &input.head.judge) {
+            breaches.push((format!("`{}`: {note}", input.suite), false));
+        }
         let j = &input.head.judge;
         let reached = j
             .questions

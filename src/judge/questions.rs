@@ -269,7 +269,10 @@ fn step_questions(
 /// call that produced it (the result alone often lacks the ids it is about).
 fn parent_text(node: &crate::dag::Node) -> String {
     use crate::judge::prompts::cap_chars;
-    let output = node.output.as_ref().map_or_else(|| "(no output)".to_owned(), compact);
+    let output = node
+        .output
+        .as_ref()
+        .map_or_else(|| "(no output)".to_owned(), compact);
     let call = match (node.step_type, &node.arguments) {
         (crate::spec::model::StepType::Exec, Some(args)) => format!(
             "called {}({}) → ",

@@ -90,6 +90,64 @@ pub fn merge<'a>(parts: impl IntoIterator<Item = &'a JudgeSummary>) -> JudgeSumm
     out
 }
 
+/// `judge: …` for terminal and Markdown summaries; `None` without a judge.
+pub fn one_line(s: &JudgeSummary) -> Option<String> {
+    if s.provider == "none" {
+        return None;
+    }
+    let mut line = format!(
+        "judge: {} ({}) · {} questions · {} from the cache · {} calls · {} errors",
+        s.model.as_deref().unwrap_or("?"),
+        s.provider,
+        s.questions,
+        s.cache_hits,
+        s.calls,
+        s.errors
+    );
+    if let Some(r) = s.error_rate {
+        line.push_str(&format!(" ({:.1}%)", 100.0 * r));
+    }
+    if s.not_in_cache > 0 {
+        line.push_str(&format!(" · {} not in the cache", s.not_in_cache));
+    }
+    if s.budget_exhausted > 0 {
+        line.push_str(&format!(" · {} past the budget", s.budget_exhausted));
+    }
+    if s.calls > 0 {
+        line.push_str(&format!(
+            " · {} + {} tokens · ${:.4}{}",
+            s.input_tokens,
+            s.output_tokens,
+            s.cost_usd,
+            if s.cost_incomplete { " (no price for some calls)" } else { "" }
+        ));
+    }
+    if s.invalid_citations > 0 {
+        line.push_str(&format!(" · {} citations of missing spans", s.invalid_citations));
+    }
+    Some(line)
+}
+
+/// Who judged a run: `none`, or `provider/model` (a replay of a cache
+/// recorded from `openai/m` is judged by `openai/m`).
+pub fn judged_by(s: &JudgeSummary) -> String {
+    match (&s.model, s.provider.as_str()) {
+        (Some(m), p) if p != "none" => m.clone(),
+        _ => "none".to_owned(),
+    }
+}
+
+/// Why a head run's judged metrics are not comparable with its baseline's,
+/// when they were judged differently.
+pub fn mismatch(base: &JudgeSummary, head: &JudgeSummary) -> Option<String> {
+    let (b, h) = (judged_by(base), judged_by(head));
+    (b != h).then(|| {
+        format!(
+            "the baseline was judged by `{b}` and this run by `{h}`: tier-3 checkpoints, judged step scores, workflow_quality, compliance and semantic task success move with the judge, not the agent; update the baseline with the same judge"
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,5 +174,21 @@ mod tests {
         assert_eq!(m.error_rate, Some(2.0 / 15.0));
         assert_eq!(error_rate(&none()), None);
         assert_eq!(merge(std::iter::empty()).provider, "none");
+    }
+
+    #[test]
+    fn a_replay_is_judged_by_the_judge_it_replays() {
+        let live = JudgeSummary {
+            provider: "openai".into(),
+            model: Some("openai/m".into()),
+            ..JudgeSummary::default()
+        };
+        let replay = JudgeSummary {
+            provider: "replay".into(),
+            ..live.clone()
+        };
+        assert_eq!(mismatch(&live, &replay), None);
+        assert!(mismatch(&none(), &replay).unwrap().contains("judged by `none` and this run by `openai/m`"));
+        assert_eq!(mismatch(&none(), &none()), None);
     }
 }
