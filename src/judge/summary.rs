@@ -119,11 +119,18 @@ pub fn one_line(s: &JudgeSummary) -> Option<String> {
             s.input_tokens,
             s.output_tokens,
             s.cost_usd,
-            if s.cost_incomplete { " (no price for some calls)" } else { "" }
+            if s.cost_incomplete {
+                " (no price for some calls)"
+            } else {
+                ""
+            }
         ));
     }
     if s.invalid_citations > 0 {
-        line.push_str(&format!(" · {} citations of missing spans", s.invalid_citations));
+        line.push_str(&format!(
+            " · {} citations of missing spans",
+            s.invalid_citations
+        ));
     }
     Some(line)
 }
@@ -188,7 +195,11 @@ mod tests {
             ..live.clone()
         };
         assert_eq!(mismatch(&live, &replay), None);
-        assert!(mismatch(&none(), &replay).unwrap().contains("judged by `none` and this run by `openai/m`"));
+        assert!(
+            mismatch(&none(), &replay)
+                .unwrap()
+                .contains("judged by `none` and this run by `openai/m`")
+        );
         assert_eq!(mismatch(&none(), &none()), None);
     }
 }
