@@ -61,6 +61,11 @@ pub enum JudgeError {
         first_error: String,
     },
 
+    /// A golden set that cannot be used (located in the file).
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Golden(Box<crate::diagnostic::FileDiagnostic>),
+
     #[error("cannot {action} `{}`", path.display())]
     #[diagnostic(code(agenteval::judge::io))]
     Io {
@@ -92,6 +97,7 @@ impl JudgeError {
             Self::Usage { .. } => ExitCode::Usage,
             Self::Config { .. } | Self::Template { .. } => ExitCode::Config,
             Self::Unavailable { .. } => ExitCode::Unavailable,
+            Self::Golden(_) => ExitCode::DataError,
             Self::Io { .. } => ExitCode::Io,
             Self::Client(_) => ExitCode::Internal,
         }

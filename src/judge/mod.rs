@@ -9,6 +9,7 @@ pub mod answer;
 pub mod anthropic;
 pub mod budget;
 pub mod cache;
+pub mod calibrate;
 pub mod config;
 pub mod error;
 pub mod excerpt;
