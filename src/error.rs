@@ -64,6 +64,10 @@ pub enum Error {
     #[diagnostic(transparent)]
     Runner(#[from] RunnerError),
 
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Judge(#[from] crate::judge::JudgeError),
+
     /// A bug: an invariant did not hold.
     #[error("internal error: {0}")]
     #[diagnostic(
@@ -107,6 +111,7 @@ impl Error {
             Self::Baseline(e) => e.exit_code(),
             Self::GitHub(e) => e.exit_code(),
             Self::Runner(e) => e.exit_code(),
+            Self::Judge(e) => e.exit_code(),
             Self::Internal(_) => ExitCode::Internal,
         }
     }

@@ -66,6 +66,8 @@ pub enum CliCommand {
     Config(CliConfig),
     /// Merge the shard reports of one run (`run --shard I/N --out FILE`) into one report.
     Merge(CliMerge),
+    /// Judge vs human labels on a golden set: agreement, Cohen's κ, Krippendorff's α, confusion matrix.
+    Calibrate(CliCalibrate),
     /// Print the JSON Schema of `suite.yaml`.
     #[command(hide = true)]
     Schema,
@@ -388,4 +390,36 @@ pub struct CliMerge {
     /// Directory holding `<suite>/suite.yaml` [default: suites].
     #[arg(long, value_name = "DIR", env = "AGENTEVAL_SUITES_DIR")]
     pub suites_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CliCalibrateFormat {
+    Text,
+    Json,
+}
+
+/// `calibrate --suite NAME --judge PROVIDER [--judge-model M] [--golden FILE]`.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Judge vs human labels on a golden set.\n\n\
+The judge answers every labelled item of the suite's recorded traces (tier-3 checkpoints and judged \
+step metrics) through the same prompts, cache and settings as `run`; calibrate then reports the \
+agreement, Cohen's κ (nominal), Krippendorff's α (nominal for verdicts, ordinal for 1–5 scores), the \
+confusion matrix, and warns when κ is below the suite's `judge.kappa_threshold` (default 0.6).",
+    after_help = "Golden set (YAML): `source: <who labelled>` and `labels:` of `{case, checkpoint, label: PASS|PARTIAL|FAIL}` \
+or `{case, step, metric?, label: 1-5}`.\n\nExit codes: 0 reported (warnings do not fail); 64 no judge or not one suite; \
+65 a bad golden set; 69 the judge unavailable; 78 bad judge settings."
+)]
+pub struct CliCalibrate {
+    #[command(flatten)]
+    pub eval: CliEvalArgs,
+    /// Golden set [default: `<suite dir>/golden.yaml`].
+    #[arg(long, value_name = "FILE")]
+    pub golden: Option<PathBuf>,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = CliCalibrateFormat::Text)]
+    pub format: CliCalibrateFormat,
+    /// Also write the report as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }

@@ -2,6 +2,7 @@
 //! (wiremock, and the scripted stand-in judge), the cache across processes,
 //! faults that must never turn into a pass, and `calibrate`.
 
+mod calibrate;
 mod cli;
 mod engine;
 mod stand_in;

@@ -210,8 +210,8 @@ pub fn pair(
     }
     if !unpaired.is_empty() {
         warnings.push(format!(
-            "{} labels could not be paired with a judge answer (listed below)",
-            unpaired.len()
+            "{} could not be paired with a judge answer (listed in the report)",
+            crate::output::plural(unpaired.len(), "label", "labels")
         ));
     }
     Ok(CalibrationReport {
