@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use miette::Diagnostic;
 
 use crate::baseline::BaselineError;
+use crate::compare::error::CompareError;
 use crate::exit_code::ExitCode;
 use crate::github::GitHubError;
 use crate::report::ReportError;
@@ -66,6 +67,10 @@ pub enum Error {
 
     #[error(transparent)]
     #[diagnostic(transparent)]
+    Compare(#[from] CompareError),
+
+    #[error(transparent)]
+    #[diagnostic(transparent)]
     Judge(#[from] crate::judge::JudgeError),
 
     /// A bug: an invariant did not hold.
@@ -111,6 +116,7 @@ impl Error {
             Self::Baseline(e) => e.exit_code(),
             Self::GitHub(e) => e.exit_code(),
             Self::Runner(e) => e.exit_code(),
+            Self::Compare(e) => e.exit_code(),
             Self::Judge(e) => e.exit_code(),
             Self::Internal(_) => ExitCode::Internal,
         }

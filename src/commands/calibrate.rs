@@ -61,7 +61,7 @@ pub(crate) fn run(args: &CliCalibrate, config: &Config, quiet: bool) -> Result<E
         .filter(|c| labelled.contains(c.id.as_str()))
     {
         let (path, _) = trace_path(&suite, case, settings.traces.as_deref());
-        let evidence = load_evidence(&suite, case, settings.evidence.as_deref())?;
+        let evidence = load_evidence(&suite, case, settings.evidence.as_ref())?;
         if let TraceOutcome::Loaded { trace, .. } =
             load_trace(&path, &display_path(&path, &suite.dir))
         {

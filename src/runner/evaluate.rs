@@ -96,7 +96,7 @@ where
         run.indices
             .par_iter()
             .map(|&i| {
-                let evidence = load_evidence(suite, &suite.cases[i], settings.evidence.as_deref())?;
+                let evidence = load_evidence(suite, &suite.cases[i], settings.evidence.as_ref())?;
                 Ok((i, evidence, input(i)))
             })
             .collect::<Result<_, RunnerError>>()

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::report::model::{CheckpointResult, CheckpointState};
+use crate::report::model::{CheckpointResult, CheckpointState, NaKind};
 use crate::spec::model::PartialMode;
 use crate::spec::suite::{Check, Suite};
 use crate::trace::Trace;
@@ -60,11 +60,19 @@ pub fn evaluate_checkpoints(inputs: &CheckpointInputs<'_>) -> Vec<CheckpointResu
                 match &cp.check {
                     Check::State(assert) => match inputs.evidence {
                         Some(ev) => eval_state(assert, ev),
-                        None => Verdict::not_applicable("no evidence file for this case", "tier1"),
+                        None => Verdict::not_applicable_because(
+                            NaKind::NoEvidence,
+                            "no evidence file for this case",
+                            "tier1",
+                        ),
                     },
                     Check::Sequence(seq) => match &log {
-                        Some(log) => eval_sequence(seq, log),
-                        None => Verdict::not_applicable("no trace for this case", "tier2"),
+                        Some(log) => eval_sequence(seq, log).vacuous_if_na(),
+                        None => Verdict::not_applicable_because(
+                            NaKind::NoTrace,
+                            "no trace for this case",
+                            "tier2",
+                        ),
                     },
                     Check::Semantic { .. } => tier3::eval_semantic(&cp.id, inputs.judge),
                 }
@@ -83,6 +91,7 @@ pub fn evaluate_checkpoints(inputs: &CheckpointInputs<'_>) -> Vec<CheckpointResu
                 cited_spans: verdict.cited_spans,
                 blocked_by: verdict.blocked_by,
                 confidence: verdict.confidence,
+                na_kind: verdict.na_kind,
             }
         })
         .collect()

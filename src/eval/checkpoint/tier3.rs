@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::tier1::holds;
 use super::{JudgeVerdicts, Verdict};
-use crate::report::model::{CheckpointState, Confidence};
+use crate::report::model::{CheckpointState, Confidence, NaKind};
 use crate::spec::suite::Suite;
 
 /// One run's answer, as the judge gave it.
@@ -42,11 +42,15 @@ pub struct JudgedRun {
 /// `evaluate_checkpoints`).
 pub fn eval_semantic(id: &str, judge: &JudgeVerdicts) -> Verdict {
     match (&judge.provider, judge.verdicts.get(id)) {
-        (None, _) => Verdict::not_applicable("no judge configured", "none"),
-        (Some(_), Some(v)) => v.clone(),
-        (Some(p), None) => {
-            Verdict::not_applicable(format!("judge `{p}` returned no verdict"), "none")
+        (None, _) => {
+            Verdict::not_applicable_because(NaKind::NoJudge, "no judge configured", "none")
         }
+        (Some(_), Some(v)) => v.clone(),
+        (Some(p), None) => Verdict::not_applicable_because(
+            NaKind::JudgeError,
+            format!("judge `{p}` returned no verdict"),
+            "none",
+        ),
     }
 }
 
@@ -75,12 +79,15 @@ pub fn judged_verdict(
     span_ids: &BTreeSet<String>,
 ) -> (Verdict, Vec<String>) {
     if let Some(Err(reason)) = runs.iter().find(|r| r.is_err()) {
-        return (Verdict::not_applicable(reason.clone(), "none"), Vec::new());
+        return (
+            Verdict::not_applicable_because(NaKind::JudgeError, reason.clone(), "none"),
+            Vec::new(),
+        );
     }
     let answers: Vec<&JudgedRun> = runs.iter().filter_map(|r| r.as_ref().ok()).collect();
     let Some(first) = answers.first() else {
         return (
-            Verdict::not_applicable("the judge was not asked", "none"),
+            Verdict::not_applicable_because(NaKind::JudgeError, "the judge was not asked", "none"),
             Vec::new(),
         );
     };
@@ -113,7 +120,11 @@ pub fn judged_verdict(
         .map(|(k, n)| (*k, *n));
     let Some(((state, criterion), agreeing)) = best else {
         return (
-            Verdict::not_applicable("the judge gave no verdict", "none"),
+            Verdict::not_applicable_because(
+                NaKind::JudgeError,
+                "the judge gave no verdict",
+                "none",
+            ),
             Vec::new(),
         );
     };
@@ -154,7 +165,11 @@ pub fn judged_verdict(
         CheckpointState::Pass => Verdict::pass(notes, by),
         CheckpointState::Partial => match criterion.and_then(|c| criteria.get(c.wrapping_sub(1))) {
             Some((condition, w)) => Verdict::partial(*w, condition.clone(), notes, by),
-            None => Verdict::not_applicable("judge_error: invalid answer", "none"),
+            None => Verdict::not_applicable_because(
+                NaKind::JudgeError,
+                "judge_error: invalid answer",
+                "none",
+            ),
         },
         _ => Verdict::fail(notes, by),
     }
@@ -251,6 +266,11 @@ mod tests {
         assert_eq!(v.state, CheckpointState::NotApplicable);
         assert_eq!(v.notes, "judge_error: timeout");
         assert_eq!(v.weight, None);
+        assert_eq!(
+            v.na_kind,
+            Some(NaKind::JudgeError),
+            "a judge failure is never vacuous"
+        );
     }
 
     #[test]
