@@ -34,7 +34,8 @@ use agenteval_gate::judge::retry::RetryPolicy;
 use agenteval_gate::spec::judge::{AuthHeader, ProviderName, StructuredOutput};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-const ANSWER: &str = r#"{"verdict": "PASS", "criterion": null, "notes": "bench", "cited_spans": []}"#;
+const ANSWER: &str =
+    r#"{"verdict": "PASS", "criterion": null, "notes": "bench", "cited_spans": []}"#;
 
 /// A keep-alive HTTP/1.1 server answering every POST with one chat
 /// completion after `delay`. Runs on its own runtime thread.
@@ -71,7 +72,8 @@ fn serve(delay: Duration) -> String {
                         // Headers, then the body by content-length.
                         let (head_end, len) = loop {
                             if let Some(end) = find(&buf, b"\r\n\r\n") {
-                                let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+                                let head =
+                                    String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
                                 let len = head
                                     .lines()
                                     .find_map(|l| l.strip_prefix("content-length:"))
@@ -121,7 +123,8 @@ fn engine(url: &str, cache: &Path, concurrency: usize) -> Engine {
         structured: StructuredOutput::Auto,
         price: None,
     };
-    let judge: Arc<dyn Judge> = Arc::new(OpenAiJudge::new(&settings, Duration::from_secs(30)).unwrap());
+    let judge: Arc<dyn Judge> =
+        Arc::new(OpenAiJudge::new(&settings, Duration::from_secs(30)).unwrap());
     Engine::new(
         vec![judge],
         JudgeMode::Live(ProviderName::Openai),
@@ -154,13 +157,19 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     let n: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(4000);
     let runs: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(5);
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/out/judge");
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).unwrap();
-    println!("judge bench: {n} questions per run, {runs} runs, {} CPUs", std::thread::available_parallelism().map_or(1, |p| p.get()));
+    println!(
+        "judge bench: {n} questions per run, {runs} runs, {} CPUs",
+        std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+    );
 
     // 1. Pipeline overhead: fresh questions against an instant server.
     let fast = serve(Duration::ZERO);
@@ -174,10 +183,18 @@ fn main() {
             let (outcomes, stats) = e.run_blocking(&qs).unwrap();
             let secs = t.elapsed().as_secs_f64();
             assert_eq!(stats.calls as usize, n);
-            assert!(outcomes.iter().all(|o| matches!(o, Outcome::Answered(a) if !a.cached)));
+            assert!(
+                outcomes
+                    .iter()
+                    .all(|o| matches!(o, Outcome::Answered(a) if !a.cached))
+            );
             rates.push(n as f64 / secs);
         }
-        println!("overhead, instant server, concurrency {concurrency:>2}: median {:>8.0} calls/s (runs: {})", median(rates.clone()), fmt(&rates));
+        println!(
+            "overhead, instant server, concurrency {concurrency:>2}: median {:>8.0} calls/s (runs: {})",
+            median(rates.clone()),
+            fmt(&rates)
+        );
     }
 
     // 2. Cache hits: the same questions again, answered from disk.
@@ -195,7 +212,11 @@ fn main() {
         assert_eq!(outcomes.len(), hit_n);
         rates.push(hit_n as f64 / secs);
     }
-    println!("cache hits ({hit_n} answers on disk): median {:>8.0} hits/s (runs: {})", median(rates.clone()), fmt(&rates));
+    println!(
+        "cache hits ({hit_n} answers on disk): median {:>8.0} hits/s (runs: {})",
+        median(rates.clone()),
+        fmt(&rates)
+    );
 
     // 3. A 200 ms server: throughput should be concurrency / 0.2 s.
     let slow = serve(Duration::from_millis(200));
@@ -203,7 +224,11 @@ fn main() {
         let count = concurrency * 10;
         let mut rates = Vec::new();
         for r in 0..runs.min(3) {
-            let e = engine(&slow, &out.join(format!("slow-{concurrency}-{r}")), concurrency);
+            let e = engine(
+                &slow,
+                &out.join(format!("slow-{concurrency}-{r}")),
+                concurrency,
+            );
             let qs = questions(count, &format!("slow {concurrency} {r}"));
             let t = Instant::now();
             let (_, stats) = e.run_blocking(&qs).unwrap();
@@ -223,5 +248,8 @@ fn main() {
 }
 
 fn fmt(v: &[f64]) -> String {
-    v.iter().map(|x| format!("{x:.0}")).collect::<Vec<_>>().join(", ")
+    v.iter()
+        .map(|x| format!("{x:.0}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

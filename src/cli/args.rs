@@ -109,7 +109,7 @@ pub struct CliEvalArgs {
     /// Judge model, e.g. `gpt-4o-mini` [default: the suite's or agenteval.yaml's `judge.model`].
     #[arg(long, value_name = "MODEL", env = "AGENTEVAL_JUDGE_MODEL")]
     pub judge_model: Option<String>,
-    /// Judge API root, e.g. `http://localhost:11434/v1` [default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, then agenteval.yaml, then the provider's].
+    /// Judge API root, e.g. `http://localhost:11434/v1` [default: `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`, then agenteval.yaml, then the provider's].
     #[arg(long, value_name = "URL", env = "AGENTEVAL_JUDGE_BASE_URL")]
     pub judge_base_url: Option<String>,
     /// Judge cache directory [default: the suite's `judge.cache`, else .agenteval-cache].

@@ -142,10 +142,10 @@ impl Cache {
 
     /// Store `entry` under `key` (temporary file + rename). No-op when read-only.
     pub fn put(&self, key: &str, entry: &Entry) -> std::io::Result<()> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
         if !self.writable {
             return Ok(());
         }
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
         let target = self.path(key);
         let dir = target.parent().unwrap_or(&self.root);
         std::fs::create_dir_all(dir)?;

@@ -19,7 +19,7 @@ const ARGS_CHARS: usize = 300;
 
 /// The trace as text of at most about `cap` characters.
 pub fn trace_excerpt(trace: &Trace, cap: usize) -> String {
-    let entries: Vec<String> = trace.spans.iter().filter_map(entry).collect();
+    let entries: Vec<String> = trace.spans.iter().map(entry).collect();
     if entries.is_empty() {
         return "(the trace has no spans)".to_owned();
     }
@@ -67,7 +67,7 @@ pub fn trace_excerpt(trace: &Trace, cap: usize) -> String {
     out
 }
 
-fn entry(span: &Span) -> Option<String> {
+fn entry(span: &Span) -> String {
     let mut lines = vec![header(span)];
     match span.kind {
         SpanKind::Llm => {
@@ -130,7 +130,7 @@ fn entry(span: &Span) -> Option<String> {
                 .unwrap_or_default()
         ));
     }
-    Some(lines.join("\n"))
+    lines.join("\n")
 }
 
 fn header(span: &Span) -> String {
@@ -189,7 +189,7 @@ mod tests {
             format: TraceFormat::Otlp,
             spans,
             final_output: None,
-            metadata: Default::default(),
+            metadata: std::collections::BTreeMap::default(),
             warnings: vec![],
         }
     }

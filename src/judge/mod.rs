@@ -4,6 +4,16 @@
 //! [`pipeline::Engine`]; the prompts and their fence; the questions asked
 //! for tier-3 checkpoints, step metrics and semantic task success; and
 //! `calibrate`'s agreement statistics.
+//!
+//! How the parts fit: [`questions`] renders a [`pipeline::Request`] (a
+//! [`prompts::Prompt`] and an [`answer::AnswerFormat`]) for everything a
+//! case needs judged; [`tier`] sends them all through one
+//! [`pipeline::Engine`] run and sorts the parsed answers back into what
+//! evaluation consumes. New kinds of question (trace-level GPA judges on
+//! the 0–3 scale with span citations, judged root causes, rubric
+//! generation) are new templates, a new `AnswerFormat` with its strict
+//! parser, and a new `questions` function: the trait, the cache, the budget,
+//! retries, fallback and the `judge_error` accounting come with the engine.
 
 pub mod answer;
 pub mod anthropic;
@@ -21,6 +31,8 @@ pub mod provider;
 pub mod questions;
 pub mod replay;
 pub mod retry;
+pub mod settings;
+pub mod stats;
 pub mod summary;
 pub mod tier;
 

@@ -1,5 +1,5 @@
-//! OpenAI-compatible chat completions: OpenAI, Azure OpenAI, vLLM, Ollama,
-//! LiteLLM and anything else that serves `POST {base}/chat/completions`.
+//! `OpenAI`-compatible chat completions: `OpenAI`, Azure `OpenAI`, vLLM,
+//! Ollama, `LiteLLM` and anything else that serves `POST {base}/chat/completions`.
 //!
 //! JSON answers are requested with `response_format: {type: json_schema,
 //! strict: true}`. Servers that reject it (HTTP 400 naming

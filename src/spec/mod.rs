@@ -4,6 +4,7 @@
 pub mod discover;
 mod error;
 pub mod judge;
+pub mod judge_check;
 pub mod load;
 pub mod model;
 pub mod schema;

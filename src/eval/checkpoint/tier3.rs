@@ -205,6 +205,7 @@ fn confidence(scores: &[f64], unanimous: bool) -> Confidence {
 mod tests {
     use super::*;
 
+    #[expect(clippy::unnecessary_wraps, reason = "the shape `judged_verdict` takes")]
     fn run(
         state: CheckpointState,
         criterion: Option<usize>,

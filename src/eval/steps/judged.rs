@@ -108,7 +108,7 @@ impl StepScorer for JudgedScorer<'_> {
             match self.judged.metrics.get(&(node.id.clone(), m)) {
                 Some(MetricJudgment::Score { value, notes }) => judged.push((m, *value, notes)),
                 Some(MetricJudgment::NotAvailable(why)) => {
-                    missing.push(format!("{}: {why}", m.as_str()))
+                    missing.push(format!("{}: {why}", m.as_str()));
                 }
                 None => {}
             }

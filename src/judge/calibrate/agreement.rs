@@ -83,7 +83,7 @@ pub fn agreement(pairs: &[(usize, usize)], scale: &Scale) -> Option<Agreement> {
     })
 }
 
-/// Cohen's κ from a confusion matrix: (p_o − p_e) / (1 − p_e).
+/// Cohen's κ from a confusion matrix: `(p_o − p_e) / (1 − p_e)`.
 pub fn cohen_kappa(confusion: &[Vec<usize>]) -> Option<f64> {
     let k = confusion.len();
     let n: usize = confusion.iter().flatten().sum();
@@ -106,10 +106,10 @@ pub fn cohen_kappa(confusion: &[Vec<usize>]) -> Option<f64> {
 }
 
 /// Krippendorff's α for two raters and no missing values:
-/// α = 1 − (n − 1) Σ o_ck δ²_ck / Σ n_c n_k δ²_ck over the coincidence
-/// matrix o (each item adds 1 to o_hj and to o_jh), n_c its margins and
-/// n = 2 × items. Nominal δ² is 1 for different categories; ordinal δ² is
-/// (Σ_{g=c..k} n_g − (n_c + n_k)/2)² (Krippendorff 2011, "Computing
+/// `α = 1 − (n − 1) Σ o_ck δ²_ck / Σ n_c n_k δ²_ck` over the coincidence
+/// matrix `o` (each item adds 1 to `o_hj` and to `o_jh`), `n_c` its margins
+/// and `n = 2 × items`. Nominal `δ²` is 1 for different categories; ordinal
+/// `δ²` is `(Σ_{g=c..k} n_g − (n_c + n_k)/2)²` (Krippendorff 2011, "Computing
 /// Krippendorff's Alpha-Reliability", §F).
 pub fn krippendorff_alpha(confusion: &[Vec<usize>], ordinal: bool) -> Option<f64> {
     let k = confusion.len();
@@ -135,7 +135,7 @@ pub fn krippendorff_alpha(confusion: &[Vec<usize>], ordinal: bool) -> Option<f64
         }
         let (lo, hi) = (c.min(d), c.max(d));
         let span: f64 = margins[lo..=hi].iter().sum();
-        let v = span - (margins[lo] + margins[hi]) / 2.0;
+        let v = span - f64::midpoint(margins[lo], margins[hi]);
         v * v
     };
     let mut observed = 0.0;

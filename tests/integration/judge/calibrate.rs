@@ -4,8 +4,6 @@
 //! written by `scripts/calibration_reference.py`), and the command on the
 //! support-bot golden set with the committed stand-in judge cache.
 
-#![expect(clippy::unwrap_used, reason = "tests panic on setup failures")]
-
 use agenteval_gate::judge::calibrate::{Scale, agreement};
 use serde_json::Value;
 

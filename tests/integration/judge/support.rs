@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use wiremock::{Request, ResponseTemplate};
 
 /// A suite with a tier-3 checkpoint, a tool catalog and cases whose traces
-/// are OpenAI chat messages. The final answer of case `inject` tries a
+/// are `OpenAI` chat messages. The final answer of case `inject` tries a
 /// prompt injection.
 pub(crate) struct JudgeSuite {
     pub(crate) dir: tempfile::TempDir,
