@@ -255,6 +255,15 @@ impl EvalSettings {
                 cache: args.judge_cache.clone(),
                 max_cost_usd: args.judge_max_cost,
                 concurrency: args.judge_concurrency,
+                trace_judges: args.trace_judges.as_ref().map(|v| {
+                    v.iter()
+                        .map(|t| match t {
+                            crate::cli::CliTraceJudge::Gpa => {
+                                crate::spec::judge::TraceJudgeName::Gpa
+                            }
+                        })
+                        .collect()
+                }),
             },
             v.judge.as_ref(),
             config.path.as_deref(),

@@ -22,6 +22,7 @@ pub mod eval;
 pub mod exit_code;
 pub mod fsutil;
 pub mod github;
+pub mod insights;
 pub mod judge;
 pub mod report;
 mod run;

@@ -121,6 +121,15 @@ pub struct CliEvalArgs {
     /// Judge calls in flight at once (1–256) [default: agenteval.yaml's `judge.concurrency`, else 8].
     #[arg(long, value_name = "N", env = "AGENTEVAL_JUDGE_CONCURRENCY")]
     pub judge_concurrency: Option<usize>,
+    /// Trace-level judges to run on every case, e.g. `gpa` (one judge call per case; metrics `gpa:<dimension>`) [default: the suite's `judge.trace_judges`].
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        value_name = "JUDGE",
+        env = "AGENTEVAL_TRACE_JUDGES"
+    )]
+    pub trace_judges: Option<Vec<CliTraceJudge>>,
     /// Seed for every random choice (bootstrap resampling) [default: 42].
     #[arg(long, env = "AGENTEVAL_SEED")]
     pub seed: Option<u64>,
@@ -157,6 +166,13 @@ pub enum CliJudge {
     Openai,
     Anthropic,
     Replay,
+}
+
+/// A trace-level judge (`--trace-judges`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CliTraceJudge {
+    /// Agent GPA: seven dimensions scored 0–3 with cited spans.
+    Gpa,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

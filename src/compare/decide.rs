@@ -318,6 +318,10 @@ pub fn compare(
         },
         reasons,
         missing_baselines: Vec::new(),
+        insights: inputs
+            .iter()
+            .map(|i| crate::insights::suite_insights(i.suite, i.head, i.base))
+            .collect(),
         worst_case: None,
         evaluated_at: None,
     })
@@ -360,6 +364,7 @@ pub fn no_baseline_report(baseline: &str, fail_on: FailOn, suites: &[String]) ->
             "no baseline `{baseline}` yet: nothing to compare, so the gate passes; the baseline is created when this change merges (`agenteval-gate baseline update --name {baseline}` on the default branch, see docs/github.md)"
         )],
         missing_baselines: suites.to_vec(),
+        insights: Vec::new(),
         worst_case: None,
         evaluated_at: None,
     }

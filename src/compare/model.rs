@@ -48,6 +48,9 @@ pub struct CompareReport {
     /// Suites that have no baseline of this name yet: not compared (the gate passes for them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing_baselines: Vec<String>,
+    /// Recurring issues per suite against the baseline's (new, grew, gone).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub insights: Vec<crate::insights::SuiteInsights>,
     /// Mermaid DAG of the worst regressed case, when one has a DAG.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worst_case: Option<WorstCase>,

@@ -207,6 +207,7 @@ mod tests {
             id: id.into(),
             step_type: t,
             name: "get \"user\" #1".into(),
+            agent: None,
             span_id: None,
             score,
             scored_by: "rules".into(),

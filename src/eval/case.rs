@@ -121,6 +121,7 @@ pub fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport {
         tool_use: steps.tool_use,
         cost: steps.cost,
         task: steps.task,
+        trace_judges: Vec::new(),
         warnings: trace.map(|t| t.warnings.clone()).unwrap_or_default(),
     }
 }

@@ -14,6 +14,8 @@
 //!   with `Score:`. Step metrics use 1–5; the 0–3 scale is there for
 //!   trace-level judges.
 //! - [`AnswerFormat::Semantic`]: one JSON object `{equivalent, notes}`.
+//! - [`AnswerFormat::Gpa`]: one JSON object with the seven GPA dimensions,
+//!   each `{score: 0–3, rationale, cited_spans}` (see [`super::gpa`]).
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -29,6 +31,8 @@ pub enum AnswerFormat {
     Score { min: u8, max: u8 },
     /// Semantic equivalence with a reference answer.
     Semantic,
+    /// The seven GPA trace dimensions, 0–3 each (see [`super::gpa`]).
+    Gpa,
 }
 
 /// A tier-3 state as the judge gives it.
@@ -68,6 +72,7 @@ pub enum Parsed {
         equivalent: bool,
         notes: String,
     },
+    Gpa(Vec<super::gpa::DimensionScore>),
 }
 
 #[derive(Deserialize)]
@@ -95,6 +100,7 @@ impl AnswerFormat {
             Self::Checkpoint { .. } => "checkpoint_verdict",
             Self::Score { .. } => "score_line",
             Self::Semantic => "semantic_match",
+            Self::Gpa => "gpa_scores",
         }
     }
 
@@ -121,6 +127,7 @@ impl AnswerFormat {
                     "notes": {"type": "string"}
                 }
             })),
+            Self::Gpa => Some(super::gpa::json_schema()),
             Self::Score { .. } => None,
         }
     }
@@ -138,6 +145,7 @@ impl AnswerFormat {
                     notes: crate::judge::prompts::cap_chars(raw.notes.trim(), NOTES_CHARS),
                 })
             }
+            Self::Gpa => super::gpa::parse(json_body(text)?).map(Parsed::Gpa),
         }
     }
 }

@@ -71,6 +71,8 @@ pub struct JudgeFlags {
     pub cache: Option<PathBuf>,
     pub max_cost_usd: Option<f64>,
     pub concurrency: Option<usize>,
+    /// `--trace-judges` (replaces the suite's `judge.trace_judges`).
+    pub trace_judges: Option<Vec<crate::spec::judge::TraceJudgeName>>,
 }
 
 /// The command-level judge settings: flags and `agenteval.yaml`, validated.
@@ -86,6 +88,24 @@ pub struct JudgeOptions {
 }
 
 impl JudgeOptions {
+    /// The trace judges `suite` asks for: `--trace-judges`, else the suite's
+    /// `judge.trace_judges`, else none. Asked for even without a judge (then
+    /// every dimension is N/A "no judge configured").
+    pub fn trace_judges(
+        &self,
+        suite: &crate::spec::suite::Suite,
+    ) -> Vec<crate::spec::judge::TraceJudgeName> {
+        let mut v = self
+            .flags
+            .trace_judges
+            .clone()
+            .or_else(|| suite.judge.trace_judges.clone())
+            .unwrap_or_default();
+        v.sort();
+        v.dedup();
+        v
+    }
+
     /// Validate the flags (exit 64) and the config file's `judge:` (exit 78).
     pub fn resolve(
         flags: JudgeFlags,

@@ -23,6 +23,7 @@ pub mod calibrate;
 pub mod config;
 pub mod error;
 pub mod excerpt;
+pub mod gpa;
 pub mod http;
 pub mod openai;
 pub mod pipeline;

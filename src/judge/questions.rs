@@ -33,9 +33,17 @@ const EVIDENCE_CHARS: usize = 4_000;
 /// What a question is about.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Target {
-    Checkpoint { id: String, repeat: u32 },
-    Step { node: String, metric: Metric },
+    Checkpoint {
+        id: String,
+        repeat: u32,
+    },
+    Step {
+        node: String,
+        metric: Metric,
+    },
     Task,
+    /// A trace-level judge (all its dimensions in one question).
+    TraceJudge(crate::spec::judge::TraceJudgeName),
 }
 
 /// One case as the judge sees it.
@@ -83,6 +91,20 @@ pub fn case_questions(
     checkpoint_questions(cx, view, answer.as_deref(), prompts, &mut out)?;
     if cx.settings.steps {
         step_questions(cx, view, &dag, &case_input, prompts, &mut out)?;
+    }
+    for judge in &cx.settings.trace_judges {
+        match judge {
+            crate::spec::judge::TraceJudgeName::Gpa => out.push(
+                Target::TraceJudge(*judge),
+                super::gpa::question(
+                    prompts,
+                    &case_input,
+                    view.trace,
+                    cx.settings.excerpt_chars,
+                    answer.as_deref(),
+                )?,
+            ),
+        }
     }
     if let (Some(reference), Some(answer)) = (
         view.case

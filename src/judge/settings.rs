@@ -75,6 +75,8 @@ pub struct JudgeSettings {
     pub prompts: Prompts,
     pub excerpt_chars: usize,
     pub steps: bool,
+    /// Trace-level judges asked of every case (`gpa`).
+    pub trace_judges: Vec<crate::spec::judge::TraceJudgeName>,
     pub kappa_threshold: f64,
 }
 
@@ -251,6 +253,7 @@ impl JudgeSettings {
             prompts,
             excerpt_chars: spec.excerpt_chars.unwrap_or(limits::DEFAULT_EXCERPT_CHARS),
             steps: spec.steps.unwrap_or(true),
+            trace_judges: options.trace_judges(suite),
             kappa_threshold: spec.kappa_threshold.unwrap_or(limits::DEFAULT_KAPPA),
         }))
     }

@@ -79,6 +79,8 @@ pub struct CaseJudgments {
     pub task: Option<SemanticJudgment>,
     pub warnings: Vec<String>,
     pub invalid_citations: u64,
+    /// Trace-judge dimensions (every dimension of every judge asked, scored or N/A).
+    pub trace_judges: Vec<crate::report::trace_judges::TraceJudgeScore>,
 }
 
 /// One suite's judge.
@@ -216,6 +218,31 @@ fn sort_answers(
                 };
                 j.steps.metrics.insert((node.clone(), *metric), value);
             }
+            Target::TraceJudge(name) => match name {
+                crate::spec::judge::TraceJudgeName::Gpa => {
+                    match (answer.map(|a| (&a.parsed, a.by.label())), missing) {
+                        (Some((Parsed::Gpa(dims), by)), _) => {
+                            let (scores, invalid) = super::gpa::scored(dims, &q.span_ids, &by);
+                            if invalid > 0 {
+                                j.invalid_citations += invalid;
+                                let ids: Vec<&str> = scores
+                                    .iter()
+                                    .flat_map(|s| s.invalid_citations.iter().map(String::as_str))
+                                    .collect();
+                                j.warnings.push(format!(
+                                    "gpa: the judge cited span ids that are not in the trace: {}",
+                                    ids.join(", ")
+                                ));
+                            }
+                            j.trace_judges.extend(scores);
+                        }
+                        (_, Some(why)) => j.trace_judges.extend(super::gpa::not_available(&why)),
+                        _ => j
+                            .trace_judges
+                            .extend(super::gpa::not_available("judge_error: invalid answer")),
+                    }
+                }
+            },
             Target::Task => {
                 j.task = Some(match (answer, missing) {
                     (Some(a), _) => match &a.parsed {
@@ -264,5 +291,6 @@ fn describe(target: &Target) -> String {
         Target::Checkpoint { id, repeat } => format!("checkpoint {id} (run {})", repeat + 1),
         Target::Step { node, metric } => format!("step {node} {}", metric.as_str()),
         Target::Task => "semantic task success".to_owned(),
+        Target::TraceJudge(_) => "the GPA trace judges".to_owned(),
     }
 }

@@ -120,5 +120,6 @@ pub fn aggregate(cases: &[CaseReport], checkpoints: usize) -> Aggregate {
         propagation: crate::eval::metrics::propagation::propagation_stats(cases),
         tool_use,
         cost,
+        insights: Some(crate::insights::collect_insights(cases)),
     }
 }

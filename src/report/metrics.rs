@@ -31,7 +31,8 @@ pub fn metric_domain(metric: &str) -> (f64, f64) {
 /// - suite metrics from `scores` (`compliance_percent`, …);
 /// - `checkpoint:<id>`: earned weight 0–1 when decided (PASS/PARTIAL/FAIL);
 /// - `step_type:<T>`: mean 1–5 score of the case's scored steps of type T;
-/// - `step:<id>`: mean score of steps matched to workflow step `id`.
+/// - `step:<id>`: mean score of steps matched to workflow step `id`;
+/// - `gpa:<dimension>`: the trace judge's 0–3 score, when scored.
 pub fn case_metrics(case: &CaseReport) -> BTreeMap<String, f64> {
     let mut m = BTreeMap::new();
     let s = &case.scores;
@@ -75,6 +76,11 @@ pub fn case_metrics(case: &CaseReport) -> BTreeMap<String, f64> {
     }
     for (name, (sum, n)) in by_type.into_iter().chain(by_step) {
         m.insert(name, sum / n as f64);
+    }
+    for t in &case.trace_judges {
+        if let Some(v) = t.score.filter(|v| v.is_finite()) {
+            m.insert(t.metric(), v);
+        }
     }
     m
 }

@@ -6,5 +6,6 @@ pub mod metrics;
 pub mod model;
 pub mod read;
 pub mod render;
+pub mod trace_judges;
 
 pub use error::ReportError;

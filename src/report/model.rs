@@ -201,6 +201,9 @@ pub struct CaseReport {
     pub cost: Cost,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<TaskResult>,
+    /// Trace-level judge dimensions (`trace_judges: [gpa]`), when asked for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trace_judges: Vec<crate::report::trace_judges::TraceJudgeScore>,
     pub position_dropout: Quartiles,
     pub evaluator_audit: EvaluatorAudit,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -393,6 +396,9 @@ pub struct StepResult {
     #[serde(rename = "type")]
     pub step_type: StepType,
     pub name: String,
+    /// The agent the step belongs to; `None` for the top-level agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span_id: Option<String>,
     /// 1–5; `None` = not scored (N/A).
@@ -530,6 +536,9 @@ pub struct Aggregate {
     pub tool_use: ToolUse,
     #[serde(default)]
     pub cost: Cost,
+    /// Recurring issues over the cases (`None` in reports written before them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub insights: Option<crate::insights::Insights>,
 }
 
 /// Root-cause propagation statistics over the suite.

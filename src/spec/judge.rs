@@ -70,6 +70,22 @@ pub struct JudgeSpec {
     /// Judge step metrics (PLAN, TOOLSEL, PARAMGEN, SYNTH); default true.
     #[serde(default)]
     pub steps: Option<bool>,
+    /// Trace-level judges to run on every case (opt-in; `--trace-judges`
+    /// overrides): `gpa` scores seven dimensions 0–3 with one call per case,
+    /// each reported as the metric `gpa:<dimension>`.
+    #[serde(default)]
+    pub trace_judges: Option<Vec<TraceJudgeName>>,
+}
+
+/// A trace-level judge.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceJudgeName {
+    /// Agent GPA: goal fulfillment, logical consistency, execution efficiency,
+    /// plan quality, plan adherence, tool selection, tool calling (0–3 each).
+    Gpa,
 }
 
 /// The identity of a recorded judge cache.

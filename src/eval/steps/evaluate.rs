@@ -225,6 +225,7 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
                 id: node.id.clone(),
                 step_type: node.step_type,
                 name: node.name.clone(),
+                agent: node.agent.clone(),
                 span_id: node.span_id.clone(),
                 score: s.score,
                 scored_by: s.scored_by.clone(),

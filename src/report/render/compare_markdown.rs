@@ -104,6 +104,7 @@ fn render(r: &CompareReport, details: bool) -> String {
             localization(&mut md, m, details);
         }
     }
+    super::insights::markdown(&mut md, r, details);
     if let Some(w) = &r.worst_case {
         let _ = writeln!(
             md,

@@ -106,6 +106,7 @@ pub fn render_compare_table(r: &CompareReport) -> String {
             b.breach.message
         ));
     }
+    super::insights::text(&mut out, r);
     for reason in &r.reasons {
         out.push_str(&format!("· {reason}\n"));
     }

@@ -7,6 +7,8 @@ pub mod compare_table;
 pub mod compare_text;
 pub mod fmt;
 pub mod html;
+pub mod insights;
+mod insights_escape;
 pub mod json;
 pub mod run_junit;
 pub mod run_markdown;

@@ -69,6 +69,7 @@ fn mermaid_of_a_scored_trace_is_exact_and_matches_the_saved_case_view() {
         tool_use: eval.tool_use.clone(),
         cost: eval.cost.clone(),
         task: None,
+        trace_judges: Vec::new(),
         position_dropout: Quartiles::default(),
         evaluator_audit: EvaluatorAudit::default(),
         warnings: Vec::new(),
