@@ -30,6 +30,14 @@ pub fn localize(
     worse.sort_by(|a, b| a.3.total_cmp(&b.3).then_with(|| a.0.cmp(&b.0)));
 
     let checkpoint_id = name.strip_prefix("checkpoint:");
+    let trace_judge = |case: &str| {
+        head.cases
+            .iter()
+            .find(|c| c.id == case)?
+            .trace_judges
+            .iter()
+            .find(|t| t.metric() == name)
+    };
     let flipped_cases = worse
         .iter()
         .take(MAX_FLIPPED)
@@ -37,6 +45,9 @@ pub fn localize(
             case: case.clone(),
             base: *b,
             head: *h,
+            cited_spans: trace_judge(case)
+                .map(|t| t.cited_spans.clone())
+                .unwrap_or_default(),
             note: checkpoint_id
                 .and_then(|id| {
                     head.cases
@@ -47,6 +58,7 @@ pub fn localize(
                         .find(|r| r.id == id)
                 })
                 .map(|r| format!("{}: {}", r.result, r.notes))
+                .or_else(|| trace_judge(case).map(|t| t.rationale.clone()))
                 .unwrap_or_default(),
         })
         .collect();

@@ -326,9 +326,13 @@ pub struct FlippedCase {
     pub case: String,
     pub base: f64,
     pub head: f64,
-    /// For checkpoint metrics: the head verdict's notes.
+    /// For checkpoint metrics: the head verdict's notes; for trace-judge metrics
+    /// (`gpa:<dimension>`): the head score's rationale.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub note: String,
+    /// For trace-judge metrics: the spans the head score cites.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cited_spans: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

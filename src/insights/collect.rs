@@ -26,6 +26,8 @@ use super::normalize::normalize_message;
 use crate::report::model::{CaseReport, CheckpointState};
 use crate::spec::model::StepType;
 
+/// A trace-judge score at or below this (of 3) is a critique.
+pub const LOW_TRACE_SCORE: f64 = 1.0;
 /// Examples kept per group.
 pub const MAX_EXAMPLES: usize = 3;
 /// Characters kept of an example message.
@@ -118,6 +120,26 @@ pub fn critiques_of_case(case: &CaseReport) -> Vec<Critique> {
             case: case.id.clone(),
             step: None,
             spans,
+        });
+    }
+    for t in case
+        .trace_judges
+        .iter()
+        .filter(|t| t.score.is_some_and(|s| s <= LOW_TRACE_SCORE))
+    {
+        out.push(Critique {
+            source: IssueSource::TraceJudge,
+            label: t.judge.clone(),
+            node: IssueNode {
+                kind: NodeKind::Trace,
+                step_type: None,
+                name: t.metric(),
+                agent: None,
+            },
+            message: t.rationale.clone(),
+            case: case.id.clone(),
+            step: None,
+            spans: t.cited_spans.clone(),
         });
     }
     out

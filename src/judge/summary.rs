@@ -40,6 +40,7 @@ pub fn from_stats(
         error_rate: None,
         error_classes: stats.error_classes.clone(),
         invalid_citations,
+        per_case: std::collections::BTreeMap::new(),
         cost_incomplete: stats.cost_incomplete,
     };
     s.error_rate = error_rate(&s);
@@ -83,6 +84,9 @@ pub fn merge<'a>(parts: impl IntoIterator<Item = &'a JudgeSummary>) -> JudgeSumm
             *o.error_classes.entry(k.clone()).or_default() += v;
         }
         o.invalid_citations += p.invalid_citations;
+        for (k, v) in &p.per_case {
+            o.per_case.entry(k.clone()).or_insert(*v);
+        }
         o.cost_incomplete |= p.cost_incomplete;
     }
     let mut out = out.unwrap_or_else(none);
@@ -131,6 +135,9 @@ pub fn one_line(s: &JudgeSummary) -> Option<String> {
             " · {} citations of missing spans",
             s.invalid_citations
         ));
+    }
+    for (feature, n) in &s.per_case {
+        line.push_str(&format!(" · {feature}: {n} per case"));
     }
     Some(line)
 }

@@ -134,6 +134,10 @@ pub struct JudgeSummary {
     /// Verdicts that cited span ids not in the trace (flagged in their notes).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub invalid_citations: u64,
+    /// Questions per case of each opt-in judge feature, stated up front
+    /// (`gpa`: 1, all seven dimensions in one question).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub per_case: BTreeMap<String, u64>,
     /// Some call was made by a judge without a price: `cost_usd` is a lower bound.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cost_incomplete: bool,

@@ -83,6 +83,8 @@ where
         ToolCatalog::new(&suite.tools).map_err(|e| RunnerError::Catalog(e.to_string()))?;
     let step_settings = StepSettings::from_suite(suite);
     let suite_judge = settings.judge_run.for_suite(suite)?;
+    let trace_judges_without_judge =
+        suite_judge.is_none() && !settings.judge_run.options.trace_judges(suite).is_empty();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(settings.jobs)
         .build()
@@ -101,13 +103,23 @@ where
             })
             .collect::<Result<_, RunnerError>>()
     })?;
-    let (judgments, judge_summary) = judge_cases(
+    let (judgments, mut judge_summary) = judge_cases(
         suite_judge.as_ref(),
         suite,
         &catalog,
         &step_settings,
         &loaded,
     )?;
+    for judge in settings.judge_run.options.trace_judges(suite) {
+        match judge {
+            crate::spec::judge::TraceJudgeName::Gpa => {
+                judge_summary.per_case.insert(
+                    crate::judge::gpa::GPA.to_owned(),
+                    crate::judge::gpa::CALLS_PER_CASE,
+                );
+            }
+        }
+    }
     let rules = RulesScorer;
     let results: Vec<Result<CaseReport, RunnerError>> = pool.install(|| {
         loaded
@@ -150,6 +162,10 @@ where
                     judge: &judged.checkpoints,
                 };
                 let mut report = evaluate_case(&cx, steps);
+                report.trace_judges = judged.trace_judges;
+                if trace_judges_without_judge && matches!(outcome, TraceOutcome::Loaded { .. }) {
+                    report.trace_judges = crate::judge::gpa::not_available("no judge configured");
+                }
                 // Case-specific warnings stay with their case, so shard
                 // reports merge into exactly what one run gives.
                 report.warnings.extend(warnings);

@@ -5,5 +5,6 @@
 mod calibrate;
 mod cli;
 mod engine;
+mod gpa;
 mod stand_in;
 mod support;

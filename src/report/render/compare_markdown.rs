@@ -298,11 +298,19 @@ fn localization(md: &mut String, m: &MetricComparison, details: bool) {
             plural(loc.flipped_cases.len(), "case", "cases")
         );
         for c in loc.flipped_cases.iter().take(shown) {
-            let note = if c.note.is_empty() {
+            let mut note = if c.note.is_empty() {
                 String::new()
             } else {
                 format!(" — {}", escape(&c.note))
             };
+            if !c.cited_spans.is_empty() {
+                let spans: Vec<String> = c
+                    .cited_spans
+                    .iter()
+                    .map(|s| format!("`{}`", s.replace('`', "'")))
+                    .collect();
+                note.push_str(&format!(" (cited spans {})", spans.join(", ")));
+            }
             let _ = writeln!(
                 md,
                 "  - `{}`: {} → {}{note}",
