@@ -68,6 +68,9 @@ pub enum CliCommand {
     Merge(CliMerge),
     /// Judge vs human labels on a golden set: agreement, Cohen's κ, Krippendorff's α, confusion matrix.
     Calibrate(CliCalibrate),
+    /// Draft task-specific tier-3 checkpoints with the judge (`generate`), and verify a draft on labelled cases (`verify`).
+    #[command(subcommand)]
+    Rubric(super::rubric::CliRubric),
     /// Print the JSON Schema of `suite.yaml`.
     #[command(hide = true)]
     Schema,

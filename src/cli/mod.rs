@@ -2,5 +2,7 @@
 //! They are converted into validated settings before anything runs.
 
 mod args;
+mod rubric;
 
 pub use args::*;
+pub use rubric::*;

@@ -12,13 +12,17 @@ use crate::eval::case::TraceOutcome;
 use crate::eval::steps::{StepSettings, ToolCatalog, build_case_dag};
 use crate::exit_code::ExitCode;
 use crate::judge::JudgeMode;
-use crate::judge::calibrate::{JudgedCase, load_golden, pair, render::render_text};
+use crate::judge::calibrate::{
+    CalibrationReport, Golden, JudgedCase, load_golden, pair, render::render_text,
+};
 use crate::judge::questions::CaseView;
 use crate::output::write_to;
+use crate::report::model::JudgeSummary;
 use crate::report::render::json::to_json;
 use crate::runner::RunnerError;
 use crate::runner::evaluate::display_path;
 use crate::runner::replay::{load_evidence, load_trace, trace_path};
+use crate::spec::suite::Suite;
 
 use super::run::load_suites;
 
@@ -43,14 +47,26 @@ pub(crate) fn run(args: &CliCalibrate, config: &Config, quiet: bool) -> Result<E
         .clone()
         .unwrap_or_else(|| suite.dir.join("golden.yaml"));
     let golden = load_golden(&golden_path, &suite)?;
-    let Some(judge) = settings.judge_run.for_suite(&suite)? else {
+    let (report, summary) = judge_golden(&suite, &golden, &settings)?;
+    emit(&report, &summary, args.format, args.out.as_deref(), quiet)?;
+    Ok(ExitCode::Success)
+}
+
+/// Ask the judge about every labelled item of `golden` on the suite's
+/// recorded traces and pair its answers with the labels.
+pub(crate) fn judge_golden(
+    suite: &Suite,
+    golden: &Golden,
+    settings: &EvalSettings,
+) -> Result<(CalibrationReport, JudgeSummary)> {
+    let Some(judge) = settings.judge_run.for_suite(suite)? else {
         return Err(Error::Internal(
             "a judge mode without judge settings".into(),
         ));
     };
     let catalog =
         ToolCatalog::new(&suite.tools).map_err(|e| RunnerError::Catalog(e.to_string()))?;
-    let step_settings = StepSettings::from_suite(&suite);
+    let step_settings = StepSettings::from_suite(suite);
 
     // The labelled cases' recorded traces (and evidence), in suite order.
     let labelled: BTreeSet<&str> = golden.labels.iter().map(|l| l.case.as_str()).collect();
@@ -60,8 +76,8 @@ pub(crate) fn run(args: &CliCalibrate, config: &Config, quiet: bool) -> Result<E
         .iter()
         .filter(|c| labelled.contains(c.id.as_str()))
     {
-        let (path, _) = trace_path(&suite, case, settings.traces.as_deref());
-        let evidence = load_evidence(&suite, case, settings.evidence.as_ref())?;
+        let (path, _) = trace_path(suite, case, settings.traces.as_deref());
+        let evidence = load_evidence(suite, case, settings.evidence.as_ref())?;
         if let TraceOutcome::Loaded { trace, .. } =
             load_trace(&path, &display_path(&path, &suite.dir))
         {
@@ -76,7 +92,7 @@ pub(crate) fn run(args: &CliCalibrate, config: &Config, quiet: bool) -> Result<E
             evidence: evidence.as_ref(),
         })
         .collect();
-    let (answers, summary) = judge.judge(&suite, &catalog, &step_settings, &views)?;
+    let (answers, summary) = judge.judge(suite, &catalog, &step_settings, &views)?;
     let cases: BTreeMap<String, JudgedCase> = loaded
         .iter()
         .zip(answers)
@@ -96,26 +112,37 @@ pub(crate) fn run(args: &CliCalibrate, config: &Config, quiet: bool) -> Result<E
         judge.settings.mode.as_str()
     );
     let report = pair(
-        &golden,
+        golden,
         &cases,
         &suite.name,
         &label,
         judge.settings.kappa_threshold,
     )?;
-    if let Some(path) = &args.out {
-        write_to(path, &to_json(&report))?;
+    Ok((report, summary))
+}
+
+/// Print a calibration report (stdout in `format`, `out` as JSON) and the judge line.
+pub(crate) fn emit(
+    report: &CalibrationReport,
+    summary: &JudgeSummary,
+    format: CliCalibrateFormat,
+    out: Option<&std::path::Path>,
+    quiet: bool,
+) -> Result<()> {
+    if let Some(path) = out {
+        write_to(path, &to_json(report))?;
     }
-    crate::output::write_stdout(&match args.format {
-        CliCalibrateFormat::Text => render_text(&report),
-        CliCalibrateFormat::Json => to_json(&report),
+    crate::output::write_stdout(&match format {
+        CliCalibrateFormat::Text => render_text(report),
+        CliCalibrateFormat::Json => to_json(report),
     })?;
     if !quiet {
-        if let Some(line) = crate::judge::summary::one_line(&summary) {
+        if let Some(line) = crate::judge::summary::one_line(summary) {
             statusln!("{line}");
         }
         for w in &report.warnings {
             warnln!("{w}");
         }
     }
-    Ok(ExitCode::Success)
+    Ok(())
 }

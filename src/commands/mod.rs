@@ -16,6 +16,7 @@ mod lint;
 mod merge;
 mod publish;
 mod report;
+mod rubric;
 mod run;
 mod schema;
 mod trace;
@@ -38,5 +39,6 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
         CliCommand::Config(crate::cli::CliConfig::Show) => config_show::run(&config),
         CliCommand::Merge(args) => merge::run(&args, &config, quiet),
         CliCommand::Calibrate(args) => calibrate::run(&args, &config, quiet),
+        CliCommand::Rubric(cmd) => rubric::run(&cmd, &config, quiet),
     }
 }

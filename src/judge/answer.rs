@@ -33,6 +33,8 @@ pub enum AnswerFormat {
     Semantic,
     /// The seven GPA trace dimensions, 0–3 each (see [`super::gpa`]).
     Gpa,
+    /// Drafted tier-3 checkpoints (see [`super::rubric`]).
+    Rubric,
 }
 
 /// A tier-3 state as the judge gives it.
@@ -73,6 +75,7 @@ pub enum Parsed {
         notes: String,
     },
     Gpa(Vec<super::gpa::DimensionScore>),
+    Rubric(Vec<super::rubric::DraftItem>),
 }
 
 #[derive(Deserialize)]
@@ -101,6 +104,7 @@ impl AnswerFormat {
             Self::Score { .. } => "score_line",
             Self::Semantic => "semantic_match",
             Self::Gpa => "gpa_scores",
+            Self::Rubric => "rubric_draft",
         }
     }
 
@@ -128,6 +132,7 @@ impl AnswerFormat {
                 }
             })),
             Self::Gpa => Some(super::gpa::json_schema()),
+            Self::Rubric => Some(super::rubric::json_schema()),
             Self::Score { .. } => None,
         }
     }
@@ -146,6 +151,7 @@ impl AnswerFormat {
                 })
             }
             Self::Gpa => super::gpa::parse(json_body(text)?).map(Parsed::Gpa),
+            Self::Rubric => super::rubric::parse(json_body(text)?).map(Parsed::Rubric),
         }
     }
 }

@@ -32,6 +32,7 @@ pub mod provider;
 pub mod questions;
 pub mod replay;
 pub mod retry;
+pub mod rubric;
 pub mod settings;
 pub mod stats;
 pub mod summary;

@@ -143,8 +143,32 @@ impl SuiteJudge {
     }
 }
 
+impl SuiteJudge {
+    /// Ask `requests` that are not about one case (rubric drafts) through the
+    /// suite's engine, budget and cache; outcomes in request order. Exit 69
+    /// when the judge could not be reached at all.
+    pub fn ask(
+        &self,
+        requests: &[super::pipeline::Request],
+    ) -> Result<(Vec<Outcome>, JudgeSummary), JudgeError> {
+        let engine = Engine::from_settings(&self.settings, Arc::clone(&self.budget))?;
+        let (outcomes, stats) = engine.run_blocking(requests)?;
+        if stats.judge_unavailable() {
+            return Err(JudgeError::Unavailable {
+                judge: self.settings.identity.to_string(),
+                attempted: stats.errors,
+                failed: stats.errors,
+                first_error: stats.first_error.clone().unwrap_or_default(),
+            });
+        }
+        let summary =
+            super::summary::from_stats(self.settings.mode, &self.settings.identity, &stats, 0);
+        Ok((outcomes, summary))
+    }
+}
+
 /// Why a question has no answer, as an N/A reason.
-fn reason(outcome: &Outcome) -> Option<String> {
+pub fn reason(outcome: &Outcome) -> Option<String> {
     match outcome {
         Outcome::Answered(_) => None,
         Outcome::Failed(e) => Some(format!("judge_error: {}", e.class())),

@@ -2,6 +2,7 @@
 //! the generated JSON Schema.
 
 pub mod discover;
+pub mod draft;
 mod error;
 pub mod judge;
 pub mod judge_check;

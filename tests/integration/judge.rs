@@ -6,5 +6,6 @@ mod calibrate;
 mod cli;
 mod engine;
 mod gpa;
+mod rubric;
 mod stand_in;
 mod support;
