@@ -255,6 +255,7 @@ impl EvalSettings {
                 cache: args.judge_cache.clone(),
                 max_cost_usd: args.judge_max_cost,
                 concurrency: args.judge_concurrency,
+                insight_summaries: args.insight_summaries,
                 trace_judges: args.trace_judges.as_ref().map(|v| {
                     v.iter()
                         .map(|t| match t {

@@ -133,6 +133,9 @@ pub struct CliEvalArgs {
         env = "AGENTEVAL_TRACE_JUDGES"
     )]
     pub trace_judges: Option<Vec<CliTraceJudge>>,
+    /// Let the judge name and summarise the 20 most widespread recurring issues (20 questions per run at most) [default: the suite's `judge.insight_summaries`].
+    #[arg(long, env = "AGENTEVAL_INSIGHT_SUMMARIES")]
+    pub insight_summaries: bool,
     /// Seed for every random choice (bootstrap resampling) [default: 42].
     #[arg(long, env = "AGENTEVAL_SEED")]
     pub seed: Option<u64>,

@@ -213,6 +213,7 @@ pub fn collect_insights_of(cases: &[&CaseReport]) -> Insights {
                 cases: acc.cases.len(),
                 share: share(acc.cases.len()),
                 examples,
+                summary: None,
             }
         })
         .collect();

@@ -17,6 +17,6 @@ pub use collect::{Critique, collect_insights, collect_insights_of, critiques_of_
 pub use diff::{GREW_MIN_CASES, GREW_MIN_SHARE, suite_insights};
 pub use model::{
     InsightStatus, Insights, IssueChange, IssueExample, IssueGroup, IssueNode, IssueSource,
-    NodeKind, SuiteInsights, SystemIssue,
+    IssueSummary, NodeKind, SuiteInsights, SystemIssue,
 };
 pub use normalize::normalize_message;

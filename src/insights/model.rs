@@ -114,6 +114,18 @@ pub struct IssueGroup {
     pub share: f64,
     /// Up to [`super::collect::MAX_EXAMPLES`] occurrences, by case id.
     pub examples: Vec<IssueExample>,
+    /// A name and summary given by the judge (opt-in, `judge.insight_summaries`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<IssueSummary>,
+}
+
+/// A judge's name for a recurring issue. The group is the same without it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssueSummary {
+    pub name: String,
+    pub summary: String,
+    /// `judge:<provider>/<model>`.
+    pub by: String,
 }
 
 /// Where an issue occurred.

@@ -35,6 +35,8 @@ pub enum AnswerFormat {
     Gpa,
     /// Drafted tier-3 checkpoints (see [`super::rubric`]).
     Rubric,
+    /// A recurring issue's name and summary (see [`super::insight_names`]).
+    IssueName,
 }
 
 /// A tier-3 state as the judge gives it.
@@ -76,6 +78,7 @@ pub enum Parsed {
     },
     Gpa(Vec<super::gpa::DimensionScore>),
     Rubric(Vec<super::rubric::DraftItem>),
+    IssueName(super::insight_names::IssueName),
 }
 
 #[derive(Deserialize)]
@@ -105,6 +108,7 @@ impl AnswerFormat {
             Self::Semantic => "semantic_match",
             Self::Gpa => "gpa_scores",
             Self::Rubric => "rubric_draft",
+            Self::IssueName => "issue_name",
         }
     }
 
@@ -133,6 +137,7 @@ impl AnswerFormat {
             })),
             Self::Gpa => Some(super::gpa::json_schema()),
             Self::Rubric => Some(super::rubric::json_schema()),
+            Self::IssueName => Some(super::insight_names::json_schema()),
             Self::Score { .. } => None,
         }
     }
@@ -152,6 +157,7 @@ impl AnswerFormat {
             }
             Self::Gpa => super::gpa::parse(json_body(text)?).map(Parsed::Gpa),
             Self::Rubric => super::rubric::parse(json_body(text)?).map(Parsed::Rubric),
+            Self::IssueName => super::insight_names::parse(json_body(text)?).map(Parsed::IssueName),
         }
     }
 }

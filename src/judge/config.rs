@@ -73,6 +73,8 @@ pub struct JudgeFlags {
     pub concurrency: Option<usize>,
     /// `--trace-judges` (replaces the suite's `judge.trace_judges`).
     pub trace_judges: Option<Vec<crate::spec::judge::TraceJudgeName>>,
+    /// `--insight-summaries` (turns the suite's `judge.insight_summaries` on).
+    pub insight_summaries: bool,
 }
 
 /// The command-level judge settings: flags and `agenteval.yaml`, validated.

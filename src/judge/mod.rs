@@ -25,6 +25,7 @@ pub mod error;
 pub mod excerpt;
 pub mod gpa;
 pub mod http;
+pub mod insight_names;
 pub mod openai;
 pub mod pipeline;
 pub mod prompts;

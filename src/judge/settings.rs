@@ -77,6 +77,8 @@ pub struct JudgeSettings {
     pub steps: bool,
     /// Trace-level judges asked of every case (`gpa`).
     pub trace_judges: Vec<crate::spec::judge::TraceJudgeName>,
+    /// Name and summarise the most widespread recurring issues.
+    pub insight_summaries: bool,
     pub kappa_threshold: f64,
 }
 
@@ -254,6 +256,8 @@ impl JudgeSettings {
             excerpt_chars: spec.excerpt_chars.unwrap_or(limits::DEFAULT_EXCERPT_CHARS),
             steps: spec.steps.unwrap_or(true),
             trace_judges: options.trace_judges(suite),
+            insight_summaries: options.flags.insight_summaries
+                || spec.insight_summaries.unwrap_or(false),
             kappa_threshold: spec.kappa_threshold.unwrap_or(limits::DEFAULT_KAPPA),
         }))
     }

@@ -192,7 +192,17 @@ where
         }),
         warnings: Vec::new(),
     };
-    Ok(build_run_report(suite, cases, meta))
+    let mut report = build_run_report(suite, cases, meta);
+    if let Some(judge) = suite_judge
+        .as_ref()
+        .filter(|j| j.settings.insight_summaries)
+        && let Some(mut insights) = report.aggregate.insights.take()
+    {
+        let named = crate::judge::insight_names::name_groups(judge, &mut insights, &report.cases)?;
+        report.aggregate.insights = Some(insights);
+        report.judge = crate::judge::summary::merge([&report.judge, &named]);
+    }
+    Ok(report)
 }
 
 /// `path` relative to `base` when it lies inside it, with `/` separators, so

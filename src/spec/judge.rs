@@ -75,6 +75,11 @@ pub struct JudgeSpec {
     /// each reported as the metric `gpa:<dimension>`.
     #[serde(default)]
     pub trace_judges: Option<Vec<TraceJudgeName>>,
+    /// Let the judge name and summarise the most widespread recurring issues
+    /// (at most 20 questions per run; default false). The grouping itself never
+    /// needs a judge.
+    #[serde(default)]
+    pub insight_summaries: Option<bool>,
 }
 
 /// A trace-level judge.

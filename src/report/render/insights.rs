@@ -173,11 +173,21 @@ fn change_table(md: &mut String, rows: &[IssueChange], grew: bool) {
 }
 
 fn issue_cell(g: &IssueGroup) -> String {
-    format!(
-        "{} <sub>{}</sub>",
-        esc::md_text(&cell(&g.example_message)),
-        esc::md_text(&g.label)
-    )
+    match &g.summary {
+        Some(s) => format!(
+            "**{}**: {} <sub>{} · e.g. {} · named by {}</sub>",
+            esc::md_text(&s.name),
+            esc::md_text(&cell(&s.summary)),
+            esc::md_text(&g.label),
+            esc::md_text(&cell(&g.example_message)),
+            esc::md_text(&s.by)
+        ),
+        None => format!(
+            "{} <sub>{}</sub>",
+            esc::md_text(&cell(&g.example_message)),
+            esc::md_text(&g.label)
+        ),
+    }
 }
 
 fn examples(g: &IssueGroup) -> String {
@@ -275,6 +285,7 @@ mod tests {
                 step: Some("s1".into()),
                 spans: vec!["##[error]x".into()],
             }],
+            summary: None,
         };
         let change = IssueChange {
             group: group.clone(),

@@ -66,6 +66,8 @@ fn responder(
         let system = system_of(req);
         let text = if system.contains("Agent GPA") {
             gpa_answer(&user_of(req), &score, &tool_calling)
+        } else if system.contains("recurring issue") {
+            r#"{"name": "Bad lookup argument", "summary": "Scripted test answer: the lookup is called with a wrong argument."}"#.to_owned()
         } else {
             answer_for(&system, "PASS")
         };
@@ -285,4 +287,59 @@ async fn a_gpa_dimension_that_drops_is_a_regression_localised_by_its_cited_spans
     // …and the dimension's issue is new since the baseline.
     let new = report["insights"][0]["new"].to_string();
     assert!(new.contains("gpa:tool_calling"), "{new}");
+}
+
+#[tokio::test]
+async fn the_judge_names_recurring_issues_only_when_asked() {
+    let s = JudgeSuite::new("{steps: false, trace_judges: [gpa]}", &["c1", "c2"]);
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(responder(json!(3), json!(1)))
+        .mount(&server)
+        .await;
+    let config = s.config("{}");
+    let (out, report) = run(&s, &config, &strs(&live(&server, &s.path("cache"))));
+    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+    let asked = |server_requests: &[Request]| {
+        server_requests
+            .iter()
+            .filter(|r| system_of(r).contains("recurring issue"))
+            .count()
+    };
+    assert_eq!(
+        asked(&server.received_requests().await.unwrap()),
+        0,
+        "off by default"
+    );
+    let groups = report.unwrap()["aggregate"]["insights"]["groups"].clone();
+    assert!(
+        groups
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g.get("summary").is_none())
+    );
+
+    let mut args = live(&server, &s.path("cache"));
+    args.push("--insight-summaries".into());
+    let (out, report) = run(&s, &config, &strs(&args));
+    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+    let report = report.unwrap();
+    let groups = report["aggregate"]["insights"]["groups"]
+        .as_array()
+        .unwrap();
+    assert_eq!(
+        asked(&server.received_requests().await.unwrap()),
+        groups.len().min(20),
+        "one question per group"
+    );
+    let g = groups
+        .iter()
+        .find(|g| g["node"]["name"] == "gpa:tool_calling")
+        .unwrap();
+    assert_eq!(g["summary"]["name"], "Bad lookup argument");
+    assert_eq!(g["summary"]["by"], "judge:openai/m");
+    // The group is the same with or without a name.
+    assert_eq!(g["cases"], 2);
+    assert!(g["id"].as_str().unwrap().starts_with("I-"));
 }
