@@ -41,6 +41,9 @@ where
     .resolve();
     set_color(color);
     install_reporter(color);
+    if let Some(bytes) = cli.global.max_file_size {
+        crate::fsutil::set_max_input_bytes(bytes);
+    }
 
     match crate::commands::dispatch(cli) {
         Ok(code) => code,
@@ -71,5 +74,7 @@ fn install_reporter(color: bool) {
 
 fn report_error(err: Error) {
     let report = miette::Report::new(err);
-    crate::output::write_stderr(&format!("{report:?}\n"));
+    crate::output::write_stderr(&crate::output::escape::rendered_report(&format!(
+        "{report:?}\n"
+    )));
 }

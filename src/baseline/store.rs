@@ -34,18 +34,28 @@ fn invalid(path: &Path, text: String, e: &serde_json::Error, help: &str) -> Base
     ))
 }
 
-/// Read a baseline; `Ok(None)` when it does not exist.
-pub fn read_baseline(path: &Path) -> Result<Option<BaselineFile>, BaselineError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(BaselineError::Io {
+/// A baseline file's text; `None` when it does not exist. Not UTF-8, too
+/// large or not a regular file is bad data (exit 65) with its location.
+fn read_text(path: &Path) -> Result<Option<String>, BaselineError> {
+    match crate::fsutil::read_input_text(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(crate::fsutil::InputError::NotFound(_)) => Ok(None),
+        Err(e) => Err(match e.diagnostic(path) {
+            Some(d) => BaselineError::Invalid(Box::new(d)),
+            None => BaselineError::Io {
                 action: "read",
                 path: path.to_path_buf(),
-                source: e,
-            });
-        }
+                source: e.into_io(),
+            },
+        }),
+    }
+}
+
+/// Read a baseline; `Ok(None)` when it does not exist.
+pub fn read_baseline(path: &Path) -> Result<Option<BaselineFile>, BaselineError> {
+    let text = match read_text(path)? {
+        Some(t) => t,
+        None => return Ok(None),
     };
     let file: BaselineFile = serde_json::from_str(&text).map_err(|e| {
         invalid(
@@ -73,16 +83,8 @@ pub fn read_baseline(path: &Path) -> Result<Option<BaselineFile>, BaselineError>
 /// Read the history; a missing file is an empty history. A malformed line is
 /// an error at that line, never skipped.
 pub fn read_history(path: &Path) -> Result<Vec<HistoryLine>, BaselineError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => {
-            return Err(BaselineError::Io {
-                action: "read",
-                path: path.to_path_buf(),
-                source: e,
-            });
-        }
+    let Some(text) = read_text(path)? else {
+        return Ok(Vec::new());
     };
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {

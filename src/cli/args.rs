@@ -34,6 +34,9 @@ pub struct CliGlobal {
     /// Only errors on stderr.
     #[arg(long, short, global = true)]
     pub quiet: bool,
+    /// Largest input file read (trace, suite, report, baseline…), e.g. `64MiB`, `1GiB` [default: 256MiB].
+    #[arg(long, global = true, value_name = "SIZE", env = "AGENTEVAL_MAX_FILE_SIZE", value_parser = crate::fsutil::parse_size)]
+    pub max_file_size: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]

@@ -291,8 +291,8 @@ fn read_agent_trace(path: &Path, display: &str) -> TraceOutcome {
         },
         info: None,
     };
-    match std::fs::read(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => missing(format!(
+    match crate::fsutil::read_input(path) {
+        Err(crate::fsutil::InputError::NotFound(_)) => missing(format!(
             "the agent exited 0 but wrote no trace (`{display}`); it must write `{{trace_file}}`"
         )),
         Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => missing(format!(

@@ -25,9 +25,12 @@ use crate::trace::{
 /// `file:line:col`), [`TraceError::UnknownFormat`] for valid JSON that is no
 /// trace format we know.
 pub fn read_traces(path: &Path) -> Result<Vec<Trace>, TraceError> {
-    let bytes = std::fs::read(path).map_err(|source| TraceError::Io {
-        path: path.to_path_buf(),
-        source,
+    let bytes = crate::fsutil::read_input(path).map_err(|e| match e.diagnostic(path) {
+        Some(d) => TraceError::invalid(d),
+        None => TraceError::Io {
+            path: path.to_path_buf(),
+            source: e.into_io(),
+        },
     })?;
     parse_traces(&bytes, path)
 }
