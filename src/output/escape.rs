@@ -229,6 +229,34 @@ pub fn mermaid_label(s: &str) -> String {
     out
 }
 
+/// A Mermaid diagram (from a saved report) as a fenced Markdown block it
+/// cannot close: the fence is longer than any backtick run inside, control
+/// characters other than line breaks become spaces, and lines the gate never
+/// writes (`%%` directives and comments, `click` handlers) are dropped.
+pub fn mermaid_block(text: &str) -> String {
+    let body: Vec<String> = text
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.starts_with("%%") || t.starts_with("click ") || t == "click")
+        })
+        .map(|l| {
+            l.chars()
+                .map(|c| if is_unsafe_char(c) { ' ' } else { c })
+                .collect()
+        })
+        .collect();
+    let body = body.join("\n");
+    let mut longest = 0;
+    let mut run = 0;
+    for c in body.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}mermaid\n{}\n{fence}", body.trim_end())
+}
+
 /// Words Mermaid's flowchart grammar reserves: never usable as node ids.
 const MERMAID_KEYWORDS: [&str; 13] = [
     "end",

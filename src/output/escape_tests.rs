@@ -177,6 +177,15 @@ fn mermaid_labels_and_ids() {
 }
 
 #[test]
+fn stored_mermaid_cannot_close_its_fence() {
+    let hostile = "flowchart TD\n    s1[\"x\"]\n```\n<!-- agenteval-gate:main -->\n%%{init: {}}%%\nclick s1 href \"javascript:x\"\n````";
+    let md = format!("before\n\n{}\n\nafter\n", mermaid_block(hostile));
+    let plain = "before\n\n```mermaid\nflowchart TD\n```\n\nafter\n";
+    assert_eq!(structure(&md), structure(plain), "{md}");
+    assert!(!md.contains("click") && !md.contains("%%"), "{md}");
+}
+
+#[test]
 fn html_and_xml() {
     assert_eq!(
         html("<a href='x'>&\"</a>"),

@@ -1,12 +1,15 @@
 //! The PR comment (and step summary): verdict line, the metrics that moved,
 //! regressions first with their localization, a Mermaid DAG of the worst
 //! regressed case, and collapsible details. Capped at 65,536 characters.
+//! Every string from the report is escaped for its place (`output::escape`):
+//! ids and names as inline code, prose as Markdown text, the stored Mermaid
+//! DAG inside a fence it cannot close.
 
 use std::fmt::Write as _;
 
 use crate::compare::model::{CompareReport, MetricComparison, MetricStatus, Verdict};
+use crate::output::escape::{md_code, md_code_cell, md_text, mermaid_block};
 use crate::output::plural;
-use crate::report::render::run_markdown::escape;
 
 use super::compare_text::{effect, headline, moved, sigma, sigma_cell, status_icon, tier_line};
 use super::fmt::{delta, metric, pvalue};
@@ -47,12 +50,12 @@ fn render(r: &CompareReport, details: bool) -> String {
         .baseline
         .git_sha
         .as_deref()
-        .map(|s| format!(" @ `{}`", s.chars().take(12).collect::<String>()))
+        .map(|s| format!(" @ {}", md_code(&s.chars().take(12).collect::<String>())))
         .unwrap_or_default();
     let _ = writeln!(
         md,
-        "Baseline `{}`{sha} · {} · {} · fail on **{}**\n",
-        r.baseline.name,
+        "Baseline {}{sha} · {} · {} · fail on **{}**\n",
+        md_code(&r.baseline.name),
         plural(paired, "paired case", "paired cases"),
         plural(r.baseline.history_points, "history point", "history points"),
         r.fail_on
@@ -61,11 +64,10 @@ fn render(r: &CompareReport, details: bool) -> String {
     for b in &r.absolute_breaches {
         let _ = writeln!(
             md,
-            "- {} absolute gate `{}/{}`: {}",
+            "- {} absolute gate {}: {}",
             if b.fails { "🔴" } else { "🟠" },
-            b.suite,
-            b.breach.metric,
-            b.breach.message
+            md_code(&format!("{}/{}", b.suite, b.breach.metric)),
+            md_text(&b.breach.message)
         );
     }
 
@@ -91,10 +93,10 @@ fn render(r: &CompareReport, details: bool) -> String {
     if let Some(w) = &r.worst_case {
         let _ = writeln!(
             md,
-            "\n### Worst regressed case: `{}` (`{}`)\n\nRoot cause in red, propagated failures in orange.\n\n```mermaid\n{}\n```",
-            w.case,
-            w.metric,
-            w.mermaid.trim_end()
+            "\n### Worst regressed case: {} ({})\n\nRoot cause in red, propagated failures in orange.\n\n{}",
+            md_code(&w.case),
+            md_code(&w.metric),
+            mermaid_block(&w.mermaid)
         );
     }
     mde(&mut md, r);
@@ -121,14 +123,20 @@ fn render(r: &CompareReport, details: bool) -> String {
         },
         r.settings.alpha,
         r.settings.history_window,
-        r.tool_version
+        md_text(&r.tool_version)
     );
     md
 }
 
 fn tiers(md: &mut String, r: &CompareReport) {
     for t in &r.tiers {
-        let _ = writeln!(md, "- `{}` {} tier: {}", t.suite, t.tier, tier_line(t));
+        let _ = writeln!(
+            md,
+            "- {} {} tier: {}",
+            md_code(&t.suite),
+            t.tier,
+            tier_line(t)
+        );
     }
 }
 
@@ -150,13 +158,13 @@ fn table(md: &mut String, rows: &[&MetricComparison], with_suite: bool) {
         );
         let _ = writeln!(
             md,
-            "| {}`{}` | {} | {} | {} | {ci} | {} | {} | {} {} |",
+            "| {}{} | {} | {} | {} | {ci} | {} | {} | {} {} |",
             if with_suite {
-                format!("{} | ", m.suite)
+                format!("{} | ", md_text(&m.suite))
             } else {
                 String::new()
             },
-            m.name,
+            md_code_cell(&m.name),
             metric(&m.name, m.base_mean),
             metric(&m.name, m.head_mean),
             m.delta
@@ -172,22 +180,28 @@ fn table(md: &mut String, rows: &[&MetricComparison], with_suite: bool) {
 fn localization(md: &mut String, m: &MetricComparison, details: bool) {
     let _ = writeln!(
         md,
-        "\n#### {} `{}` — {} ({})\n",
+        "\n#### {} {} — {} ({})\n",
         status_icon(m.status),
-        m.qualified_name(),
+        md_code(&m.qualified_name()),
         m.status,
         m.severity
     );
     let Some(loc) = &m.localization else { return };
     if let Some(cp) = &loc.checkpoint {
-        let _ = writeln!(md, "> {}\n", escape(&cp.instruction));
+        let _ = writeln!(md, "> {}\n", md_text(&cp.instruction));
     }
-    let _ = writeln!(md, "- {}; 2σ: {}", effect(m), sigma(m));
+    // With a band the words are ours; without one, the note comes from the report.
+    let sigma_md = if m.sigma_band.is_some() {
+        sigma(m)
+    } else {
+        md_text(&sigma(m))
+    };
+    let _ = writeln!(md, "- {}; 2σ: {sigma_md}", effect(m));
     for moved in loc.checkpoints_moved.iter().take(3) {
         let _ = writeln!(
             md,
-            "- checkpoint `{}` moved {}",
-            moved.metric.trim_start_matches("checkpoint:"),
+            "- checkpoint {} moved {}",
+            md_code(moved.metric.trim_start_matches("checkpoint:")),
             delta(&moved.metric, moved.delta)
         );
     }
@@ -199,18 +213,18 @@ fn localization(md: &mut String, m: &MetricComparison, details: bool) {
     for moved in loc.steps_moved.iter().take(3) {
         let _ = writeln!(
             md,
-            "- `{}` moved {}{scope}",
-            moved.metric,
+            "- {} moved {}{scope}",
+            md_code(&moved.metric),
             delta(&moved.metric, moved.delta)
         );
     }
     if let Some(rc) = &loc.root_cause {
         let _ = writeln!(
             md,
-            "- most common new root cause: **`{}`** in {} (e.g. `{}`)",
-            rc.step,
+            "- most common new root cause: **{}** in {} (e.g. {})",
+            md_code(&rc.step),
             plural(rc.cases, "newly failing case", "newly failing cases"),
-            rc.example_case
+            md_code(&rc.example_case)
         );
     }
     if !loc.flipped_cases.is_empty() {
@@ -228,12 +242,12 @@ fn localization(md: &mut String, m: &MetricComparison, details: bool) {
             let note = if c.note.is_empty() {
                 String::new()
             } else {
-                format!(" — {}", escape(&c.note))
+                format!(" — {}", md_text(&c.note))
             };
             let _ = writeln!(
                 md,
-                "  - `{}`: {} → {}{note}",
-                c.case,
+                "  - {}: {} → {}{note}",
+                md_code(&c.case),
                 metric(&m.name, Some(c.base)),
                 metric(&m.name, Some(c.head))
             );
@@ -253,9 +267,8 @@ fn mde(md: &mut String, r: &CompareReport) {
         })
         .filter_map(|m| {
             Some(format!(
-                "`{}/{}` {} (n = {})",
-                m.suite,
-                m.name,
+                "{} {} (n = {})",
+                md_code(&format!("{}/{}", m.suite, m.name)),
                 delta(&m.name, m.mde?).trim_start_matches(['+', '−', '±']),
                 m.n
             ))
@@ -276,16 +289,11 @@ fn pairing(md: &mut String, r: &CompareReport) {
     for s in &r.suites {
         let _ = writeln!(
             body,
-            "- `{}`: {} paired",
-            s.suite,
+            "- {}: {} paired",
+            md_code(&s.suite),
             plural(s.paired_cases, "case", "cases")
         );
-        let list = |v: &[String]| {
-            v.iter()
-                .map(|c| format!("`{c}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let list = |v: &[String]| v.iter().map(|c| md_code(c)).collect::<Vec<_>>().join(", ");
         for (label, v) in [
             ("new cases (not compared)", &s.new_cases),
             ("removed cases", &s.removed_cases),
@@ -304,9 +312,10 @@ fn pairing(md: &mut String, r: &CompareReport) {
         for (tag, [b, h]) in &s.config_changes {
             let _ = writeln!(
                 body,
-                "  - config `{tag}`: {} → {}",
-                b.as_deref().unwrap_or("—"),
-                h.as_deref().unwrap_or("—")
+                "  - config {}: {} → {}",
+                md_code(tag),
+                md_text(b.as_deref().unwrap_or("—")),
+                md_text(h.as_deref().unwrap_or("—"))
             );
         }
         if s.spec_changed {
