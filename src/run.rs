@@ -45,7 +45,7 @@ where
         crate::fsutil::set_max_input_bytes(bytes);
     }
 
-    match crate::commands::dispatch(cli) {
+    let code = match crate::commands::dispatch(cli) {
         Ok(code) => code,
         Err(err) if err.is_broken_pipe() => ExitCode::Success,
         Err(err) => {
@@ -53,6 +53,13 @@ where
             report_error(err);
             code
         }
+    };
+    // A signal during a graceful section (agents running, a baseline being
+    // written): the work stopped or finished, the exit code says why.
+    match crate::runner::interrupt::received() {
+        Some(crate::runner::interrupt::Interrupt::Int) => ExitCode::Interrupted,
+        Some(crate::runner::interrupt::Interrupt::Term) => ExitCode::Terminated,
+        None => code,
     }
 }
 

@@ -222,6 +222,10 @@ pub struct CliCompare {
     /// Pass with a note when the baseline does not exist yet (first run).
     #[arg(long)]
     pub allow_missing_baseline: bool,
+    /// Read `baselines/` from git object REF (a sha, branch or `origin/agenteval-baselines`), or `worktree`
+    /// [default: the PR's base commit in a `pull_request` event, else the working tree].
+    #[arg(long, value_name = "REF", env = "AGENTEVAL_BASELINE_REF")]
+    pub baseline_ref: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -6,8 +6,8 @@ use comfy_table::{ContentArrangement, Table, presets};
 
 use crate::baseline::model::{BASELINE_SCHEMA_VERSION, BaselineFile, BaselineMeta};
 use crate::baseline::store::{
-    DEFAULT_HISTORY_CAP, baseline_path, history_path, list_names, read_baseline, read_history,
-    write_baseline,
+    DEFAULT_HISTORY_CAP, baseline_path, committed_history, history_path, list_names, read_baseline,
+    read_history, write_baseline,
 };
 use crate::cli::{CliBaseline, CliBaselineList, CliBaselineShow, CliBaselineUpdate};
 use crate::config::{Config, EvalSettings, SuiteSettings, TierChoice};
@@ -85,6 +85,7 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
                 spec_version: report.spec_version.clone(),
                 spec_hash: report.spec_hash.clone(),
                 config_tags: report.config_tags.clone(),
+                update: None, // numbered by `write_baseline`
             },
             report,
         };
@@ -102,18 +103,10 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
 }
 
 fn validate_name(name: &str) -> Result<()> {
-    if name.is_empty()
-        || name.starts_with('.')
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-    {
-        return Err(Error::usage_with_help(
-            format!("invalid baseline name `{name}`"),
-            "use letters, digits, `-`, `_` and `.`: the name is a directory under the baselines directory",
-        ));
-    }
-    Ok(())
+    Ok(crate::baseline::check_name(
+        crate::baseline::NameKind::Baseline,
+        name,
+    )?)
 }
 
 /// Output of a git command, trimmed; `None` when git is unavailable.
@@ -128,6 +121,7 @@ fn git(args: &[&str]) -> Option<String> {
 }
 
 fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
+    validate_name(&args.name)?;
     let settings = SuiteSettings::resolve(&args.suite, config);
     let dir = &settings.baselines_dir;
     let suites = suites_of(dir, &args.name, &settings.suites);
@@ -143,7 +137,10 @@ fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
         let Some(file) = read_baseline(&path)? else {
             continue;
         };
-        let history = read_history(&history_path(dir, &args.name, &suite))?;
+        let history = committed_history(
+            read_history(&history_path(dir, &args.name, &suite))?,
+            Some(&file),
+        );
         if args.json {
             json.push(serde_json::json!({
                 "baseline": file.baseline,
@@ -227,7 +224,10 @@ fn list(args: &CliBaselineList, config: &Config) -> Result<ExitCode> {
             let Some(file) = read_baseline(&baseline_path(dir, &name, &suite))? else {
                 continue;
             };
-            let history = read_history(&history_path(dir, &name, &suite))?;
+            let history = committed_history(
+                read_history(&history_path(dir, &name, &suite))?,
+                Some(&file),
+            );
             t.add_row(vec![
                 name.clone(),
                 suite,

@@ -120,6 +120,16 @@ fn steps_text(e: &StepEvaluation) -> String {
         e.workflow_quality
             .map_or_else(|| "—".to_owned(), |q| format!("{q:.2}"))
     );
+    // Parents of every step, gathered once (a step-by-step scan of the edges
+    // was quadratic on long traces).
+    let mut parents_of: std::collections::HashMap<&str, Vec<&str>> =
+        std::collections::HashMap::new();
+    for [from, to] in &e.dag.edges {
+        parents_of
+            .entry(to.as_str())
+            .or_default()
+            .push(from.as_str());
+    }
     for s in &e.steps {
         let score = s
             .score
@@ -133,12 +143,11 @@ fn steps_text(e: &StepEvaluation) -> String {
         } else {
             String::new()
         };
-        let parents: Vec<std::borrow::Cow<'_, str>> = e
-            .dag
-            .edges
-            .iter()
-            .filter(|[_, to]| *to == s.id)
-            .map(|[from, _]| terminal(from))
+        let parents: Vec<std::borrow::Cow<'_, str>> = parents_of
+            .get(s.id.as_str())
+            .into_iter()
+            .flatten()
+            .map(|from| terminal(from))
             .collect();
         let _ = write!(
             out,

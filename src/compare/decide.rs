@@ -186,6 +186,7 @@ pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareRe
             git_sha: first.and_then(|i| i.meta.git_sha.clone()),
             updated_at: first.and_then(|i| i.meta.updated_at.clone()),
             history_points: inputs.iter().map(|i| i.history.len()).min().unwrap_or(0),
+            source: None, // set by the command from the baseline loader
         },
         tiers: Vec::new(),
         metrics,

@@ -68,6 +68,10 @@ pub struct BaselineRef {
     pub updated_at: Option<String>,
     /// Fewest history points over the suites (the 2σ leg needs 5).
     pub history_points: usize,
+    /// Where the baseline was read from (`--baseline-ref`), and the
+    /// baseline files the working tree changes relative to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<crate::baseline::source::SourceInfo>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

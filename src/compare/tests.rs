@@ -127,6 +127,7 @@ fn base_cases() -> Vec<CaseReport> {
 
 fn meta() -> BaselineMeta {
     BaselineMeta {
+        update: None,
         name: "main".into(),
         suite: "s".into(),
         git_sha: Some("abc".into()),
@@ -143,6 +144,7 @@ fn history(compliance: &[f64]) -> Vec<HistoryLine> {
     compliance
         .iter()
         .map(|c| HistoryLine {
+            update: None,
             updated_at: None,
             git_sha: None,
             git_ref: None,

@@ -10,5 +10,5 @@ pub use atomic::{TEMP_SUFFIX, sweep_temp_files, write_atomic, write_output};
 pub use lock::DirLock;
 pub use read::{
     DEFAULT_MAX_INPUT_BYTES, InputError, max_input_bytes, parse_size, read_input, read_input_text,
-    set_max_input_bytes,
+    set_max_input_bytes, text_from_bytes,
 };

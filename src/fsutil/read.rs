@@ -137,7 +137,11 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, InputError> {
 /// [`read_input`] as UTF-8 text (a leading byte-order mark is kept for the
 /// parser to reject or skip).
 pub fn read_input_text(path: &Path) -> Result<String, InputError> {
-    let bytes = read_input(path)?;
+    text_from_bytes(read_input(path)?)
+}
+
+/// `bytes` as UTF-8 text, or where the first bad byte is.
+pub fn text_from_bytes(bytes: Vec<u8>) -> Result<String, InputError> {
     String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         let bytes = e.into_bytes();

@@ -53,6 +53,21 @@ pub enum RunnerError {
     #[diagnostic(transparent)]
     Merge(#[from] crate::runner::merge::MergeError),
 
+    /// SIGINT/SIGTERM during run mode: agents were killed. `partial` is the
+    /// report of what was known (finished cases; the rest marked
+    /// `agent_error`), for `run` to write; nothing else uses it.
+    #[error("interrupted by {}", signal.name())]
+    #[diagnostic(
+        code(agenteval::runner::interrupted),
+        help(
+            "every agent process group was killed and the scratch directory removed; no verdict was reached"
+        )
+    )]
+    Interrupted {
+        signal: crate::runner::interrupt::Interrupt,
+        partial: Option<Box<crate::report::model::RunReport>>,
+    },
+
     #[error("no cases selected")]
     #[diagnostic(
         code(agenteval::runner::empty),
@@ -72,6 +87,10 @@ impl RunnerError {
             Self::Catalog(_) | Self::AgentSpec { .. } => ExitCode::Config,
             Self::Task { .. } => ExitCode::Internal,
             Self::Merge(e) => e.exit_code(),
+            Self::Interrupted { signal, .. } => match signal {
+                crate::runner::interrupt::Interrupt::Int => ExitCode::Interrupted,
+                crate::runner::interrupt::Interrupt::Term => ExitCode::Terminated,
+            },
         }
     }
 }

@@ -19,6 +19,7 @@ use crate::report::model::{CaseError, CaseStatus, RunMode, RunReport, Tier};
 use crate::runner::RunnerError;
 use crate::runner::agent::{AgentPlan, CaseFiles};
 use crate::runner::evaluate::{CaseInput, TierRun, display_path, evaluate_cases};
+use crate::runner::interrupt::{self, Graceful, INTERRUPTED_WARNING};
 use crate::runner::process::{Exit, Finished, ProcessSpec, run_process};
 use crate::runner::progress::Progress;
 use crate::runner::replay::load_trace;
@@ -55,6 +56,17 @@ pub fn evaluate_run(
             noteln!(
                 "`{key}={caller}` from the environment overrides `agent.env` of suite `{}` (`{suite_value}`)",
                 suite.name
+            );
+        }
+        if !plan.scrubbed.is_empty() {
+            noteln!(
+                "the agent of suite `{}` runs without {} (GitHub tokens and judge keys stay with the gate); list a name in `agent.env_passthrough` to pass it",
+                suite.name,
+                plan.scrubbed
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
     }
@@ -96,7 +108,11 @@ pub fn evaluate_run(
         })
         .collect::<Result<Vec<_>, RunnerError>>()?;
     let progress = Progress::start(session.quiet(), &header, jobs.len());
-    let ran = run_jobs(&plan, jobs, &root, &progress);
+    let ran = {
+        // A signal now kills the agents and lets this finish (see `interrupt`).
+        let _graceful = Graceful::enter();
+        run_jobs(&plan, jobs, &root, &progress)
+    };
     progress.finish();
     for (index, outcome) in ran? {
         session.record(&suite.name, &suite.cases[index].id, outcome);
@@ -119,10 +135,30 @@ pub fn evaluate_run(
         mode: RunMode::Run,
         started,
     };
-    evaluate_cases(&run, settings, |i| CaseInput {
+    let report = evaluate_cases(&run, settings, |i| CaseInput {
         outcome: outcomes[&i].clone(),
         warnings: Vec::new(),
-    })
+    })?;
+    match interrupt::received() {
+        None => Ok(report),
+        Some(signal) => {
+            let mut partial = report;
+            let missing = partial
+                .cases
+                .iter()
+                .filter(|c| c.status != CaseStatus::Ok)
+                .count();
+            partial.warnings.push(format!(
+                "{INTERRUPTED_WARNING} {} stopped the run; {} did not complete (marked `agent_error`): this report is partial and cannot become a baseline",
+                signal.name(),
+                plural(missing, "case", "cases")
+            ));
+            Err(RunnerError::Interrupted {
+                signal,
+                partial: Some(Box::new(partial)),
+            })
+        }
+    }
 }
 
 /// Run `jobs` on a small runtime, at most `plan.concurrency` at once.
@@ -155,7 +191,16 @@ fn run_jobs(
             let handle = set.spawn(async move {
                 // The semaphore is never closed, so this always yields a permit.
                 let _permit = limit.acquire_owned().await.ok();
-                let outcome = run_case(&plan, &job, &root).await;
+                let outcome = match interrupt::received() {
+                    // Stop new work: the case is known not to have run.
+                    Some(signal) => failed(
+                        CaseStatus::AgentError,
+                        format!("not run: interrupted by {}", signal.name()),
+                        None,
+                        None,
+                    ),
+                    None => run_case(&plan, &job, &root).await,
+                };
                 (job.index, job.case_id, outcome)
             });
             names.insert(handle.id(), case_id);
@@ -205,6 +250,17 @@ async fn run_case(plan: &AgentPlan, job: &Job, root: &Path) -> TraceOutcome {
             }
         }
     };
+    if let Some(signal) = interrupt::received() {
+        return failed(
+            CaseStatus::AgentError,
+            format!(
+                "interrupted by {}: the agent's process group was killed",
+                signal.name()
+            ),
+            None,
+            Some((finished.stdout_tail, finished.stderr_tail)),
+        );
+    }
     let display = display_path(&job.files.trace, root);
     outcome_of(finished, &job.files.trace, display, plan.timeout).await
 }

@@ -102,6 +102,12 @@ pub struct AgentSpec {
     /// Retries when the process could not start (default 2). Agent failures are never retried.
     #[serde(default)]
     pub retries: Option<u32>,
+    /// Secrets the agent may inherit. By default it runs without GitHub tokens
+    /// (`GITHUB_TOKEN`, `GH_TOKEN`, `ACTIONS_*` runtime tokens, …) and judge
+    /// keys (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AGENTEVAL_JUDGE_*`, …);
+    /// list a name here to pass it through, e.g. `[OPENAI_API_KEY]`.
+    #[serde(default)]
+    pub env_passthrough: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

@@ -60,6 +60,7 @@ fn render(r: &CompareReport, details: bool) -> String {
         plural(r.baseline.history_points, "history point", "history points"),
         r.fail_on
     );
+    baseline_source(&mut md, r);
     tiers(&mut md, r);
     for b in &r.absolute_breaches {
         let _ = writeln!(
@@ -126,6 +127,37 @@ fn render(r: &CompareReport, details: bool) -> String {
         md_text(&r.tool_version)
     );
     md
+}
+
+/// Where the baseline was read from, and a warning when the pull request
+/// changes baseline files (they do not count until merged).
+fn baseline_source(md: &mut String, r: &CompareReport) {
+    let Some(source) = &r.baseline.source else {
+        return;
+    };
+    if let Some(rev) = &source.rev {
+        let why = if source.chosen_by == "pull request base" {
+            "the pull request's base commit"
+        } else {
+            "`--baseline-ref`"
+        };
+        let _ = writeln!(md, "Baseline read from {} ({why}).\n", md_code(rev));
+    }
+    if !source.edited.is_empty() {
+        let files: Vec<String> = source.edited.iter().take(20).map(|f| md_code(f)).collect();
+        let more = source.edited.len().saturating_sub(20);
+        let _ = writeln!(
+            md,
+            "> [!WARNING]\n> This pull request changes baseline files: {}{}. The gate compared with the baseline at {}; the changes take effect only after merge.\n",
+            files.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            },
+            source.rev.as_deref().map_or_else(String::new, md_code)
+        );
+    }
 }
 
 fn tiers(md: &mut String, r: &CompareReport) {

@@ -32,6 +32,26 @@ pub fn render_compare_table(r: &CompareReport) -> String {
             .unwrap_or_default(),
         plural(r.baseline.history_points, "history point", "history points")
     ));
+    if let Some(source) = &r.baseline.source {
+        if let Some(rev) = &source.rev {
+            out.push_str(&format!(
+                "baseline read from git `{}` ({})\n",
+                terminal(rev),
+                terminal(&source.chosen_by)
+            ));
+        }
+        if !source.edited.is_empty() {
+            let files: Vec<String> = source
+                .edited
+                .iter()
+                .map(|f| terminal(f).into_owned())
+                .collect();
+            out.push_str(&format!(
+                "warning: the working tree changes baseline files (not used): {}\n",
+                files.join(", ")
+            ));
+        }
+    }
     for t in &r.tiers {
         out.push_str(&format!(
             "tier {}/{}: {}\n",

@@ -39,16 +39,8 @@ pub(super) fn validate(cx: &mut Ctx<'_>, tools: &BTreeSet<String>) -> Vec<Case> 
             super::super::load::LoadedSuite::yaml_origin(id.referenced)
         };
         let name = id.value.as_str();
-        if name.is_empty()
-            || name.contains(['/', '\\'])
-            || name.starts_with('.')
-            || name.chars().any(char::is_whitespace)
-        {
-            cx.error_at_origin(
-                &origin,
-                format!("case id `{name}` cannot name a trace file"),
-                "use letters, digits, `-`, `_` and `.`: the id finds `traces/<id>.json`",
-            );
+        if let Some((message, hint)) = super::ids::case_id_problem(name) {
+            cx.error_at_origin(&origin, message, hint);
             continue;
         }
         if let Some(first) = seen.insert(name, describe(loaded, &origin)) {

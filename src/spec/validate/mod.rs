@@ -6,6 +6,7 @@ mod build;
 mod cases;
 mod checkpoints;
 mod context;
+mod ids;
 mod workflow;
 
 pub use build::{SUITE_METRICS, Validation, validate};
