@@ -156,6 +156,11 @@ pub fn workflow_property(s: &str) -> String {
 /// control characters as visible escapes (no line break), and a leading
 /// space as an entity (no indented code block).
 pub fn md_text(s: &str) -> String {
+    text(s, true)
+}
+
+/// [`md_text`]; `at_start`: `s` begins the field (a leading space matters).
+fn text(s: &str, at_start: bool) -> String {
     let visible = terminal(s);
     let mut out = String::with_capacity(visible.len() + 16);
     for (i, c) in visible.chars().enumerate() {
@@ -165,7 +170,7 @@ pub fn md_text(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '@' => out.push_str("@&#8203;"),
-            ' ' if i == 0 => out.push_str("&#32;"),
+            ' ' if i == 0 && at_start => out.push_str("&#32;"),
             c if c.is_ascii_punctuation() => {
                 out.push('\\');
                 out.push(c);
@@ -176,19 +181,68 @@ pub fn md_text(s: &str) -> String {
     out
 }
 
+/// Prose that quotes names in backticks (the gate's notes, a checkpoint
+/// instruction): each `` `quoted` `` part becomes inline code through
+/// [`md_code`], the rest is [`md_text`]. An unmatched backtick is text.
+/// Whatever the input, every piece is escaped for where it lands.
+pub fn md_prose(s: &str) -> String {
+    prose(s, md_code)
+}
+
+/// [`md_prose`] inside a GFM table cell (code spans via [`md_code_cell`]).
+pub fn md_prose_cell(s: &str) -> String {
+    prose(s, md_code_cell)
+}
+
+fn prose(s: &str, code: fn(&str) -> String) -> String {
+    let pieces: Vec<&str> = s.split('`').collect();
+    let n = pieces.len();
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut text = String::new();
+    for (i, piece) in pieces.iter().enumerate() {
+        // Odd pieces sit between two backticks, unless no backtick follows.
+        let quoted = i % 2 == 1 && i + 1 < n;
+        if quoted && !piece.is_empty() {
+            let at_start = out.is_empty();
+            out.push_str(&self::text(&std::mem::take(&mut text), at_start));
+            out.push_str(&code(piece));
+        } else if quoted {
+            text.push_str("``");
+        } else {
+            if i % 2 == 1 {
+                text.push('`');
+            }
+            text.push_str(piece);
+        }
+    }
+    let at_start = out.is_empty();
+    out.push_str(&self::text(&text, at_start));
+    out
+}
+
 /// Inline code in Markdown: a backtick fence longer than any backtick run in
 /// `s`, padded when `s` starts or ends with a backtick or a space; control
 /// characters as visible escapes (a code span cannot hold a line break).
 /// Nothing inside a code span is HTML, a mention or a link.
 pub fn md_code(s: &str) -> String {
-    code_span(&terminal(s))
+    code_span(&no_legacy_command(&terminal(s)))
+}
+
+/// `##[` with a zero-width space between the `#`s: the Markdown may be
+/// printed to a CI log (`--format markdown`), where `##[` starts a command.
+fn no_legacy_command(s: &str) -> Cow<'_, str> {
+    if s.contains("##[") {
+        Cow::Owned(s.replace("##[", &format!("#{ZWSP}#[")))
+    } else {
+        Cow::Borrowed(s)
+    }
 }
 
 /// Inline code inside a GFM table cell: as [`md_code`], and `|` escaped,
 /// because GFM splits cells on `|` even inside code spans (and shows `\|`
 /// there as `|`).
 pub fn md_code_cell(s: &str) -> String {
-    code_span(&terminal(s).replace('|', "\\|"))
+    code_span(&no_legacy_command(&terminal(s)).replace('|', "\\|"))
 }
 
 fn code_span(v: &str) -> String {

@@ -55,11 +55,15 @@ pub(crate) fn has_mention(text: &str) -> bool {
 
 /// Markdown contexts a data string is placed in by the renderers.
 fn contexts(text: &str, code: &str, cell_code: &str) -> Vec<String> {
+    contexts_with_cell(text, text, code, cell_code)
+}
+
+fn contexts_with_cell(text: &str, cell_text: &str, code: &str, cell_code: &str) -> Vec<String> {
     vec![
         format!("Before {text} after.\n"),
         format!("#### 🔴 {code} — {text}\n"),
         format!("> {text}\n\n- {text}\n  - {code}: {text}\n"),
-        format!("| a | b |\n|---|---|\n| {cell_code} | {text} |\n| x | y |\n"),
+        format!("| a | b |\n|---|---|\n| {cell_code} | {cell_text} |\n| x | y |\n"),
         format!("<details><summary>s</summary>\n\n- {code} {text}\n\n</details>\n"),
     ]
 }
@@ -69,7 +73,7 @@ fn check_markdown(s: &str) {
     let placeholder = if s.is_empty() { "" } else { "plain" };
     let plain = contexts(placeholder, "`plain`", "`plain`");
     let data = contexts(&md_text(s), &md_code(s), &md_code_cell(s));
-    let visible = terminal(s);
+    let visible = terminal(s).replace("##[", "#\u{200B}#[");
     for (p, d) in plain.iter().zip(&data) {
         assert_eq!(
             structure(d),
@@ -88,6 +92,60 @@ fn check_markdown(s: &str) {
                 assert_eq!(code, visible, "{s:?} in\n{d}");
             }
         }
+    }
+}
+
+/// Like [`check_markdown`] for [`md_prose`]: quoted names may become code
+/// spans, nothing else may change.
+fn check_prose(s: &str) {
+    let collapse = |v: Vec<String>| -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for t in v {
+            let t = if t == "C" { "T".to_owned() } else { t };
+            if t == "T" && out.last().is_some_and(|l| l == "T") {
+                continue;
+            }
+            out.push(t);
+        }
+        out
+    };
+    let placeholder = if s.is_empty() { "" } else { "plain" };
+    let plain = contexts(placeholder, "`plain`", "`plain`");
+    let data = contexts_with_cell(
+        &md_prose(s),
+        &md_prose_cell(s),
+        &md_code(s),
+        &md_code_cell(s),
+    );
+    for (p, d) in plain.iter().zip(&data) {
+        assert_eq!(
+            collapse(structure(d)),
+            collapse(structure(p)),
+            "{s:?} in\n{d}"
+        );
+        assert!(!has_mention(&plain_text(d)), "{s:?}: live mention in\n{d}");
+        assert!(
+            !d.lines().any(is_workflow_command),
+            "{s:?}: command in\n{d}"
+        );
+    }
+}
+
+#[test]
+fn prose_keeps_quoted_names_as_code() {
+    let md = md_prose("tool `issue_refund` (span 1) and `a` b ` c");
+    assert_eq!(codes(&format!("{md}\n")), ["issue_refund", "a"]);
+    assert_eq!(plain_text(&format!("{md}\n")), "tool  (span 1) and  b ` c");
+    for s in [
+        "`<!-- x -->`",
+        "``",
+        "`@me`",
+        "a ` b",
+        "```",
+        "`x\ny`",
+        "` `",
+    ] {
+        check_prose(s);
     }
 }
 
@@ -210,6 +268,11 @@ proptest! {
     #[test]
     fn any_string_is_inert_in_markdown(s in "\\PC{0,40}|[`@<>!\\[\\]()#*_|\\\\\n\r\x1b :-]{0,30}") {
         check_markdown(&s);
+    }
+
+    #[test]
+    fn any_prose_is_inert_in_markdown(s in "\\PC{0,30}|[`@<>!\\[\\]()#*_|\\\\\n :a-]{0,30}") {
+        check_prose(&s);
     }
 
     #[test]

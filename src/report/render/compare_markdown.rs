@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use crate::compare::model::{CompareReport, MetricComparison, MetricStatus, Verdict};
-use crate::output::escape::{md_code, md_code_cell, md_text, mermaid_block};
+use crate::output::escape::{md_code, md_code_cell, md_prose, md_text, mermaid_block};
 use crate::output::plural;
 
 use super::compare_text::{effect, headline, moved, sigma, sigma_cell, status_icon, tier_line};
@@ -68,7 +68,7 @@ fn render(r: &CompareReport, details: bool) -> String {
             "- {} absolute gate {}: {}",
             if b.fails { "🔴" } else { "🟠" },
             md_code(&format!("{}/{}", b.suite, b.breach.metric)),
-            md_text(&b.breach.message)
+            md_prose(&b.breach.message)
         );
     }
 
@@ -220,13 +220,13 @@ fn localization(md: &mut String, m: &MetricComparison, details: bool) {
     );
     let Some(loc) = &m.localization else { return };
     if let Some(cp) = &loc.checkpoint {
-        let _ = writeln!(md, "> {}\n", md_text(&cp.instruction));
+        let _ = writeln!(md, "> {}\n", md_prose(&cp.instruction));
     }
     // With a band the words are ours; without one, the note comes from the report.
     let sigma_md = if m.sigma_band.is_some() {
         sigma(m)
     } else {
-        md_text(&sigma(m))
+        md_prose(&sigma(m))
     };
     let _ = writeln!(md, "- {}; 2σ: {sigma_md}", effect(m));
     for moved in loc.checkpoints_moved.iter().take(3) {
@@ -274,7 +274,7 @@ fn localization(md: &mut String, m: &MetricComparison, details: bool) {
             let note = if c.note.is_empty() {
                 String::new()
             } else {
-                format!(" — {}", md_text(&c.note))
+                format!(" — {}", md_prose(&c.note))
             };
             let _ = writeln!(
                 md,

@@ -1,7 +1,7 @@
 //! Markdown for a run report (step summary, `report --format markdown`).
 //! Strings from the report are escaped for Markdown (`output::escape`).
 
-use crate::output::escape::{md_code, md_code_cell, md_text};
+use crate::output::escape::{md_code, md_code_cell, md_prose_cell};
 use crate::output::plural;
 use crate::report::model::{CaseStatus, CheckpointState, RunReport};
 
@@ -36,7 +36,7 @@ pub fn render_run_markdown(report: &RunReport) -> String {
             md.push_str(&format!(
                 "| {} {} | {} | {} | {} | {} | {} | {} |\n",
                 md_code_cell(&info.id),
-                md_text(&info.instruction),
+                md_prose_cell(&info.instruction),
                 info.severity,
                 s.passed,
                 s.partial,
