@@ -231,7 +231,7 @@ fn display_source(text: &Arc<NamedSource<String>>) -> Arc<NamedSource<String>> {
     let name = terminal_text(text.name());
     match (same_length_printable(text.inner()), name) {
         (std::borrow::Cow::Borrowed(_), std::borrow::Cow::Borrowed(_)) => Arc::clone(text),
-        (clean, name) => Arc::new(NamedSource::new(name.into_owned(), clean.into_owned())),
+        (clean, name) => Arc::new(NamedSource::new(&name, clean.into_owned())),
     }
 }
 

@@ -100,13 +100,13 @@ impl BaselineLoader {
             return read_pair(&self.dir, &self.name, suite);
         };
         let path = baseline_path(&self.dir, &self.name, suite);
-        let Some(text) = self.git_file(rev, &path)? else {
+        let Some(text) = Self::git_file(rev, &path)? else {
             return Ok(None);
         };
         let shown = PathBuf::from(format!("{rev}:{}", path.display()));
         let file = parse_baseline(&shown, text)?;
         let hist = history_path(&self.dir, &self.name, suite);
-        let history = match self.git_file(rev, &hist)? {
+        let history = match Self::git_file(rev, &hist)? {
             Some(text) => {
                 let shown = PathBuf::from(format!("{rev}:{}", hist.display()));
                 parse_history(&shown, &text)?
@@ -219,7 +219,7 @@ impl BaselineLoader {
     }
 
     /// The text of `path` at `rev`; `None` when `rev` has no such file.
-    fn git_file(&self, rev: &str, path: &Path) -> Result<Option<String>, BaselineError> {
+    fn git_file(rev: &str, path: &Path) -> Result<Option<String>, BaselineError> {
         let (cwd, rel) = anchor(path);
         let object = format!("{rev}:./{}", rel.display());
         let exists = git(&cwd, &["cat-file", "-e", &object]).map_err(|e| git_missing(rev, &e))?;

@@ -81,3 +81,70 @@ impl StepScan {
             .or_else(|| self.first(2 * v + 1, mid, r, from, outside))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::trace::model::{Span, TraceFormat};
+
+    /// Random forests (some with parent cycles), random span kinds and a
+    /// random build order: the tree answer equals a plain scan.
+    #[test]
+    fn next_outside_matches_a_plain_scan() {
+        let mut state = 42u64;
+        let mut next = |n: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 33) as usize) % n.max(1)
+        };
+        let kinds = [
+            SpanKind::Llm,
+            SpanKind::Tool,
+            SpanKind::Agent,
+            SpanKind::User,
+            SpanKind::Other,
+        ];
+        for _ in 0..300 {
+            let n = 1 + next(60);
+            let spans: Vec<Span> = (0..n)
+                .map(|i| {
+                    let mut s = Span::new(format!("s{i}"), "x", kinds[next(kinds.len())], i);
+                    // Mostly earlier parents (a forest), sometimes any span (cycles).
+                    s.parent = match next(10) {
+                        0 => None,
+                        1 => Some(format!("s{}", next(n))),
+                        _ if i > 0 => Some(format!("s{}", next(i))),
+                        _ => None,
+                    };
+                    if next(8) == 0 {
+                        s.agent = Some(format!("a{}", next(3)));
+                    }
+                    s
+                })
+                .collect();
+            let trace = Trace {
+                id: "t".into(),
+                format: TraceFormat::Otlp,
+                spans,
+                final_output: None,
+                metadata: BTreeMap::new(),
+                warnings: Vec::new(),
+            };
+            let index = AgentIndex::new(&trace);
+            let mut order: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                order.swap(i, next(i + 1));
+            }
+            let scan = StepScan::new(&trace, &index, &order);
+            for (pos, &me) in order.iter().enumerate() {
+                let plain = (pos + 1..n).find(|&p| {
+                    is_step_like(&trace, order[p]) && !index.is_descendant(order[p], me)
+                });
+                assert_eq!(scan.next_outside(&index, me, pos), plain, "n={n} pos={pos}");
+            }
+        }
+    }
+}

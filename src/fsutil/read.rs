@@ -162,7 +162,7 @@ pub fn text_from_bytes(bytes: Vec<u8>) -> Result<String, InputError> {
 fn human(bytes: u64) -> String {
     const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
     for (unit, size) in UNITS {
-        if bytes >= size && bytes % size == 0 {
+        if bytes >= size && bytes.is_multiple_of(size) {
             return format!("{} {unit}", bytes / size);
         }
         if bytes >= size {

@@ -225,14 +225,19 @@ fn prose(s: &str, code: fn(&str) -> String) -> String {
 /// characters as visible escapes (a code span cannot hold a line break).
 /// Nothing inside a code span is HTML, a mention or a link.
 pub fn md_code(s: &str) -> String {
-    code_span(&no_legacy_command(&terminal(s)))
+    code_span(&inert_code(&terminal(s)))
 }
 
-/// `##[` with a zero-width space between the `#`s: the Markdown may be
-/// printed to a CI log (`--format markdown`), where `##[` starts a command.
-fn no_legacy_command(s: &str) -> Cow<'_, str> {
-    if s.contains("##[") {
-        Cow::Owned(s.replace("##[", &format!("#{ZWSP}#[")))
+/// Text that is shown verbatim (a code span, a fenced block) but must not
+/// carry a legacy workflow command (`##[`: the Markdown may be printed to a
+/// CI log) or an HTML comment opener (`<!--`: the sticky marker's start):
+/// a zero-width space goes between their first two characters.
+fn inert_code(s: &str) -> Cow<'_, str> {
+    if s.contains("##[") || s.contains("<!--") {
+        Cow::Owned(
+            s.replace("##[", &format!("#{ZWSP}#["))
+                .replace("<!--", &format!("<{ZWSP}!--")),
+        )
     } else {
         Cow::Borrowed(s)
     }
@@ -242,7 +247,7 @@ fn no_legacy_command(s: &str) -> Cow<'_, str> {
 /// because GFM splits cells on `|` even inside code spans (and shows `\|`
 /// there as `|`).
 pub fn md_code_cell(s: &str) -> String {
-    code_span(&no_legacy_command(&terminal(s)).replace('|', "\\|"))
+    code_span(&inert_code(&terminal(s)).replace('|', "\\|"))
 }
 
 fn code_span(v: &str) -> String {
@@ -295,9 +300,11 @@ pub fn mermaid_block(text: &str) -> String {
             !(t.starts_with("%%") || t.starts_with("click ") || t == "click")
         })
         .map(|l| {
-            l.chars()
+            let line: String = l
+                .chars()
                 .map(|c| if is_unsafe_char(c) { ' ' } else { c })
-                .collect()
+                .collect();
+            inert_code(&line).into_owned()
         })
         .collect();
     let body = body.join("\n");

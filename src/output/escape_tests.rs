@@ -73,7 +73,9 @@ fn check_markdown(s: &str) {
     let placeholder = if s.is_empty() { "" } else { "plain" };
     let plain = contexts(placeholder, "`plain`", "`plain`");
     let data = contexts(&md_text(s), &md_code(s), &md_code_cell(s));
-    let visible = terminal(s).replace("##[", "#\u{200B}#[");
+    let visible = terminal(s)
+        .replace("##[", "#\u{200B}#[")
+        .replace("<!--", "<\u{200B}!--");
     for (p, d) in plain.iter().zip(&data) {
         assert_eq!(
             structure(d),
@@ -206,6 +208,10 @@ fn markdown_text_and_code_are_inert() {
 
 #[test]
 fn code_spans_keep_their_text_exactly() {
+    assert_eq!(
+        md_code("<!-- agenteval-gate:main -->"),
+        "`<\u{200B}!-- agenteval-gate:main -->`"
+    );
     for s in ["plain", "a`b", "``", "` x `", "x|y", "<b>", "@me"] {
         let md = format!("t {} t", md_code(s));
         assert_eq!(codes(&md), vec![s.to_owned()], "{md}");

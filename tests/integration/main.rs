@@ -11,3 +11,4 @@ mod runner;
 mod schema;
 mod stats_reference;
 mod trace_formats;
+mod trust;
