@@ -55,6 +55,20 @@ pub fn parse_traces(bytes: &[u8], path: &Path) -> Result<Vec<Trace>, TraceError>
     Ok(traces)
 }
 
+/// Parse `bytes` with the adapter of `format`, whatever detection would say.
+/// For the fuzz targets (`fuzz/`): every adapter must turn any JSON into
+/// traces or a located error, never a panic.
+#[doc(hidden)]
+pub fn parse_traces_as(
+    format: TraceFormat,
+    bytes: &[u8],
+    path: &Path,
+) -> Result<Vec<Trace>, TraceError> {
+    let input = Input::new(path, bytes);
+    let plan = detect::plan_as(&input, format)?;
+    run(&input, &plan)
+}
+
 /// Parse exactly one trace from `bytes`.
 pub fn parse_trace(bytes: &[u8], path: &Path) -> Result<Trace, TraceError> {
     exactly_one(parse_traces(bytes, path)?, path)

@@ -29,7 +29,9 @@ mod telemetry_jsonl;
 mod time;
 
 pub use error::TraceError;
-pub use load::{detect_format, parse_trace, parse_traces, read_trace, read_traces};
+pub use load::{
+    detect_format, parse_trace, parse_traces, parse_traces_as, read_trace, read_traces,
+};
 pub use model::{
     Message, Span, SpanKind, Status, StatusCode, Tokens, ToolCall, ToolExecution, Trace,
     TraceFormat,
