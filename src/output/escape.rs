@@ -150,19 +150,32 @@ pub fn workflow_property(s: &str) -> String {
 }
 
 /// Text in Markdown (a paragraph, a list item, a heading, a table cell):
-/// HTML-escaped (`&`, `<`, `>`, `"`), every other ASCII punctuation
-/// backslash-escaped (no emphasis, link, image, heading, list, table pipe or
-/// code span can start), `@` followed by a zero-width space (no mention),
-/// control characters as visible escapes (no line break), and a leading
-/// space as an entity (no indented code block).
+/// HTML-escaped (`&`, `<`, `>`, `"`); the characters that start inline
+/// markup backslash-escaped (`\\ ` * _ [ ] | ~ # $`: no code span,
+/// emphasis, link, image, table pipe, strikethrough, math, or heading
+/// closing sequence); `@` followed by a zero-width space (no mention);
+/// control characters as visible escapes (no line break); and at the start
+/// of the field whatever would open a block there (`- + = >`, `1.`/`1)`, a
+/// leading space).
 pub fn md_text(s: &str) -> String {
     text(s, true)
 }
 
-/// [`md_text`]; `at_start`: `s` begins the field (a leading space matters).
+/// ASCII punctuation that opens or closes inline Markdown anywhere in a line.
+fn is_inline_markup(c: char) -> bool {
+    matches!(c, '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' | '$')
+}
+
+/// [`md_text`]; `at_start`: `s` begins the field (block syntax matters).
 fn text(s: &str, at_start: bool) -> String {
     let visible = terminal(s);
     let mut out = String::with_capacity(visible.len() + 16);
+    // At the start of a field, a run of digits then `.` or `)` is a list.
+    let digits = if at_start {
+        visible.chars().take_while(char::is_ascii_digit).count()
+    } else {
+        0
+    };
     for (i, c) in visible.chars().enumerate() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -171,7 +184,10 @@ fn text(s: &str, at_start: bool) -> String {
             '"' => out.push_str("&quot;"),
             '@' => out.push_str("@&#8203;"),
             ' ' if i == 0 && at_start => out.push_str("&#32;"),
-            c if c.is_ascii_punctuation() => {
+            c if is_inline_markup(c)
+                || (at_start && i == 0 && matches!(c, '-' | '+' | '='))
+                || (digits > 0 && i == digits && matches!(c, '.' | ')')) =>
+            {
                 out.push('\\');
                 out.push(c);
             }

@@ -2,16 +2,18 @@
 //! regressions first with their localization, a Mermaid DAG of the worst
 //! regressed case, and collapsible details. Capped at 65,536 characters.
 //! Every string from the report is escaped for its place (`output::escape`):
-//! ids and names as inline code, prose as Markdown text, the stored Mermaid
-//! DAG inside a fence it cannot close.
+//! ids and names as inline code, prose as Markdown text (quoted names stay
+//! code), the stored Mermaid DAG inside a fence it cannot close.
 
 use std::fmt::Write as _;
 
 use crate::compare::model::{CompareReport, MetricComparison, MetricStatus, Verdict};
-use crate::output::escape::{md_code, md_code_cell, md_prose, md_text, mermaid_block};
 use crate::output::plural;
+use crate::output::escape::{md_code, md_code_cell, md_prose, md_text, mermaid_block};
 
-use super::compare_text::{effect, headline, moved, sigma, sigma_cell, status_icon, tier_line};
+use super::compare_text::{
+    effect, headline, method_line, moved, sigma, sigma_cell, status_icon, test_line, tier_line,
+};
 use super::fmt::{delta, metric, pvalue};
 
 /// GitHub's limit on a comment body.
@@ -43,6 +45,7 @@ fn render(r: &CompareReport, details: bool) -> String {
         (Verdict::Fail, false) => ("❌", "failed"),
         (Verdict::Fail, true) => ("⚠️", "would fail (warn-only)"),
         (Verdict::Pass, _) => ("✅", "passed"),
+        (Verdict::CouldNotEvaluate, _) => ("⛔", "could not evaluate the agent"),
     };
     let _ = writeln!(md, "## {icon} agenteval-gate {word}: {}\n", headline(r));
     let paired: usize = r.suites.iter().map(|s| s.paired_cases).sum();
@@ -62,6 +65,20 @@ fn render(r: &CompareReport, details: bool) -> String {
     );
     baseline_source(&mut md, r);
     tiers(&mut md, r);
+    if r.verdict == Verdict::CouldNotEvaluate || !r.missing_baselines.is_empty() {
+        for reason in &r.reasons {
+            let _ = writeln!(md, "- {}", md_prose(reason));
+        }
+        for suite in &r.missing_baselines {
+            let _ = writeln!(
+                md,
+                "- {}: no baseline {} yet, not compared; it is created when this change merges to the default branch",
+                md_code(suite),
+                md_code(&r.baseline.name)
+            );
+        }
+    }
+    unevaluated(&mut md, r);
     for b in &r.absolute_breaches {
         let _ = writeln!(
             md,
@@ -111,22 +128,76 @@ fn render(r: &CompareReport, details: bool) -> String {
         table(&mut md, &all, r.suites.len() > 1);
         md.push_str("\n</details>\n");
     }
+    coverage(&mut md, r);
     pairing(&mut md, r);
+    if !r.metrics.is_empty() {
+        let _ = writeln!(
+            md,
+            "\n<sub>{} · agenteval-gate {}</sub>",
+            md_prose(&method_line(r)),
+            md_text(&r.tool_version)
+        );
+    }
+    md
+}
+
+/// Checkpoints at or above `fail_on` that no case could evaluate: said up front.
+fn unevaluated(md: &mut String, r: &CompareReport) {
+    for c in r.coverage.iter().filter(|c| c.unevaluated) {
+        let _ = writeln!(
+            md,
+            "- {} checkpoint {} ({}) was evaluated in no case: {}",
+            if r.settings.unevaluated == crate::spec::model::UnevaluatedPolicy::Fail {
+                "🔴"
+            } else {
+                "🟠"
+            },
+            md_code(&format!("{}/{}", c.suite, c.id)),
+            c.severity,
+            md_prose(&c.reason)
+        );
+    }
+}
+
+/// Per checkpoint: decided / N/A / BLOCKED in the head run.
+fn coverage(md: &mut String, r: &CompareReport) {
+    if r.coverage.is_empty() {
+        return;
+    }
+    let with_suite = r.suites.len() > 1;
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "| {}checkpoint | severity | decided | N/A: nothing to check | N/A: not evaluated | BLOCKED |",
+        if with_suite { "suite | " } else { "" }
+    );
+    let _ = writeln!(
+        body,
+        "|{}---|---|---:|---:|---:|---:|",
+        if with_suite { "---|" } else { "" }
+    );
+    for c in &r.coverage {
+        let _ = writeln!(
+            body,
+            "| {}{}{} | {} | {} | {} | {} | {} |",
+            if with_suite {
+                format!("{} | ", md_text(&c.suite))
+            } else {
+                String::new()
+            },
+            md_code_cell(&c.id),
+            if c.unevaluated { " 🔴" } else { "" },
+            c.severity,
+            c.decided,
+            c.vacuous,
+            c.not_evaluated,
+            c.blocked
+        );
+    }
     let _ = writeln!(
         md,
-        "\n<sub>paired bootstrap (B = {}, seed {}, one-sided) · {} · α = {} · 2σ band over the last {} baseline means · agenteval-gate {}</sub>",
-        r.settings.resamples,
-        r.settings.seed,
-        if r.settings.fdr {
-            "Benjamini–Hochberg q-values"
-        } else {
-            "raw p-values (--fdr off)"
-        },
-        r.settings.alpha,
-        r.settings.history_window,
-        md_text(&r.tool_version)
+        "\n<details><summary>Checkpoint coverage</summary>\n\n{body}\n</details>"
     );
-    md
 }
 
 /// Where the baseline was read from, and a warning when the pull request
@@ -229,6 +300,7 @@ fn localization(md: &mut String, m: &MetricComparison, details: bool) {
         md_prose(&sigma(m))
     };
     let _ = writeln!(md, "- {}; 2σ: {sigma_md}", effect(m));
+    let _ = writeln!(md, "- test: {}", md_prose(&test_line(m)));
     for moved in loc.checkpoints_moved.iter().take(3) {
         let _ = writeln!(
             md,
@@ -325,7 +397,12 @@ fn pairing(md: &mut String, r: &CompareReport) {
             md_code(&s.suite),
             plural(s.paired_cases, "case", "cases")
         );
-        let list = |v: &[String]| v.iter().map(|c| md_code(c)).collect::<Vec<_>>().join(", ");
+        let list = |v: &[String]| {
+            v.iter()
+                .map(|c| md_code(c))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         for (label, v) in [
             ("new cases (not compared)", &s.new_cases),
             ("removed cases", &s.removed_cases),

@@ -166,11 +166,17 @@ fn a_pull_request_cannot_move_its_own_goalposts() {
         78,
     );
     assert!(stderr.contains("is not a commit"), "{stderr}");
-    // A revision without the baseline file: the usual "no baseline" (65).
+    // A revision without the baseline file: the usual "no baseline" (a
+    // note and a pass, or 65 with `--require-baseline`).
     git(root, &["checkout", "-q", "--orphan", "empty"]);
     git(root, &["rm", "-q", "-r", "--cached", "baselines"]);
     git(root, &["commit", "-q", "-m", "no baselines"]);
-    let (_, stderr) = expect(&compare(root, &["--baseline-ref", "empty"], &[]), 65);
+    let (_, stderr) = expect(&compare(root, &["--baseline-ref", "empty"], &[]), 0);
+    assert!(stderr.contains("has no baseline `main` yet"), "{stderr}");
+    let (_, stderr) = expect(
+        &compare(root, &["--baseline-ref", "empty", "--require-baseline"], &[]),
+        65,
+    );
     assert!(
         stderr.contains("empty:baselines/main/support-bot.json"),
         "{stderr}"
