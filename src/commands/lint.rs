@@ -12,7 +12,7 @@ use crate::spec::SpecError;
 use crate::spec::discover::suite_paths;
 use crate::spec::load::load_suite;
 use crate::spec::stability::check_id_stability;
-use crate::spec::validate::validate;
+use crate::spec::validate::{check_evidence_pointers, validate};
 
 use super::common::print_diagnostic;
 
@@ -30,6 +30,7 @@ pub(crate) fn run(args: &CliLint, config: &Config) -> Result<ExitCode> {
             Err(other) => return Err(other.into()),
         };
         diagnostics.extend(validate(&loaded).diagnostics);
+        diagnostics.extend(check_evidence_pointers(&loaded));
         let mut baselines = Vec::new();
         for name in list_names(&settings.baselines_dir) {
             let p = baseline_path(&settings.baselines_dir, &name, &loaded.file.suite.value);

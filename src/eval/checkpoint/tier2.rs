@@ -1,7 +1,14 @@
-//! Tier 2: sequence assertions over the event log (DESIGN §13 forms).
+//! Tier 2: sequence assertions over the event log (DESIGN §13 forms; exact
+//! semantics in docs/suites.md). First-occurrence forms live here, the
+//! per-occurrence forms in `per_occurrence`.
 
-use crate::spec::suite::{Matcher, SequenceAssert};
+use crate::eval::json::brief;
+use crate::spec::matcher::Matcher;
+use crate::spec::suite::SequenceAssert;
 
+use super::matching::Bindings;
+use super::per_occurrence;
+use super::search::{BUDGET, Found, subsequence};
 use super::{EventLog, Verdict};
 
 const BY: &str = "tier2";
@@ -23,6 +30,7 @@ pub fn eval_sequence(assert: &SequenceAssert, log: &EventLog) -> Verdict {
                 BY,
             ),
         },
+        SequenceAssert::NeverOrder(steps) => never_order(steps, log),
         SequenceAssert::Eventually(m) => match log.first(m) {
             Some(i) => {
                 let e = &log.events[i];
@@ -56,67 +64,95 @@ pub fn eval_sequence(assert: &SequenceAssert, log: &EventLog) -> Verdict {
             v.citing(hits)
         }
         SequenceAssert::Order(steps) => order(steps, log),
+        SequenceAssert::Each {
+            each,
+            other,
+            side,
+            within,
+            none_between,
+        } => per_occurrence::each(each, other, *side, *within, none_between.as_ref(), log),
     }
 }
 
+/// `name = value, …` of the captured values, or empty.
+fn shown(bindings: &Bindings) -> String {
+    if bindings.is_empty() {
+        return String::new();
+    }
+    let values: Vec<String> = bindings
+        .iter()
+        .map(|(name, v)| format!("{name} = {}", brief(v)))
+        .collect();
+    format!(" with {}", values.join(", "))
+}
+
 fn before_then(before: &Matcher, then: &Matcher, log: &EventLog) -> Verdict {
-    let Some(y) = log.first(then) else {
+    let first_then = log
+        .events
+        .iter()
+        .enumerate()
+        .find_map(|(i, e)| e.bind(then, &Bindings::new()).map(|b| (i, b)));
+    let Some((y, bindings)) = first_then else {
         return Verdict::not_applicable(
             "no event matches `then`, so the order cannot be checked",
             BY,
         );
     };
     let then_event = &log.events[y];
-    match log.first(before) {
-        Some(x) if x < y => Verdict::pass(
+    if let Some(x) = (0..y).find(|&x| log.events[x].bind(before, &bindings).is_some()) {
+        return Verdict::pass(
             format!(
-                "{} (position {}) precedes {} (position {})",
+                "{} (position {}) precedes the first `then` event {} (position {}){}",
                 log.events[x].describe(),
                 x + 1,
                 then_event.describe(),
-                y + 1
-            ),
-            BY,
-        )
-        .citing([log.events[x].span_id.clone(), then_event.span_id.clone()]),
-        Some(x) => Verdict::fail(
-            format!(
-                "{} (position {}) happened before the first `before` event {} (position {})",
-                then_event.describe(),
                 y + 1,
-                log.events[x].describe(),
-                x + 1
+                shown(&bindings)
             ),
             BY,
         )
-        .citing([then_event.span_id.clone(), log.events[x].span_id.clone()]),
-        None => Verdict::fail(
-            format!(
-                "{} (position {}) happened with no `before` event at all",
-                then_event.describe(),
-                y + 1
-            ),
-            BY,
-        )
-        .citing([then_event.span_id.clone()]),
+        .citing([log.events[x].span_id.clone(), then_event.span_id.clone()]);
     }
+    let uncaptured = (0..y).find(|&x| log.events[x].matches(before));
+    let notes = match (uncaptured, log.first(before)) {
+        (Some(x), _) => format!(
+            "{} (position {}) is preceded by {} (position {}), but by none{}",
+            then_event.describe(),
+            y + 1,
+            log.events[x].describe(),
+            x + 1,
+            shown(&bindings)
+        ),
+        (None, Some(x)) => format!(
+            "{} (position {}) happened before the first `before` event {} (position {})",
+            then_event.describe(),
+            y + 1,
+            log.events[x].describe(),
+            x + 1
+        ),
+        (None, None) => format!(
+            "{} (position {}) happened with no `before` event at all",
+            then_event.describe(),
+            y + 1
+        ),
+    };
+    Verdict::fail(notes, BY).citing([then_event.span_id.clone()])
 }
 
 fn order(steps: &[Matcher], log: &EventLog) -> Verdict {
-    let mut cited = Vec::new();
-    let mut from = 0;
-    for (k, m) in steps.iter().enumerate() {
-        if let Some(offset) = log.events[from..].iter().position(|e| e.matches(m)) {
-            let i = from + offset;
-            cited.push(log.events[i].span_id.clone());
-            from = i + 1;
-        } else {
+    match subsequence(log, steps) {
+        Found::Yes(found) => Verdict::pass(format!("all {} steps occur in order", steps.len()), BY)
+            .citing(found.iter().map(|&i| log.events[i].span_id.clone())),
+        Found::No {
+            step: Some(k),
+            from,
+        } => {
             let after = if k == 0 {
                 "in the trace".to_owned()
             } else {
                 format!("after position {from}")
             };
-            return Verdict::fail(
+            Verdict::fail(
                 format!(
                     "step {} of {} of the order not found {after}",
                     k + 1,
@@ -124,18 +160,60 @@ fn order(steps: &[Matcher], log: &EventLog) -> Verdict {
                 ),
                 BY,
             )
-            .citing(cited);
         }
+        Found::No { step: None, .. } => Verdict::fail(
+            format!(
+                "the {} steps occur in order, but never with equal captured values",
+                steps.len()
+            ),
+            BY,
+        ),
+        Found::TooLong => too_long(),
     }
-    Verdict::pass(format!("all {} steps occur in order", steps.len()), BY).citing(cited)
+}
+
+fn never_order(steps: &[Matcher], log: &EventLog) -> Verdict {
+    match subsequence(log, steps) {
+        Found::Yes(found) => {
+            let events: Vec<String> = found
+                .iter()
+                .map(|&i| format!("{} at position {}", log.events[i].describe(), i + 1))
+                .collect();
+            Verdict::fail(
+                format!("forbidden sequence found: {}", events.join(", then ")),
+                BY,
+            )
+            .citing(found.iter().map(|&i| log.events[i].span_id.clone()))
+        }
+        Found::No { .. } => Verdict::pass(
+            format!(
+                "the forbidden sequence of {} steps does not occur among {} events",
+                steps.len(),
+                log.events.len()
+            ),
+            BY,
+        ),
+        Found::TooLong => too_long(),
+    }
+}
+
+/// A capture search that ran out of budget cannot vouch for the trace.
+fn too_long() -> Verdict {
+    Verdict::fail(
+        format!(
+            "could not be decided: the capture search gave up after {BUDGET} match attempts; \
+             make the matchers more specific (e.g. name the tool)"
+        ),
+        BY,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::report::model::CheckpointState;
+    use crate::spec::matcher::ToolGlob;
     use crate::spec::model::{EventKind, EventStatus};
-    use crate::spec::suite::Glob;
     use crate::trace::{Span, SpanKind, Status, ToolExecution, Trace, TraceFormat};
     use serde_json::json;
 
@@ -212,7 +290,7 @@ mod tests {
 
     fn tool(name: &str) -> Matcher {
         Matcher {
-            tools: vec![Glob::new(name)],
+            tools: vec![ToolGlob::new(name).unwrap()],
             ..Matcher::default()
         }
     }
@@ -328,5 +406,116 @@ mod tests {
             eval_sequence(&SequenceAssert::Eventually(wrong), &log).state,
             CheckpointState::Fail
         );
+    }
+
+    mod captures {
+        use super::super::super::testing::{capturing, log, on_tool, tool};
+        use super::*;
+
+        fn reads_then_cancel(cancelled: &str) -> EventLog {
+            log(vec![
+                tool(
+                    "r1",
+                    "read",
+                    json!({"id": "A"}),
+                    json!({"id": "A", "cabin": "economy"}),
+                ),
+                tool(
+                    "r2",
+                    "read",
+                    json!({"id": "B"}),
+                    json!({"id": "B", "cabin": "basic_economy"}),
+                ),
+                tool("c1", "cancel", json!({"id": cancelled}), json!("ok")),
+                tool(
+                    "u1",
+                    "update",
+                    json!({"id": cancelled, "cabin": "basic_economy"}),
+                    json!("ok"),
+                ),
+            ])
+        }
+
+        fn read() -> Matcher {
+            capturing(on_tool("read"), "rid", "/args/id")
+        }
+
+        fn cancel() -> Matcher {
+            capturing(on_tool("cancel"), "rid", "/args/id")
+        }
+
+        #[test]
+        fn before_then_compares_captures_with_the_first_then_event() {
+            let form = SequenceAssert::BeforeThen {
+                before: read(),
+                then: cancel(),
+            };
+            let v = eval_sequence(&form, &reads_then_cancel("B"));
+            assert_eq!(v.state, CheckpointState::Pass, "{}", v.notes);
+            assert_eq!(v.cited_spans, ["r2", "c1"]);
+            assert!(v.notes.ends_with("with rid = \"B\""), "{}", v.notes);
+            let v = eval_sequence(&form, &reads_then_cancel("Z"));
+            assert_eq!(v.state, CheckpointState::Fail);
+            assert!(
+                v.notes.contains("but by none with rid = \"Z\""),
+                "{}",
+                v.notes
+            );
+        }
+
+        #[test]
+        fn order_backtracks_to_find_equal_captures() {
+            // The greedy first `read` (A) does not fit the cancel of B; the second one does.
+            let form = SequenceAssert::Order(vec![read(), cancel()]);
+            let v = eval_sequence(&form, &reads_then_cancel("B"));
+            assert_eq!(v.state, CheckpointState::Pass, "{}", v.notes);
+            assert_eq!(v.cited_spans, ["r2", "c1"]);
+            let v = eval_sequence(&form, &reads_then_cancel("Z"));
+            assert_eq!(v.state, CheckpointState::Fail);
+            assert!(
+                v.notes.contains("never with equal captured values"),
+                "{}",
+                v.notes
+            );
+        }
+
+        #[test]
+        fn never_forbids_a_sequence_with_equal_captures() {
+            let basic = Matcher {
+                result_contains: Some(json!({"cabin": "basic_economy"})),
+                ..read()
+            };
+            let change = Matcher {
+                args_contains: Some(json!({"cabin": "basic_economy"})),
+                ..capturing(on_tool("update"), "rid", "/args/id")
+            };
+            let form = SequenceAssert::NeverOrder(vec![basic, change]);
+            // Updating B (read as basic economy) is forbidden; updating A is not.
+            let v = eval_sequence(&form, &reads_then_cancel("B"));
+            assert_eq!(v.state, CheckpointState::Fail);
+            assert_eq!(v.cited_spans, ["r2", "u1"]);
+            assert!(
+                v.notes.starts_with("forbidden sequence found: tool `read`"),
+                "{}",
+                v.notes
+            );
+            assert_eq!(
+                eval_sequence(&form, &reads_then_cancel("A")).state,
+                CheckpointState::Pass
+            );
+        }
+
+        /// A search that cannot finish within its budget fails closed.
+        #[test]
+        fn an_exhausted_capture_search_fails_with_its_reason() {
+            let events = (0..3000)
+                .map(|i| tool(&format!("t{i}"), "step", json!({"n": i}), json!(null)))
+                .collect();
+            let step = || capturing(on_tool("step"), "n", "/args/n");
+            let form = SequenceAssert::Order(vec![step(), step(), step()]);
+            let v = eval_sequence(&form, &log(events));
+            assert_eq!(v.state, CheckpointState::Fail);
+            assert!(v.notes.starts_with("could not be decided"), "{}", v.notes);
+        }
     }
 }

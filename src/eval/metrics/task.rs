@@ -1,5 +1,7 @@
 //! Task success: the case's `expected_output` matchers applied to the run's
-//! final answer.
+//! final answer, and the suite's `task.success` from ground truth (an
+//! evidence condition such as tau-bench's `reward = 1`, or named
+//! checkpoints that must PASS). When both exist, both must hold.
 //!
 //! - `exact`: equal after trimming surrounding whitespace;
 //! - `normalized`: equal after lower-casing, turning punctuation into spaces
@@ -15,8 +17,81 @@
 use regex::Regex;
 use serde_json::Value;
 
-use crate::report::model::TaskResult;
+use crate::eval::checkpoint::eval_state;
+use crate::report::model::{CheckpointResult, CheckpointState, TaskResult};
 use crate::spec::model::ExpectedOutput;
+use crate::spec::suite::TaskSuccess;
+
+/// `task.success` on one case: the evidence condition (no evidence file:
+/// undecided) and the named checkpoints (FAIL or PARTIAL: failure; N/A or
+/// BLOCKED: undecided). A failure anywhere wins over undecided.
+pub fn evaluate_ground_truth(
+    spec: &TaskSuccess,
+    evidence: Option<&Value>,
+    checkpoints: &[CheckpointResult],
+) -> TaskResult {
+    let mut names = Vec::new();
+    let mut outcomes: Vec<(Option<bool>, String)> = Vec::new();
+    if let Some(assert) = &spec.evidence {
+        names.push("evidence");
+        outcomes.push(match evidence {
+            None => (None, "no evidence file for this case".to_owned()),
+            Some(ev) => {
+                let v = eval_state(assert, ev);
+                let ok = v.state == CheckpointState::Pass;
+                (Some(ok), format!("evidence {}", v.notes))
+            }
+        });
+    }
+    if !spec.checkpoints.is_empty() {
+        names.push("checkpoints");
+    }
+    for id in &spec.checkpoints {
+        outcomes.push(match checkpoints.iter().find(|c| &c.id == id) {
+            None => (None, format!("checkpoint {id} was not evaluated")),
+            Some(c) => {
+                let decided = match c.result {
+                    CheckpointState::Pass => Some(true),
+                    CheckpointState::Fail | CheckpointState::Partial => Some(false),
+                    CheckpointState::NotApplicable | CheckpointState::Blocked => None,
+                };
+                (decided, format!("checkpoint {id} is {}", c.result.as_str()))
+            }
+        });
+    }
+    decide(names.join("+"), outcomes)
+}
+
+/// Both results when both exist: a failure in either fails, success needs both.
+pub fn combine(a: Option<TaskResult>, b: Option<TaskResult>) -> Option<TaskResult> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(decide(
+            format!("{}+{}", a.matcher, b.matcher),
+            vec![(a.success, a.detail), (b.success, b.detail)],
+        )),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Any `false` → false; all `true` → true; otherwise undecided.
+fn decide(matcher: String, outcomes: Vec<(Option<bool>, String)>) -> TaskResult {
+    let success = if outcomes.iter().any(|(s, _)| *s == Some(false)) {
+        Some(false)
+    } else if outcomes.iter().all(|(s, _)| *s == Some(true)) {
+        Some(true)
+    } else {
+        None
+    };
+    TaskResult {
+        matcher,
+        success,
+        detail: outcomes
+            .into_iter()
+            .map(|(_, d)| d)
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}
 
 /// Apply `expected` to `answer` (`None`: the run produced no answer).
 pub fn evaluate_task(expected: &ExpectedOutput, answer: Option<&str>) -> TaskResult {
