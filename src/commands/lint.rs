@@ -29,8 +29,10 @@ pub(crate) fn run(args: &CliLint, config: &Config) -> Result<ExitCode> {
             }
             Err(other) => return Err(other.into()),
         };
-        diagnostics.extend(validate(&loaded).diagnostics);
-        diagnostics.extend(check_evidence_pointers(&loaded));
+        let mut found = validate(&loaded).diagnostics;
+        found.extend(check_evidence_pointers(&loaded));
+        found.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+        diagnostics.extend(found);
         let mut baselines = Vec::new();
         for name in list_names(&settings.baselines_dir) {
             let p = baseline_path(&settings.baselines_dir, &name, &loaded.file.suite.value);

@@ -40,7 +40,8 @@ fn lint_reports_every_error_class_with_file_line_col_and_hint() {
             "tier-2 checkpoint `P2-01` has no `sequence`",
         ),
         (
-            "suite.yaml:41:9",
+            // At the matcher that names it, not at the checkpoint's id.
+            "suite.yaml:46:23",
             "`P2-02` refers to tool `wire_transfer`, which is not in the `tools:` catalog",
         ),
         ("suite.yaml:50:38", "case `c1` expects tool `send_fax`"),

@@ -64,7 +64,7 @@ pub fn check_evidence_pointers(loaded: &LoadedSuite) -> Vec<FileDiagnostic> {
                     &origin,
                     false,
                     format!(
-                        "`{path}` in {owner} resolves in none of the {} evidence files",
+                        "`{path}` in {owner} resolves in no evidence file ({} checked)",
                         documents.len()
                     ),
                 )
