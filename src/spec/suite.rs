@@ -95,6 +95,10 @@ pub struct TaskSuccess {
 }
 
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per checkpoint, built once per suite"
+)]
 pub enum Check {
     /// Tier 1.
     State(StateAssert),
@@ -127,6 +131,10 @@ pub enum StateOp {
 }
 
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per checkpoint, built once per suite"
+)]
 pub enum SequenceAssert {
     /// First occurrence: an X before the first Y.
     BeforeThen {

@@ -24,6 +24,9 @@ use std::collections::BTreeMap;
 
 use crate::trace::model::{Message, Span, SpanKind, Trace};
 
+/// Per agent: `(role, text)` → entry indices of the messages already seen.
+type Seen = BTreeMap<Option<String>, BTreeMap<(Role, String), Vec<usize>>>;
+
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Role {
@@ -69,8 +72,7 @@ pub fn timeline(trace: &Trace) -> Vec<Entry<'_>> {
     let mut entries: Vec<Entry<'_>> = Vec::new();
     // Messages to insert before entry `i`, in discovery order.
     let mut inserted: BTreeMap<usize, Vec<MessageEvent>> = BTreeMap::new();
-    // Per agent: (role, content) → entry indices of the messages already seen.
-    let mut seen: BTreeMap<Option<String>, BTreeMap<(Role, String), Vec<usize>>> = BTreeMap::new();
+    let mut seen = Seen::new();
     for span in &trace.spans {
         let agent = span.agent.clone();
         match span.kind {
@@ -82,7 +84,7 @@ pub fn timeline(trace: &Trace) -> Vec<Entry<'_>> {
                 {
                     let role = Role::of(&m.role).unwrap_or(Role::User);
                     let index = entries.len();
-                    remember(&mut seen, &agent, role, &m.content, index);
+                    remember(&mut seen, agent.as_ref(), role, &m.content, index);
                     entries.push(Entry::Message(event(role, m, span)));
                 }
             }
@@ -98,7 +100,13 @@ pub fn timeline(trace: &Trace) -> Vec<Entry<'_>> {
                         continue;
                     }
                     let index = entries.len();
-                    remember(&mut seen, &agent, Role::Assistant, &m.content, index);
+                    remember(
+                        &mut seen,
+                        agent.as_ref(),
+                        Role::Assistant,
+                        &m.content,
+                        index,
+                    );
                     entries.push(Entry::Message(event(Role::Assistant, m, span)));
                 }
             }
@@ -131,14 +139,8 @@ fn event(role: Role, m: &Message, span: &Span) -> MessageEvent {
     }
 }
 
-fn remember(
-    seen: &mut BTreeMap<Option<String>, BTreeMap<(Role, String), Vec<usize>>>,
-    agent: &Option<String>,
-    role: Role,
-    content: &str,
-    index: usize,
-) {
-    seen.entry(agent.clone())
+fn remember(seen: &mut Seen, agent: Option<&String>, role: Role, content: &str, index: usize) {
+    seen.entry(agent.cloned())
         .or_default()
         .entry((role, content.to_owned()))
         .or_default()
@@ -152,7 +154,7 @@ fn place_new_inputs(
     span: &Span,
     entries: &[Entry<'_>],
     inserted: &mut BTreeMap<usize, Vec<MessageEvent>>,
-    seen: &mut BTreeMap<Option<String>, BTreeMap<(Role, String), Vec<usize>>>,
+    seen: &mut Seen,
 ) {
     let agent = span.agent.clone();
     let here = entries.len();
@@ -319,8 +321,8 @@ mod tests {
         }
     }
 
-    /// Two chat calls of one agent whose inputs repeat the history, as OTel
-    /// GenAI and OpenInference record them.
+    /// Two chat calls of one agent whose inputs repeat the history, as `OTel`
+    /// `GenAI` and `OpenInference` record them.
     #[test]
     fn cumulative_inputs_yield_each_new_message_once_and_repeats_count() {
         let mut a = Span::new("a", "chat", SpanKind::Llm, 1);

@@ -259,7 +259,7 @@ mod tests {
         assert_eq!(span.input_messages[0].content, "hello");
     }
 
-    /// The per-message events of the GenAI conventions (deprecated in favour
+    /// The per-message events of the `GenAI` conventions (deprecated in favour
     /// of `gen_ai.input.messages`, still emitted by many instrumentations).
     #[test]
     fn genai_message_events_become_input_and_output_messages() {

@@ -4,6 +4,8 @@
 //! what a new user gets wrong, and the airline example on real tau-bench
 //! episodes with one rule broken at a time.
 
+#![expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -27,7 +29,7 @@ fn run_report(suites_dir: &Path, suite: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
 }
 
-/// case id → checkpoint id → (result, notes, evaluated_by).
+/// case id → checkpoint id → (result, notes, `evaluated_by`).
 fn results(report: &Value) -> BTreeMap<String, BTreeMap<String, (String, String, String)>> {
     report["cases"]
         .as_array()

@@ -154,7 +154,7 @@ pub enum Until {
 /// `never: X` or `never: [X, Y, …]`.
 #[derive(Debug, Clone)]
 pub enum NeverSpec {
-    One(EventMatcher),
+    One(Box<EventMatcher>),
     Sequence(Vec<SpannedMatcher>),
 }
 
@@ -182,7 +182,7 @@ impl<'de> Deserialize<'de> for NeverSpec {
 
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<NeverSpec, A::Error> {
                 EventMatcher::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(NeverSpec::One)
+                    .map(|m| NeverSpec::One(Box::new(m)))
             }
 
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<NeverSpec, A::Error> {
@@ -203,6 +203,6 @@ impl<'de> Deserialize<'de> for NeverSpec {
 #[serde(untagged)]
 #[expect(dead_code, reason = "only its JSON Schema is used")]
 enum NeverSchema {
-    One(EventMatcher),
+    One(Box<EventMatcher>),
     Sequence(Vec<EventMatcher>),
 }

@@ -64,11 +64,11 @@ pub(super) fn validate(cx: &mut Ctx<'_>, catalog: &Catalog, cases: &[Case]) -> V
             ok = false;
         }
         let applies_to = match &spec.applies_to {
-            Some(a) => scope(cx, a, at, id, cases),
-            None => Some(None),
+            Some(a) => scope(cx, a, at, id, cases).map(Some),
+            None => Ok(None),
         };
         let check = check(cx, spec, at, catalog);
-        if let (true, Some(applies_to), Some(check)) = (ok, applies_to, check) {
+        if let (true, Ok(applies_to), Some(check)) = (ok, applies_to, check) {
             out.push(Checkpoint {
                 id: id.to_owned(),
                 position_index: i + 1,
@@ -85,21 +85,21 @@ pub(super) fn validate(cx: &mut Ctx<'_>, catalog: &Catalog, cases: &[Case]) -> V
 }
 
 /// `applies_to`: at least one selector, case ids that exist, tags some case
-/// carries. `None` after an error.
+/// carries. `Err` after an error (already reported).
 fn scope(
     cx: &mut Ctx<'_>,
     spec: &AppliesToSpec,
     at: Location,
     id: &str,
     cases: &[Case],
-) -> Option<Option<Scope>> {
+) -> Result<Scope, ()> {
     if spec.tags.is_empty() && spec.cases.is_empty() && spec.evidence.is_none() {
         cx.error(
             at,
             format!("`applies_to` of `{id}` selects nothing"),
             "give `tags: [...]`, `cases: [...]` or `evidence: {path: ..., equals: ...}`; remove `applies_to` to apply everywhere",
         );
-        return None;
+        return Err(());
     }
     let mut ok = true;
     let ids: BTreeSet<&str> = cases.iter().map(|c| c.id.as_str()).collect();
@@ -135,18 +135,16 @@ fn scope(
         }
     }
     let evidence = match &spec.evidence {
-        Some(a) => match state_assert(cx, a, id) {
-            Some(s) => Some(s),
-            None => return None,
-        },
+        Some(a) => Some(state_assert(cx, a, id).ok_or(())?),
         None => None,
     };
-    ok.then(|| {
-        Some(Scope {
-            tags: spec.tags.iter().map(|t| t.value.clone()).collect(),
-            cases: spec.cases.iter().map(|c| c.value.clone()).collect(),
-            evidence,
-        })
+    if !ok {
+        return Err(());
+    }
+    Ok(Scope {
+        tags: spec.tags.iter().map(|t| t.value.clone()).collect(),
+        cases: spec.cases.iter().map(|c| c.value.clone()).collect(),
+        evidence,
     })
 }
 

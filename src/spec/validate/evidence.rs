@@ -116,7 +116,9 @@ fn read_documents(loaded: &LoadedSuite, out: &mut Vec<FileDiagnostic>) -> Vec<Va
 fn nearest_key(path: &str, documents: &[Value]) -> Option<String> {
     let segments: Vec<&str> = path.split('/').skip(1).collect();
     for depth in (0..segments.len()).rev() {
-        let prefix: String = segments[..depth].iter().map(|s| format!("/{s}")).collect();
+        let prefix = segments[..depth]
+            .iter()
+            .fold(String::new(), |acc, s| acc + "/" + s);
         let keys: Vec<&str> = documents
             .iter()
             .filter_map(|d| d.pointer(&prefix))

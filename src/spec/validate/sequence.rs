@@ -67,7 +67,7 @@ pub(super) fn sequence_assert(
             match &never.value {
                 NeverSpec::One(x) => {
                     let spanned = SpannedMatcher {
-                        value: x.clone(),
+                        value: x.as_ref().clone(),
                         referenced: never.referenced,
                         defined: never.defined,
                     };
