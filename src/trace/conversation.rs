@@ -24,8 +24,10 @@ use std::collections::BTreeMap;
 
 use crate::trace::model::{Message, Span, SpanKind, Trace};
 
-/// Per agent: `(role, text)` → entry indices of the messages already seen.
-type Seen = BTreeMap<Option<String>, BTreeMap<(Role, String), Vec<usize>>>;
+/// Per role: text → entry indices of the messages already seen.
+type SeenTexts = BTreeMap<Role, BTreeMap<String, Vec<usize>>>;
+/// Per agent.
+type Seen = BTreeMap<Option<String>, SeenTexts>;
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -142,7 +144,9 @@ fn event(role: Role, m: &Message, span: &Span) -> MessageEvent {
 fn remember(seen: &mut Seen, agent: Option<&String>, role: Role, content: &str, index: usize) {
     seen.entry(agent.cloned())
         .or_default()
-        .entry((role, content.to_owned()))
+        .entry(role)
+        .or_default()
+        .entry(content.to_owned())
         .or_default()
         .push(index);
 }
@@ -171,7 +175,8 @@ fn place_new_inputs(
         }
         let k = occurrence.entry((role, m.content.as_str())).or_insert(0);
         let previous = known
-            .get(&(role, m.content.clone()))
+            .get(&role)
+            .and_then(|texts| texts.get(m.content.as_str()))
             .and_then(|at| at.get(*k).copied());
         *k += 1;
         if role == Role::Assistant && previous.is_none() {
@@ -188,8 +193,12 @@ fn place_new_inputs(
         }
     }
     for (anchor, message) in placed.into_iter().rev() {
-        let key = (message.role, message.content.clone());
-        known.entry(key).or_default().push(anchor);
+        known
+            .entry(message.role)
+            .or_default()
+            .entry(message.content.clone())
+            .or_default()
+            .push(anchor);
         inserted.entry(anchor).or_default().push(message);
     }
 }

@@ -37,7 +37,12 @@ pub struct CheckpointInputs<'a> {
 
 pub fn evaluate_checkpoints(inputs: &CheckpointInputs<'_>) -> Vec<CheckpointResult> {
     let suite = inputs.suite;
-    let log = inputs.trace.map(EventLog::from_trace);
+    // The event log is only needed by tier-2 checkpoints.
+    let sequences = suite
+        .checkpoints
+        .iter()
+        .any(|c| matches!(c.check, Check::Sequence(_)));
+    let log = inputs.trace.filter(|_| sequences).map(EventLog::from_trace);
     // Constraints that are active for this case: no `active_when`, or it holds on the evidence.
     let active: Vec<_> = suite
         .constraints
