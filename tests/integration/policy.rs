@@ -335,3 +335,31 @@ fn every_example_suite_lints_clean() {
         "{stdout}"
     );
 }
+
+/// `scripts/tau-bench-airline.py` on the bundled 19 episodes gives a suite
+/// that decides every episode as airline-tau does (only the case ids differ).
+#[test]
+fn tau_bench_script_builds_the_same_suite_from_the_public_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("python3")
+        .arg(repo().join("scripts/tau-bench-airline.py"))
+        .arg("--source")
+        .arg(fixture("traces/tau-bench/gpt-4o-airline.subset.json"))
+        .arg("--out")
+        .arg(dir.path().join("airline-19"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let built = results(&run_report(dir.path(), "airline-19"));
+    let bundled = results(&run_report(&repo().join("suites"), "airline-tau"));
+    assert_eq!(built.len(), 19);
+    for (id, cps) in &bundled {
+        let same = &built[&format!("{id}.trial-0")];
+        let pick = |m: &BTreeMap<String, (String, String, String)>| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.0.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(pick(same), pick(cps), "{id}");
+    }
+}

@@ -50,3 +50,61 @@ pub(super) fn applies(scope: &Scope, case: &Case, evidence: Option<&Value>) -> R
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::suite::{StateAssert, StateOp};
+    use serde_json::json;
+
+    fn case(id: &str, tags: &[&str]) -> Case {
+        Case {
+            id: id.into(),
+            input: Value::Null,
+            tags: tags.iter().map(|t| (*t).to_owned()).collect(),
+            expected_output: None,
+            expected_tools: vec![],
+            difficulty: None,
+            trace: None,
+            evidence: None,
+            metadata: std::collections::BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn every_selector_must_hold() {
+        let scope = Scope {
+            tags: vec!["refund".into(), "cancel".into()],
+            cases: vec![],
+            evidence: Some(StateAssert {
+                path: "/vip".into(),
+                ops: vec![StateOp::Equals(json!(true))],
+            }),
+        };
+        let vip = json!({"vip": true});
+        assert_eq!(applies(&scope, &case("a", &["cancel"]), Some(&vip)), Ok(()));
+        let why = applies(&scope, &case("a", &["booking"]), Some(&vip)).unwrap_err();
+        assert_eq!(
+            why,
+            "not applicable to this case: it has none of the tags `refund`, `cancel`"
+        );
+        let why = applies(
+            &scope,
+            &case("a", &["refund"]),
+            Some(&json!({"vip": false})),
+        )
+        .unwrap_err();
+        assert!(
+            why.contains("`applies_to.evidence` on `/vip` does not hold"),
+            "{why}"
+        );
+        let why = applies(&scope, &case("a", &["refund"]), None).unwrap_err();
+        assert!(why.contains("needs the case's evidence file"), "{why}");
+        let by_id = Scope {
+            cases: vec!["b".into()],
+            ..Scope::default()
+        };
+        assert!(applies(&by_id, &case("a", &[]), None).is_err());
+        assert_eq!(applies(&by_id, &case("b", &[]), None), Ok(()));
+    }
+}

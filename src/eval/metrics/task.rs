@@ -349,4 +349,74 @@ mod tests {
             "exact+contains"
         );
     }
+
+    fn checkpoint(id: &str, result: CheckpointState) -> CheckpointResult {
+        CheckpointResult {
+            id: id.into(),
+            position_index: 1,
+            tier: 2,
+            severity: crate::spec::model::Severity::High,
+            result,
+            earned_weight: None,
+            notes: String::new(),
+            evaluated_by: "tier2".into(),
+            matched_criterion: None,
+            cited_spans: vec![],
+            blocked_by: None,
+            confidence: None,
+        }
+    }
+
+    #[test]
+    fn ground_truth_from_evidence_and_checkpoints() {
+        use crate::spec::suite::{StateAssert, StateOp};
+        let spec = TaskSuccess {
+            evidence: Some(StateAssert {
+                path: "/reward".into(),
+                ops: vec![StateOp::Equals(serde_json::json!(1))],
+            }),
+            checkpoints: vec!["A".into()],
+        };
+        let won = serde_json::json!({"reward": 1.0});
+        let lost = serde_json::json!({"reward": 0.0});
+        let pass = [checkpoint("A", CheckpointState::Pass)];
+        let r = evaluate_ground_truth(&spec, Some(&won), &pass);
+        assert_eq!(
+            (r.matcher.as_str(), r.success),
+            ("evidence+checkpoints", Some(true))
+        );
+        assert_eq!(r.detail, "evidence `/reward` is 1.0; checkpoint A is PASS");
+        assert_eq!(
+            evaluate_ground_truth(&spec, Some(&lost), &pass).success,
+            Some(false)
+        );
+        // Undecided sources leave the case undecided, unless another one failed.
+        let blocked = [checkpoint("A", CheckpointState::Blocked)];
+        assert_eq!(
+            evaluate_ground_truth(&spec, Some(&won), &blocked).success,
+            None
+        );
+        assert_eq!(
+            evaluate_ground_truth(&spec, Some(&lost), &blocked).success,
+            Some(false)
+        );
+        assert_eq!(evaluate_ground_truth(&spec, None, &pass).success, None);
+        let partial = [checkpoint("A", CheckpointState::Partial)];
+        assert_eq!(
+            evaluate_ground_truth(&spec, Some(&won), &partial).success,
+            Some(false)
+        );
+        // Next to the final-answer matcher: both must hold.
+        let answer = evaluate_task(&expect("{contains: done}"), Some("not yet"));
+        let both = combine(
+            Some(evaluate_ground_truth(&spec, Some(&won), &pass)),
+            Some(answer),
+        );
+        let both = both.unwrap();
+        assert_eq!(
+            (both.matcher.as_str(), both.success),
+            ("evidence+checkpoints+contains", Some(false))
+        );
+        assert_eq!(combine(None, None), None);
+    }
 }

@@ -59,7 +59,7 @@ pub fn validate(loaded: &LoadedSuite) -> Validation {
     gates::thresholds(&mut cx, &locs);
     gates::gates(&mut cx, &locs, &declared, &workflow_steps);
     gates::agent(&mut cx, &locs);
-    paths(&mut cx);
+    paths(&mut cx, &locs);
     if file.checkpoints.is_empty() {
         cx.warning(
             loc(&file.suite),
@@ -75,7 +75,7 @@ pub fn validate(loaded: &LoadedSuite) -> Validation {
             + smoke.first.unwrap_or(0);
         if selected == 0 {
             cx.warning(
-                loc(&file.suite),
+                locs.top("tiers").unwrap_or(loc(&file.suite)),
                 "`tiers.smoke` selects no case",
                 "tag some cases with one of `tiers.smoke.tags` or set `tiers.smoke.first`",
             );
@@ -119,15 +119,16 @@ pub fn validate(loaded: &LoadedSuite) -> Validation {
     Validation { suite, diagnostics }
 }
 
-fn paths(cx: &mut Ctx<'_>) {
+fn paths(cx: &mut Ctx<'_>, locs: &Locations) {
     let file = &cx.loaded.file;
     let at = loc(&file.suite);
+    let at_key = |key: &str| locs.top(key).unwrap_or(at);
     if let Some(traces) = &file.traces
         && file.agent.is_none()
         && !cx.loaded.dir.join(traces).is_dir()
     {
         cx.warning(
-            at,
+            at_key("traces"),
             format!(
                 "traces directory `{traces}` does not exist; every case will be `trace_missing`"
             ),
@@ -145,7 +146,7 @@ fn paths(cx: &mut Ctx<'_>) {
         && !cx.loaded.dir.join(evidence).is_dir()
     {
         cx.warning(
-            at,
+            at_key("evidence"),
             format!(
                 "evidence directory `{evidence}` does not exist; tier-1 checkpoints will be N/A"
             ),

@@ -156,14 +156,16 @@ fn check(
 ) -> Option<Check> {
     let id = &spec.id.value;
     if spec.tier != 3 && !spec.partial_criteria.is_empty() {
-        cx.warning(
+        // Never accept a field and ignore it.
+        cx.error(
             at,
             format!(
-                "`partial_criteria` on tier-{} checkpoint `{id}` are ignored",
+                "`partial_criteria` on tier-{} checkpoint `{id}` would never be used",
                 spec.tier
             ),
-            "partial credit is judged; only tier-3 checkpoints use it",
+            "partial credit is judged: only tier-3 checkpoints use it; remove it or make the checkpoint tier 3",
         );
+        return None;
     }
     match spec.tier {
         1 => {

@@ -21,6 +21,12 @@ struct LocFile {
     thresholds: Option<Keyed<IgnoredAny>>,
     #[serde(default)]
     agent: Option<Spanned<LocAgent>>,
+    #[serde(default)]
+    traces: At,
+    #[serde(default)]
+    evidence: At,
+    #[serde(default)]
+    tiers: At,
 }
 
 #[derive(Deserialize, Default)]
@@ -163,6 +169,16 @@ impl Locations {
             .map(|(k, _)| k.referenced)
     }
 
+    /// A top-level key's value: `traces`, `evidence`, `tiers`.
+    pub(super) fn top(&self, key: &str) -> Option<Location> {
+        match key {
+            "traces" => at(&self.file.traces),
+            "evidence" => at(&self.file.evidence),
+            "tiers" => at(&self.file.tiers),
+            _ => None,
+        }
+    }
+
     /// `agent.<field>`, else the `agent:` block.
     pub(super) fn agent_field(&self, field: &str) -> Option<Location> {
         let a = self.file.agent.as_ref()?;
@@ -202,6 +218,12 @@ mod tests {
         );
         assert_eq!(l.threshold("PLAN").map(|x| x.line()), Some(3));
         assert_eq!(l.agent_field("timeout_s").map(|x| x.line()), Some(6));
+        assert_eq!(
+            Locations::parse("suite: s\ntraces: t/\n")
+                .top("traces")
+                .map(|x| x.line()),
+            Some(2)
+        );
         assert!(l.gate_entry("metrics", "nope", None).is_none());
         assert!(Locations::parse(": : bad").gate_field("alpha").is_none());
     }
