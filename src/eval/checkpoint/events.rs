@@ -3,6 +3,8 @@
 //! order, nested sub-agent spans included (messages come from
 //! [`crate::trace::conversation`]).
 
+use std::cell::OnceCell;
+
 use serde_json::Value;
 
 use crate::spec::matcher::Matcher;
@@ -19,14 +21,15 @@ pub struct Event {
     pub tool: Option<String>,
     /// Tool arguments (tool events), `Null` otherwise.
     pub args: Value,
-    /// Compact JSON of `args`, for substring and regex matching.
-    pub args_text: String,
     /// Tool result (tool events), `Null` otherwise.
     pub result: Value,
-    /// The result as text: a string as is, other JSON compact.
-    pub result_text: String,
-    /// A message's text, an LLM call's output, a tool's result.
-    pub content: String,
+    /// A message's text or an LLM call's output; `None` for tools, whose
+    /// text is their result.
+    pub text: Option<String>,
+    /// Compact JSON of `args` and the result as text, made on first use
+    /// (most matchers never read them).
+    args_text: OnceCell<String>,
+    result_text: OnceCell<String>,
     pub agent: Option<String>,
     pub error: bool,
     /// The last LLM event of the root agent.
@@ -71,30 +74,15 @@ impl EventLog {
                         ),
                         (None, _) => (None, Value::Null, Value::Null),
                     };
-                    let result_text = text(&result);
-                    let content = if kind == EventKind::Tool {
-                        result_text.clone()
-                    } else {
-                        s.output_text().unwrap_or_default()
-                    };
-                    Some(Event {
-                        span_id: s.id.clone(),
-                        name: s.name.clone(),
-                        kind,
-                        tool,
-                        args_text: if args.is_null() {
-                            String::new()
-                        } else {
-                            args.to_string()
-                        },
-                        args,
-                        result,
-                        result_text,
-                        content,
-                        agent: s.agent.clone(),
-                        error: s.is_error(),
-                        is_final: false,
-                    })
+                    let mut e = Event::new(&s.id, &s.name, kind, s.agent.clone());
+                    e.tool = tool;
+                    e.args = args;
+                    e.result = result;
+                    if kind != EventKind::Tool {
+                        e.text = Some(s.output_text().unwrap_or_default());
+                    }
+                    e.error = s.is_error();
+                    Some(e)
                 }
                 Entry::Message(m) => {
                     let kind = match m.role {
@@ -102,20 +90,9 @@ impl EventLog {
                         Role::Assistant => EventKind::Assistant,
                         Role::System => EventKind::System,
                     };
-                    Some(Event {
-                        span_id: m.span_id,
-                        name: kind.as_str().to_owned(),
-                        kind,
-                        tool: None,
-                        args: Value::Null,
-                        args_text: String::new(),
-                        result: Value::Null,
-                        result_text: String::new(),
-                        content: m.content,
-                        agent: m.agent,
-                        error: false,
-                        is_final: false,
-                    })
+                    let mut e = Event::new(&m.span_id, kind.as_str(), kind, m.agent);
+                    e.text = Some(m.content);
+                    Some(e)
                 }
             })
             .collect();
@@ -144,6 +121,42 @@ impl EventLog {
 }
 
 impl Event {
+    /// An event with nothing but its identity; the rest is filled in.
+    pub fn new(span_id: &str, name: &str, kind: EventKind, agent: Option<String>) -> Self {
+        Self {
+            span_id: span_id.to_owned(),
+            name: name.to_owned(),
+            kind,
+            tool: None,
+            args: Value::Null,
+            result: Value::Null,
+            text: None,
+            args_text: OnceCell::new(),
+            result_text: OnceCell::new(),
+            agent,
+            error: false,
+            is_final: false,
+        }
+    }
+
+    /// Compact JSON of the arguments (empty without arguments).
+    pub fn args_text(&self) -> &str {
+        self.args_text.get_or_init(|| text(&self.args))
+    }
+
+    /// The result as text: a string as is, other JSON compact.
+    pub fn result_text(&self) -> &str {
+        self.result_text.get_or_init(|| text(&self.result))
+    }
+
+    /// A message's text, an LLM call's output, a tool's result.
+    pub fn content(&self) -> &str {
+        match &self.text {
+            Some(t) => t,
+            None => self.result_text(),
+        }
+    }
+
     /// `tool `x` (span s1)`, `user message "…" (span m3)` or `llm `chat`
     /// (span s2)` for notes.
     pub fn describe(&self) -> String {
@@ -152,7 +165,7 @@ impl Event {
             (_, k) if k.is_message() => format!(
                 "{} message \"{}\" (span {})",
                 k.as_str(),
-                crate::output::truncate_chars(&self.content.replace('\n', " "), 60),
+                crate::output::truncate_chars(&self.content().replace('\n', " "), 60),
                 self.span_id
             ),
             _ => format!(

@@ -57,7 +57,8 @@ impl Event {
             CaptureSource::Args => self.args.pointer(&c.pointer)?,
             CaptureSource::Result => self.result.pointer(&c.pointer)?,
             CaptureSource::Content => {
-                return (!self.content.is_empty()).then(|| Value::String(self.content.clone()));
+                let text = self.content();
+                return (!text.is_empty()).then(|| Value::String(text.to_owned()));
             }
         };
         (!value.is_null()).then(|| value.clone())
@@ -87,32 +88,32 @@ impl Event {
             return false;
         }
         if let Some(p) = &m.args_contains
-            && !contains(p, &self.args, &self.args_text)
+            && !contains(p, &self.args, self.args_text())
         {
             return false;
         }
         if let Some(re) = &m.args_match
-            && !re.is_match(&self.args_text)
+            && !re.is_match(self.args_text())
         {
             return false;
         }
         if let Some(p) = &m.result_contains
-            && !contains(p, &self.result, &self.result_text)
+            && !contains(p, &self.result, self.result_text())
         {
             return false;
         }
         if let Some(re) = &m.result_match
-            && !re.is_match(&self.result_text)
+            && !re.is_match(self.result_text())
         {
             return false;
         }
         if let Some(s) = &m.content_contains
-            && !self.content.contains(s.as_str())
+            && !self.content().contains(s.as_str())
         {
             return false;
         }
         if let Some(re) = &m.content_matches
-            && !re.is_match(&self.content)
+            && !re.is_match(self.content())
         {
             return false;
         }

@@ -6,46 +6,21 @@ use super::{Event, EventLog};
 use crate::spec::matcher::{Capture, Matcher, ToolGlob};
 use crate::spec::model::EventKind;
 
-fn event(id: &str, kind: EventKind, agent: &str) -> Event {
-    Event {
-        span_id: id.into(),
-        name: kind.as_str().into(),
-        kind,
-        tool: None,
-        args: Value::Null,
-        args_text: String::new(),
-        result: Value::Null,
-        result_text: String::new(),
-        content: String::new(),
-        agent: Some(agent.into()),
-        error: false,
-        is_final: false,
-    }
-}
-
 pub(super) fn tool(id: &str, name: &str, args: Value, result: Value) -> Event {
     tool_by(id, name, args, result, "main")
 }
 
 pub(super) fn tool_by(id: &str, name: &str, args: Value, result: Value, agent: &str) -> Event {
-    let mut e = event(id, EventKind::Tool, agent);
+    let mut e = Event::new(id, name, EventKind::Tool, Some(agent.into()));
     e.tool = Some(name.into());
-    e.name = name.into();
-    e.args_text = args.to_string();
     e.args = args;
-    e.result_text = match &result {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    };
-    e.content = e.result_text.clone();
     e.result = result;
     e
 }
 
 pub(super) fn message(id: &str, kind: EventKind, text: &str) -> Event {
-    let mut e = event(id, kind, "main");
-    e.content = text.into();
+    let mut e = Event::new(id, kind.as_str(), kind, Some("main".into()));
+    e.text = Some(text.into());
     e
 }
 
