@@ -175,6 +175,7 @@ pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareRe
         ));
     }
     let first = inputs.first();
+    let views = crate::report::views::compare_views(&metrics, inputs);
     CompareReport {
         schema_version: COMPARE_REPORT_SCHEMA_VERSION,
         tool_version: crate::VERSION.to_owned(),
@@ -211,6 +212,7 @@ pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareRe
         reasons,
         worst_case: None,
         evaluated_at: None,
+        views: Some(views),
     }
 }
 

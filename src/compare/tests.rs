@@ -54,6 +54,8 @@ fn case(id: &str, compliance: f64, p1_pass: bool, cost: f64, root: Option<&str>)
                 notes: String::new(),
                 compensated: false,
                 metrics: BTreeMap::new(),
+                agent: None,
+                attempt: None,
             }]
         })
         .unwrap_or_default();

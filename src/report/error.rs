@@ -1,4 +1,4 @@
-//! Errors from reading saved reports.
+//! Errors from reading saved reports and rendering them.
 
 use std::io;
 use std::path::PathBuf;
@@ -34,6 +34,14 @@ pub enum ReportError {
         found: u32,
         expected: u32,
     },
+
+    /// A compiled-in template failed: a bug, never bad input (data is escaped, not parsed).
+    #[error("cannot render the HTML report")]
+    #[diagnostic(
+        code(agenteval::report::render),
+        help("this is a bug in agenteval-gate; please report it with the input report")
+    )]
+    Render(#[source] minijinja::Error),
 }
 
 impl ReportError {
@@ -41,6 +49,7 @@ impl ReportError {
         match self {
             Self::Io { .. } => ExitCode::Io,
             Self::Invalid(_) | Self::SchemaVersion { .. } => ExitCode::DataError,
+            Self::Render(_) => ExitCode::Internal,
         }
     }
 }

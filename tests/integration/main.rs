@@ -7,6 +7,7 @@ mod compare;
 mod dag_known;
 mod github_api;
 mod github_e2e;
+mod html_report;
 mod runner;
 mod schema;
 mod stats_reference;
