@@ -10,9 +10,10 @@ use crate::compare::model::MetricComparison;
 use crate::report::svg::scale::display_factor;
 use crate::report::views::HistorySeries;
 
-/// The chart, or `None` when there is no band or fewer than two history points.
+/// The chart, or `None` when it would not help: no band, a band of zero
+/// width (the table already says everything), or fewer than two history points.
 pub fn history_chart(m: &MetricComparison, history: &HistorySeries) -> Option<String> {
-    let band = m.sigma_band.as_ref()?;
+    let band = m.sigma_band.as_ref().filter(|b| b.upper - b.lower > 1e-12)?;
     let f = display_factor(&m.name);
     let pts = history.points(&m.name);
     if pts.len() < 2 || !band.head_mean.is_finite() {
@@ -174,6 +175,17 @@ mod tests {
             series: BTreeMap::from([("compliance_percent".to_owned(), vec![Some(90.0)])]),
         };
         assert!(history_chart(&m, &history).is_none(), "one point");
+        let flat = metric("checkpoint:P1");
+        let mut flat_band = flat.clone();
+        if let Some(b) = flat_band.sigma_band.as_mut() {
+            (b.lower, b.upper) = (1.0, 1.0);
+        }
+        let two = HistorySeries {
+            labels: vec!["a".into(), "b".into()],
+            series: BTreeMap::from([("checkpoint:P1".to_owned(), vec![Some(1.0), Some(1.0)])]),
+        };
+        assert!(history_chart(&flat, &two).is_some());
+        assert!(history_chart(&flat_band, &two).is_none(), "zero-width band");
         m.sigma_band = None;
         assert!(history_chart(&m, &HistorySeries::default()).is_none());
     }
