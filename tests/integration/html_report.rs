@@ -2,6 +2,8 @@
 //! hostile labels, and no external resources. These read the HTML as text:
 //! they count elements and look for what must never appear.
 
+#![expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
+
 use std::sync::LazyLock;
 
 use serde_json::Value;
@@ -100,7 +102,7 @@ fn assert_self_contained(html: &str) {
     assert_eq!(count(html, "<script>"), 1);
     let s = html.find("<script>").unwrap() + "<script>".len();
     let e = html.find("</script>").unwrap();
-    let digest = Sha256::digest(html[s..e].as_bytes());
+    let digest = Sha256::digest(&html.as_bytes()[s..e]);
     let b64 = base64(&digest);
     assert!(
         html.contains(&format!(

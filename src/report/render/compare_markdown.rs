@@ -89,12 +89,14 @@ fn render(r: &CompareReport, details: bool) -> String {
         let mut charts = 0;
         for m in regressions {
             localization(&mut md, m, details);
-            if details && charts < MAX_HISTORY_CHARTS && m.status == MetricStatus::Regression {
-                if let Some(chart) = history_chart_of(r, m) {
-                    md.push('\n');
-                    md.push_str(&chart);
-                    charts += 1;
-                }
+            if details
+                && charts < MAX_HISTORY_CHARTS
+                && m.status == MetricStatus::Regression
+                && let Some(chart) = history_chart_of(r, m)
+            {
+                md.push('\n');
+                md.push_str(&chart);
+                charts += 1;
             }
         }
     }

@@ -13,7 +13,10 @@ use crate::report::views::HistorySeries;
 /// The chart, or `None` when it would not help: no band, a band of zero
 /// width (the table already says everything), or fewer than two history points.
 pub fn history_chart(m: &MetricComparison, history: &HistorySeries) -> Option<String> {
-    let band = m.sigma_band.as_ref().filter(|b| b.upper - b.lower > 1e-12)?;
+    let band = m
+        .sigma_band
+        .as_ref()
+        .filter(|b| b.upper - b.lower > 1e-12)?;
     let f = display_factor(&m.name);
     let pts = history.points(&m.name);
     if pts.len() < 2 || !band.head_mean.is_finite() {

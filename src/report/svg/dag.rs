@@ -166,10 +166,21 @@ pub fn draw(
             || s.compensated
             || s.span_id.as_ref().is_some_and(|id| flags.contains_key(id))
     });
+    // One model call yields several steps with the same span id: flag the first only.
+    let mut flagged: BTreeSet<&str> = BTreeSet::new();
     let nodes: Vec<NodeShape> = steps
         .iter()
         .zip(&lay.centers)
-        .map(|(s, c)| node(s, *c, flags, color_of(s.agent.as_deref())))
+        .map(|(s, c)| {
+            let first = s.span_id.as_deref().is_some_and(|id| flagged.insert(id));
+            let none = BTreeMap::new();
+            node(
+                s,
+                *c,
+                if first { flags } else { &none },
+                color_of(s.agent.as_deref()),
+            )
+        })
         .collect();
     let failing: BTreeSet<usize> = steps
         .iter()
@@ -455,6 +466,17 @@ mod tests {
         assert!(d.nodes[1].notes.iter().any(|n| n.text.contains("P2-02")));
         assert_eq!(d.agents.len(), 2, "top level and `writer`");
         assert_ne!(d.nodes[2].agent_color, d.nodes[0].agent_color);
+    }
+
+    #[test]
+    fn a_cited_model_call_is_flagged_once() {
+        let a = step("s1", StepType::Plan);
+        let mut b = step("s2", StepType::ToolSel);
+        b.span_id.clone_from(&a.span_id);
+        let flags = BTreeMap::from([("span-s1".to_owned(), vec!["P2-04".to_owned()])]);
+        let d = draw(&[a, b], &[e("s1", "s2")], DagStatus::Dag, &flags);
+        assert_eq!(d.nodes[0].notes.len(), 1);
+        assert!(d.nodes[1].notes.is_empty());
     }
 
     #[test]

@@ -94,7 +94,7 @@ fn group(unit: &str, metrics: &[&MetricComparison], with_suite: bool) -> ForestG
             m.delta,
             m.ci95.map(|c| c[0]),
             m.ci95.map(|c| c[1]),
-            m.min_effect.map(|e| e.abs()),
+            m.min_effect.map(f64::abs),
             m.min_effect.map(|e| -e.abs()),
         ];
         for v in vals.into_iter().flatten().filter(|v| v.is_finite()) {
@@ -158,7 +158,7 @@ fn group(unit: &str, metrics: &[&MetricComparison], with_suite: bool) -> ForestG
         zero_x: scale.at(0.0),
         axis_y,
         tick_y: round1(axis_y + 15.0),
-        caption_x: round1((x0 + x1) / 2.0),
+        caption_x: round1(f64::midpoint(x0, x1)),
         caption_y: round1(axis_y + 32.0),
         text_x: x1 + 14.0,
         ticks: scale

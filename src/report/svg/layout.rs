@@ -268,7 +268,7 @@ fn place(row: &[usize], desired: &[f64], widths: &[f64], gap: f64) -> Vec<f64> {
     if k == 0 {
         return Vec::new();
     }
-    let sep = |i: usize| (widths[row[i]] + widths[row[i + 1]]) / 2.0 + gap;
+    let sep = |i: usize| f64::midpoint(widths[row[i]], widths[row[i + 1]]) + gap;
     let mut left = desired.to_vec();
     for i in 1..k {
         left[i] = left[i].max(left[i - 1] + sep(i - 1));

@@ -52,7 +52,7 @@ pub fn run_views(report: &RunReport) -> SuiteViews {
         .collect();
     ranked.sort_by(|a, b| a.0.cmp(&b.0));
     let qualified = ranked.iter().filter(|r| r.0.0 < 9).count();
-    let take = qualified.max(MIN_RUN_DETAILS).min(MAX_DETAILS);
+    let take = qualified.clamp(MIN_RUN_DETAILS, MAX_DETAILS);
     let details = ranked
         .into_iter()
         .take(take)
@@ -107,7 +107,7 @@ fn suite_views(metrics: &[MetricComparison], input: &SuiteInput<'_>) -> SuiteVie
                 &mut candidates,
                 c.id.as_str(),
                 (0, mi, fi, c.id.clone()),
-                format!("{} `{}`", m.status, m.name),
+                format!("{} {}", m.status, m.name),
             );
         }
     }

@@ -100,6 +100,10 @@ pub struct CaseDetail {
     pub steps_omitted: usize,
 }
 
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::report::model::RunReport;
 use crate::report::render::fmt::metric;
+use crate::report::svg::scale::round1;
 use crate::report::views::run_views;
 
 use super::case::{CaseView, case_view};
@@ -40,7 +41,7 @@ pub fn render_run_html(r: &RunReport) -> Result<String, minijinja::Error> {
 }
 
 fn page(r: &RunReport) -> Page {
-    let a = &r.aggregate;
+    let agg = &r.aggregate;
     let views = run_views(r);
     let anchor_of = |id: &str| {
         views
@@ -53,7 +54,7 @@ fn page(r: &RunReport) -> Page {
         format!("{} tier", r.tier),
         format!(
             "{} cases ({} ok, {} did not complete)",
-            a.cases, a.cases_ok, a.cases_failed
+            agg.cases, agg.cases_ok, agg.cases_failed
         ),
         format!("spec {}", r.spec_version),
         format!("judge {}", r.judge.provider),
@@ -68,28 +69,23 @@ fn page(r: &RunReport) -> Page {
         .checkpoint_catalog
         .iter()
         .map(|info| {
-            let s = a.checkpoints.get(&info.id).copied().unwrap_or_default();
+            let counts = agg.checkpoints.get(&info.id).copied().unwrap_or_default();
             let parts = [
-                ("st-pass", s.passed),
-                ("st-partial", s.partial),
-                ("st-fail", s.failed),
-                ("st-na", s.na),
-                ("st-blocked", s.blocked),
+                ("st-pass", counts.passed),
+                ("st-partial", counts.partial),
+                ("st-fail", counts.failed),
+                ("st-na", counts.na),
+                ("st-blocked", counts.blocked),
             ];
             let total: usize = parts.iter().map(|p| p.1).sum();
-            let mut x = 0.0;
+            let mut left = 0.0;
             let segments = parts
                 .iter()
                 .filter(|p| p.1 > 0)
                 .map(|&(class, n)| {
-                    let w = 240.0 * n as f64 / total.max(1) as f64;
-                    let seg = (
-                        class,
-                        n,
-                        (x * 10.0f64).round() / 10.0,
-                        (w * 10.0f64).round() / 10.0,
-                    );
-                    x += w;
+                    let width = 240.0 * n as f64 / total.max(1) as f64;
+                    let seg = (class, n, round1(left), round1(width));
+                    left += width;
                     seg
                 })
                 .collect();
@@ -98,10 +94,18 @@ fn page(r: &RunReport) -> Page {
                 severity: info.severity.to_string(),
                 instruction: info.instruction.clone(),
                 segments,
-                counts: format!(
-                    "{} pass · {} partial · {} fail · {} n/a · {} blocked",
-                    s.passed, s.partial, s.failed, s.na, s.blocked
-                ),
+                counts: [
+                    (counts.passed, "pass"),
+                    (counts.partial, "partial"),
+                    (counts.failed, "fail"),
+                    (counts.na, "n/a"),
+                    (counts.blocked, "blocked"),
+                ]
+                .iter()
+                .filter(|(n, _)| *n > 0)
+                .map(|(n, w)| format!("{n} {w}"))
+                .collect::<Vec<_>>()
+                .join(" · "),
             }
         })
         .collect();
@@ -109,8 +113,8 @@ fn page(r: &RunReport) -> Page {
         title: format!("agenteval-gate run: {}", r.suite),
         suite: r.suite.clone(),
         meta,
-        failed: a.cases_failed > 0,
-        metrics: a
+        failed: agg.cases_failed > 0,
+        metrics: agg
             .metrics
             .iter()
             .filter(|(n, _)| !n.starts_with("checkpoint:"))
