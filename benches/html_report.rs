@@ -18,9 +18,11 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use agenteval_gate::baseline::store::{read_baseline, read_history};
-use agenteval_gate::compare::decide::{CompareOptions, compare};
+use agenteval_gate::compare::decide::{AlphaPlan, CompareOptions, compare};
 use agenteval_gate::compare::engine::SuiteInput;
-use agenteval_gate::config::{EvalSettings, JudgeChoice, SuiteSettings, TierChoice};
+use agenteval_gate::config::{
+    EvalSettings, EvidenceOverride, JudgeChoice, SuiteSettings, TierChoice,
+};
 use agenteval_gate::report::model::{RunReport, Tier};
 use agenteval_gate::report::render::compare_markdown::render_compare_markdown;
 use agenteval_gate::report::render::html::{render_compare_html, render_run_html};
@@ -51,7 +53,9 @@ fn main() {
             suites: vec![],
         },
         traces: Some(repo.join("suites/support-bot/traces-regressed")),
-        evidence: Some(repo.join("suites/support-bot/evidence-regressed")),
+        evidence: Some(EvidenceOverride::Dir(
+            repo.join("suites/support-bot/evidence-regressed"),
+        )),
         tier: TierChoice::Full,
         judge: JudgeChoice::None,
         judge_cache: out.join("cache"),
@@ -94,9 +98,10 @@ fn main() {
         fdr: true,
         fail_on: FailOn::Critical,
         warn_only: false,
+        alpha_plan: AlphaPlan::Whole,
     };
     let inputs = [input];
-    let report = compare(&inputs, &options);
+    let report = compare(&inputs, &options).unwrap();
     let views = report.views.as_ref().unwrap();
     let json = to_json(&report);
     let views_json = to_json(views);

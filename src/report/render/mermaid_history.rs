@@ -112,38 +112,19 @@ fn safe(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::model::{Direction, MetricStatus, SigmaBandOut};
-    use crate::spec::model::Severity;
     use std::collections::BTreeMap;
 
+    /// Built from JSON so the test does not depend on every field of the struct.
     fn metric(name: &str) -> MetricComparison {
-        MetricComparison {
-            suite: "s".into(),
-            name: name.into(),
-            direction: Direction::Higher,
-            severity: Severity::High,
-            n: 10,
-            base_mean: Some(0.9),
-            head_mean: Some(0.6),
-            delta: Some(-0.3),
-            ci95: Some([-0.4, -0.2]),
-            p_value: Some(0.001),
-            q_value: Some(0.002),
-            sigma_band: Some(SigmaBandOut {
-                mean: 0.9,
-                sd: 0.02,
-                lower: 0.86,
-                upper: 0.94,
-                points: 3,
-                head_mean: 0.6,
-                fired: true,
-            }),
-            sigma_note: String::new(),
-            min_effect: None,
-            mde: None,
-            status: MetricStatus::Regression,
-            localization: None,
-        }
+        serde_json::from_value(serde_json::json!({
+            "suite": "s", "name": name, "direction": "higher", "severity": "high",
+            "n": 10, "base_mean": 0.9, "head_mean": 0.6, "delta": -0.3, "ci95": [-0.4, -0.2],
+            "p_value": 0.001, "q_value": 0.002,
+            "sigma_band": {"mean": 0.9, "sd": 0.02, "lower": 0.86, "upper": 0.94, "points": 3,
+                           "head_mean": 0.6, "fired": true},
+            "sigma_note": "", "mde": null, "status": "regression"
+        }))
+        .unwrap()
     }
 
     #[test]
