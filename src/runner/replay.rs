@@ -70,6 +70,7 @@ pub fn load_trace(path: &Path, display: &str) -> TraceOutcome {
             format: String::new(),
             spans: 0,
         }),
+        elapsed_ms: None,
     };
     match crate::trace::read_trace(path) {
         Ok(trace) => {
