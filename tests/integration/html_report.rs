@@ -194,13 +194,27 @@ fn the_regressed_compare_report_draws_what_fell_and_where() {
         "one path per edge"
     );
     assert_eq!(count(dag, "</g>"), steps.len());
+    // The root cause the report names is the node drawn red, with its failure label.
     let root = steps.iter().find(|s| s["root_cause"] == true).unwrap();
-    assert_eq!(root["id"], "s8");
+    let (id, kind) = (
+        root["id"].as_str().unwrap(),
+        root["type"].as_str().unwrap().to_ascii_lowercase(),
+    );
     assert!(
-        dag.contains("<g class=\"node toolsel root\" data-step=\"s8\">"),
+        dag.contains(&format!(
+            "<g class=\"node {kind} root\" data-step=\"{id}\">"
+        )),
         "{dag}"
     );
-    assert!(dag.contains("◀ root cause: unexpected_tool"));
+    assert_eq!(
+        count(dag, " root\" data-step="),
+        1,
+        "one root cause in this case"
+    );
+    let l3 = root["taxonomy"]["l3"].as_str().unwrap();
+    // Notes beside a node are clipped to one short line.
+    let shown: String = format!("◀ root cause: {l3}").chars().take(29).collect();
+    assert!(dag.contains(&shown), "{shown}");
     assert_eq!(
         count(dag, " propagated\" data-step="),
         steps
