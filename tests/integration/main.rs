@@ -8,6 +8,7 @@ mod dag_known;
 mod fail_closed;
 mod github_api;
 mod github_e2e;
+mod html_report;
 mod metric_families;
 mod runner;
 mod schema;

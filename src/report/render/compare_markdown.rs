@@ -15,6 +15,8 @@ use super::fmt::{delta, metric, pvalue};
 
 /// GitHub's limit on a comment body.
 pub const MAX_COMMENT_CHARS: usize = 65_536;
+/// Mermaid history charts in the full comment (the short one drops them).
+const MAX_HISTORY_CHARTS: usize = 2;
 const TRUNCATED: &str = "\n\n_… report truncated to fit GitHub's 65,536-character limit; the full report is in the job's artifact._\n";
 
 pub fn render_compare_markdown(r: &CompareReport) -> String {
@@ -100,8 +102,18 @@ fn render(r: &CompareReport, details: bool) -> String {
         .collect();
     if !regressions.is_empty() {
         md.push_str("\n### What moved and where\n");
+        let mut charts = 0;
         for m in regressions {
             localization(&mut md, m, details);
+            if details
+                && charts < MAX_HISTORY_CHARTS
+                && m.status == MetricStatus::Regression
+                && let Some(chart) = history_chart_of(r, m)
+            {
+                md.push('\n');
+                md.push_str(&chart);
+                charts += 1;
+            }
         }
     }
     if let Some(w) = &r.worst_case {
@@ -195,6 +207,17 @@ fn coverage(md: &mut String, r: &CompareReport) {
         md,
         "\n<details><summary>Checkpoint coverage</summary>\n\n{body}\n</details>"
     );
+}
+
+/// The history band chart of a regressed metric, from the report's saved views.
+fn history_chart_of(r: &CompareReport, m: &MetricComparison) -> Option<String> {
+    let views = r
+        .views
+        .as_ref()?
+        .suites
+        .iter()
+        .find(|s| s.suite == m.suite)?;
+    super::mermaid_history::history_chart(m, &views.history)
 }
 
 fn tiers(md: &mut String, r: &CompareReport) {
