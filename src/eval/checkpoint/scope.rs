@@ -4,20 +4,28 @@
 
 use serde_json::Value;
 
+use crate::report::model::NaKind;
 use crate::spec::suite::{Case, Scope};
 
 use super::tier1::holds;
 
-/// `Ok(())` when the checkpoint applies, else the reason it does not.
-pub(super) fn applies(scope: &Scope, case: &Case, evidence: Option<&Value>) -> Result<(), String> {
+/// `Ok(())` when the checkpoint applies, else why not: out of scope
+/// (`NaKind::NotApplicable`), or no evidence to decide the scope with
+/// (`NaKind::NoEvidence`, which the gate does not count as evaluated).
+pub(super) fn applies(
+    scope: &Scope,
+    case: &Case,
+    evidence: Option<&Value>,
+) -> Result<(), (NaKind, String)> {
+    let out = |reason: String| Err((NaKind::NotApplicable, reason));
     if !scope.cases.is_empty() && !scope.cases.contains(&case.id) {
-        return Err(format!(
+        return out(format!(
             "not applicable to this case: `applies_to.cases` does not list `{}`",
             case.id
         ));
     }
     if !scope.tags.is_empty() && !case.tags.iter().any(|t| scope.tags.contains(t)) {
-        return Err(format!(
+        return out(format!(
             "not applicable to this case: it has none of the tags {}",
             scope
                 .tags
@@ -30,13 +38,14 @@ pub(super) fn applies(scope: &Scope, case: &Case, evidence: Option<&Value>) -> R
     if let Some(condition) = &scope.evidence {
         match evidence {
             None => {
-                return Err(
+                return Err((
+                    NaKind::NoEvidence,
                     "not applicable to this case: `applies_to.evidence` needs the case's evidence file, and there is none"
                         .to_owned(),
-                );
+                ));
             }
             Some(ev) if !holds(condition, ev) => {
-                return Err(format!(
+                return out(format!(
                     "not applicable to this case: `applies_to.evidence` on `{}` does not hold",
                     if condition.path.is_empty() {
                         "/"
@@ -83,12 +92,13 @@ mod tests {
         };
         let vip = json!({"vip": true});
         assert_eq!(applies(&scope, &case("a", &["cancel"]), Some(&vip)), Ok(()));
-        let why = applies(&scope, &case("a", &["booking"]), Some(&vip)).unwrap_err();
+        let (kind, why) = applies(&scope, &case("a", &["booking"]), Some(&vip)).unwrap_err();
+        assert_eq!(kind, NaKind::NotApplicable);
         assert_eq!(
             why,
             "not applicable to this case: it has none of the tags `refund`, `cancel`"
         );
-        let why = applies(
+        let (_, why) = applies(
             &scope,
             &case("a", &["refund"]),
             Some(&json!({"vip": false})),
@@ -98,7 +108,8 @@ mod tests {
             why.contains("`applies_to.evidence` on `/vip` does not hold"),
             "{why}"
         );
-        let why = applies(&scope, &case("a", &["refund"]), None).unwrap_err();
+        let (kind, why) = applies(&scope, &case("a", &["refund"]), None).unwrap_err();
+        assert_eq!(kind, NaKind::NoEvidence);
         assert!(why.contains("needs the case's evidence file"), "{why}");
         let by_id = Scope {
             cases: vec!["b".into()],

@@ -364,6 +364,7 @@ mod tests {
             cited_spans: vec![],
             blocked_by: None,
             confidence: None,
+            na_kind: None,
         }
     }
 

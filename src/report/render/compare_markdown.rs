@@ -8,11 +8,15 @@ use crate::compare::model::{CompareReport, MetricComparison, MetricStatus, Verdi
 use crate::output::plural;
 use crate::report::render::run_markdown::escape;
 
-use super::compare_text::{effect, headline, moved, sigma, sigma_cell, status_icon, tier_line};
+use super::compare_text::{
+    effect, headline, method_line, moved, sigma, sigma_cell, status_icon, test_line, tier_line,
+};
 use super::fmt::{delta, metric, pvalue};
 
 /// GitHub's limit on a comment body.
 pub const MAX_COMMENT_CHARS: usize = 65_536;
+/// Mermaid history charts in the full comment (the short one drops them).
+const MAX_HISTORY_CHARTS: usize = 2;
 const TRUNCATED: &str = "\n\n_… report truncated to fit GitHub's 65,536-character limit; the full report is in the job's artifact._\n";
 
 pub fn render_compare_markdown(r: &CompareReport) -> String {
@@ -40,6 +44,7 @@ fn render(r: &CompareReport, details: bool) -> String {
         (Verdict::Fail, false) => ("❌", "failed"),
         (Verdict::Fail, true) => ("⚠️", "would fail (warn-only)"),
         (Verdict::Pass, _) => ("✅", "passed"),
+        (Verdict::CouldNotEvaluate, _) => ("⛔", "could not evaluate the agent"),
     };
     let _ = writeln!(md, "## {icon} agenteval-gate {word}: {}\n", headline(r));
     let paired: usize = r.suites.iter().map(|s| s.paired_cases).sum();
@@ -58,6 +63,19 @@ fn render(r: &CompareReport, details: bool) -> String {
         r.fail_on
     );
     tiers(&mut md, r);
+    if r.verdict == Verdict::CouldNotEvaluate || !r.missing_baselines.is_empty() {
+        for reason in &r.reasons {
+            let _ = writeln!(md, "- {}", escape(reason));
+        }
+        for suite in &r.missing_baselines {
+            let _ = writeln!(
+                md,
+                "- `{suite}`: no baseline `{}` yet, not compared; it is created when this change merges to the default branch",
+                r.baseline.name
+            );
+        }
+    }
+    unevaluated(&mut md, r);
     for b in &r.absolute_breaches {
         let _ = writeln!(
             md,
@@ -84,8 +102,18 @@ fn render(r: &CompareReport, details: bool) -> String {
         .collect();
     if !regressions.is_empty() {
         md.push_str("\n### What moved and where\n");
+        let mut charts = 0;
         for m in regressions {
             localization(&mut md, m, details);
+            if details
+                && charts < MAX_HISTORY_CHARTS
+                && m.status == MetricStatus::Regression
+                && let Some(chart) = history_chart_of(r, m)
+            {
+                md.push('\n');
+                md.push_str(&chart);
+                charts += 1;
+            }
         }
     }
     if let Some(w) = &r.worst_case {
@@ -108,22 +136,88 @@ fn render(r: &CompareReport, details: bool) -> String {
         table(&mut md, &all, r.suites.len() > 1);
         md.push_str("\n</details>\n");
     }
+    coverage(&mut md, r);
     pairing(&mut md, r);
+    if !r.metrics.is_empty() {
+        let _ = writeln!(
+            md,
+            "\n<sub>{} · agenteval-gate {}</sub>",
+            method_line(r),
+            r.tool_version
+        );
+    }
+    md
+}
+
+/// Checkpoints at or above `fail_on` that no case could evaluate: said up front.
+fn unevaluated(md: &mut String, r: &CompareReport) {
+    for c in r.coverage.iter().filter(|c| c.unevaluated) {
+        let _ = writeln!(
+            md,
+            "- {} checkpoint `{}/{}` ({}) was evaluated in no case: {}",
+            if r.settings.unevaluated == crate::spec::model::UnevaluatedPolicy::Fail {
+                "🔴"
+            } else {
+                "🟠"
+            },
+            c.suite,
+            c.id,
+            c.severity,
+            escape(&c.reason)
+        );
+    }
+}
+
+/// Per checkpoint: decided / N/A / BLOCKED in the head run.
+fn coverage(md: &mut String, r: &CompareReport) {
+    if r.coverage.is_empty() {
+        return;
+    }
+    let with_suite = r.suites.len() > 1;
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "| {}checkpoint | severity | decided | N/A: nothing to check | N/A: not evaluated | BLOCKED |",
+        if with_suite { "suite | " } else { "" }
+    );
+    let _ = writeln!(
+        body,
+        "|{}---|---|---:|---:|---:|---:|",
+        if with_suite { "---|" } else { "" }
+    );
+    for c in &r.coverage {
+        let _ = writeln!(
+            body,
+            "| {}`{}`{} | {} | {} | {} | {} | {} |",
+            if with_suite {
+                format!("{} | ", c.suite)
+            } else {
+                String::new()
+            },
+            c.id,
+            if c.unevaluated { " 🔴" } else { "" },
+            c.severity,
+            c.decided,
+            c.vacuous,
+            c.not_evaluated,
+            c.blocked
+        );
+    }
     let _ = writeln!(
         md,
-        "\n<sub>paired bootstrap (B = {}, seed {}, one-sided) · {} · α = {} · 2σ band over the last {} baseline means · agenteval-gate {}</sub>",
-        r.settings.resamples,
-        r.settings.seed,
-        if r.settings.fdr {
-            "Benjamini–Hochberg q-values"
-        } else {
-            "raw p-values (--fdr off)"
-        },
-        r.settings.alpha,
-        r.settings.history_window,
-        r.tool_version
+        "\n<details><summary>Checkpoint coverage</summary>\n\n{body}\n</details>"
     );
-    md
+}
+
+/// The history band chart of a regressed metric, from the report's saved views.
+fn history_chart_of(r: &CompareReport, m: &MetricComparison) -> Option<String> {
+    let views = r
+        .views
+        .as_ref()?
+        .suites
+        .iter()
+        .find(|s| s.suite == m.suite)?;
+    super::mermaid_history::history_chart(m, &views.history)
 }
 
 fn tiers(md: &mut String, r: &CompareReport) {
@@ -183,6 +277,7 @@ fn localization(md: &mut String, m: &MetricComparison, details: bool) {
         let _ = writeln!(md, "> {}\n", escape(&cp.instruction));
     }
     let _ = writeln!(md, "- {}; 2σ: {}", effect(m), sigma(m));
+    let _ = writeln!(md, "- test: {}", test_line(m));
     for moved in loc.checkpoints_moved.iter().take(3) {
         let _ = writeln!(
             md,

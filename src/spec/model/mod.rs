@@ -19,7 +19,10 @@ pub use cases::{CaseEntry, ExpectedOutput, TaskSpec, TaskSuccessSpec};
 pub use checkpoint::{
     AppliesToSpec, AssertSpec, CheckpointSpec, EnvConstraintSpec, PartialCriterionSpec, Severity,
 };
-pub use gates::{AbsoluteGateSpec, FailOn, GatesSpec, MetricGateSpec, SmokeTierSpec, TiersSpec};
+pub use gates::{
+    AbsoluteGateSpec, FailOn, GatesSpec, MetricGateSpec, SmokeTierSpec, TiersSpec,
+    UnevaluatedPolicy,
+};
 pub use matchers::{EventKind, EventMatcher, EventStatus, ToolPattern};
 pub use scoring::{PartialMode, RootCauseMode, ScoringSpec, StepType, ThresholdsSpec};
 pub use sequence::{CountSpec, NeverSpec, SequenceSpec, Since, SpannedMatcher, Until};

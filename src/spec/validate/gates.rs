@@ -1,5 +1,6 @@
-//! `gates:`, `thresholds:` and `agent:` settings: ranges, metric names that
-//! exist, and `min_effect`/absolute bounds inside each metric's domain.
+//! `gates:`, `thresholds:` and `agent:` settings: ranges (the statistics
+//! settings' ranges are defined once, in `compare::settings`), metric names
+//! that exist, and `min_effect`/absolute bounds inside each metric's domain.
 //! Every error points at the key or value it is about.
 
 use std::collections::BTreeSet;
@@ -8,29 +9,11 @@ use serde_saphyr::Location;
 
 use crate::spec::model::StepType;
 
+use crate::report::metrics::metric_domain;
+
 use super::SUITE_METRICS;
 use super::context::{Ctx, did_you_mean, loc};
 use super::locations::Locations;
-
-/// The range a metric's per-case values can take (`None` = unbounded above).
-fn domain(name: &str) -> Option<(f64, Option<f64>)> {
-    Some(match name {
-        "compliance_percent" | "spec_health_percent" => (0.0, Some(100.0)),
-        "workflow_quality" => (1.0, Some(5.0)),
-        "task_success" => (0.0, Some(1.0)),
-        "cost_usd" | "latency_ms" => (0.0, None),
-        n if n.starts_with("checkpoint:") => (0.0, Some(1.0)),
-        n if n.starts_with("step_type:") || n.starts_with("step:") => (1.0, Some(5.0)),
-        _ => return None,
-    })
-}
-
-fn range_text(lo: f64, hi: Option<f64>) -> String {
-    match hi {
-        Some(hi) => format!("{lo}–{hi}"),
-        None => format!("≥ {lo}"),
-    }
-}
 
 pub(super) fn thresholds(cx: &mut Ctx<'_>, locs: &Locations) {
     let Some(t) = &cx.loaded.file.thresholds else {
@@ -69,41 +52,14 @@ pub(super) fn gates(
         return;
     };
     let suite_at = loc(&cx.loaded.file.suite);
-    let field_at = |f: &str| locs.gate_field(f).unwrap_or(suite_at);
-    if let Some(alpha) = g.alpha
-        && !(alpha > 0.0 && alpha < 1.0)
-    {
+    // Ranges of the statistics settings, `min_effect` and absolute bounds
+    // inside each metric's domain: one definition, shared with `compare`;
+    // here each problem is placed at the key it is about.
+    for problem in crate::compare::settings::gate_problems(&g) {
         cx.error(
-            field_at("alpha"),
-            format!("`gates.alpha` is {alpha}; it must lie strictly between 0 and 1"),
-            "the usual value is 0.05",
-        );
-    }
-    if let Some(n) = g.min_cases
-        && n < 2
-    {
-        cx.error(
-            field_at("min_cases"),
-            format!("`gates.min_cases` is {n}; a paired test needs at least 2 cases"),
-            "the default is 5",
-        );
-    }
-    if let Some(w) = g.history_window
-        && w < 5
-    {
-        cx.error(
-            field_at("history_window"),
-            format!("`gates.history_window` is {w}; the 2σ band needs at least 5 points"),
-            "the default is 20",
-        );
-    }
-    if let Some(r) = g.max_judge_error_rate
-        && !(0.0..=1.0).contains(&r)
-    {
-        cx.error(
-            field_at("max_judge_error_rate"),
-            format!("`gates.max_judge_error_rate` is {r}; it is a share between 0 and 1"),
-            "e.g. 0.1 for 10%",
+            problem_at(locs, &problem.key).unwrap_or(suite_at),
+            format!("`{}` {}", problem.key, problem.message),
+            "see the `gates:` section of docs/suites.md for each setting's range",
         );
     }
     let entry_at = |section: &str, name: &str, field: Option<&str>| {
@@ -115,10 +71,8 @@ pub(super) fn gates(
         .map(|k| (k.clone(), "metrics"))
         .chain(g.absolute.keys().map(|k| (k.clone(), "absolute")))
         .collect();
-    let mut unknown = BTreeSet::new();
     for (name, section) in names {
         if let Err(why) = known_metric(&name, checkpoint_ids, workflow_steps) {
-            unknown.insert(name.clone());
             cx.error(
                 entry_at(section, &name, None),
                 format!("`gates.{section}` names unknown metric `{name}`: {why}"),
@@ -129,118 +83,44 @@ pub(super) fn gates(
             );
         }
     }
-    for (name, gate) in &g.metrics {
-        let Some(effect) = gate.min_effect else {
-            continue;
-        };
-        let at = entry_at("metrics", name, Some("min_effect"));
-        if !effect.is_finite() || effect < 0.0 {
-            cx.error(
-                at,
-                format!(
-                    "`gates.metrics.{name}.min_effect` is {effect}; it is a size, so 0 or more"
-                ),
-                "give the smallest change that matters in the metric's units",
-            );
-            continue;
-        }
-        if unknown.contains(name) {
-            continue;
-        }
-        if let Some((lo, Some(hi))) = domain(name)
-            && effect >= hi - lo
-        {
-            cx.error(
-                at,
-                format!(
-                    "`gates.metrics.{name}.min_effect` is {effect}, but `{name}` runs from {lo} to {hi}: no change can reach it, so it can never alert"
-                ),
-                format!(
-                    "give it in the metric's units, below {}; e.g. 0.05 for five points of a 0–1 rate",
-                    hi - lo
-                ),
-            );
-        }
-    }
+    // Bounds no run can breach: allowed, but they gate nothing.
     for (name, gate) in &g.absolute {
-        if let (Some(min), Some(max)) = (gate.min, gate.max)
-            && min > max
-        {
-            cx.error(
-                entry_at("absolute", name, Some("min")),
-                format!("`gates.absolute.{name}` has min {min} above max {max}"),
-                "swap them",
-            );
+        let (lo, hi) = metric_domain(name);
+        if !lo.is_finite() {
             continue;
         }
-        if unknown.contains(name) {
-            continue;
-        }
-        let Some((lo, hi)) = domain(name) else {
-            continue;
-        };
-        let range = range_text(lo, hi);
-        if let Some(min) = gate.min {
-            bound(
-                cx,
-                entry_at("absolute", name, Some("min")),
-                name,
-                "min",
-                min,
-                lo,
-                hi,
-                &range,
-            );
-        }
-        if let Some(max) = gate.max {
-            bound(
-                cx,
-                entry_at("absolute", name, Some("max")),
-                name,
-                "max",
-                max,
-                lo,
-                hi,
-                &range,
-            );
+        for (which, value, never) in [
+            ("min", gate.min, gate.min.is_some_and(|v| v <= lo)),
+            ("max", gate.max, gate.max.is_some_and(|v| v >= hi)),
+        ] {
+            if let (Some(v), true) = (value, never) {
+                cx.warning(
+                    entry_at("absolute", name, Some(which)),
+                    format!(
+                        "`gates.absolute.{name}.{which}` is {v}, at the edge of `{name}`'s range [{lo}, {hi}]: no run can breach it"
+                    ),
+                    "tighten it or remove it",
+                );
+            }
         }
     }
 }
 
-/// An absolute bound outside the domain: always breached (error) or never
-/// breached (warning).
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one message per case, all parts needed"
-)]
-fn bound(
-    cx: &mut Ctx<'_>,
-    at: Location,
-    name: &str,
-    which: &str,
-    value: f64,
-    lo: f64,
-    hi: Option<f64>,
-    range: &str,
-) {
-    let above = hi.is_some_and(|h| value > h);
-    let (always, never) = match which {
-        "min" => (above, value <= lo),
-        _ => (value < lo, hi.is_some_and(|h| value >= h)),
-    };
-    if always {
-        cx.error(
-            at,
-            format!("`gates.absolute.{name}.{which}` is {value}, outside `{name}`'s range {range}: every run breaches it"),
-            format!("give the bound in the metric's units, within {range}"),
-        );
-    } else if never {
-        cx.warning(
-            at,
-            format!("`gates.absolute.{name}.{which}` is {value}, at the edge of `{name}`'s range {range}: no run can breach it"),
-            "tighten it or remove it",
-        );
+/// Where the key of a [`crate::compare::settings::GateProblem`] was written:
+/// `gates.<setting>`, `gates.metrics.<metric>.min_effect`,
+/// `gates.absolute.<metric>[.min|.max]`.
+fn problem_at(locs: &Locations, key: &str) -> Option<Location> {
+    if let Some(rest) = key.strip_prefix("gates.metrics.") {
+        let (name, field) = rest.rsplit_once('.')?;
+        return locs.gate_entry("metrics", name, Some(field));
     }
+    if let Some(rest) = key.strip_prefix("gates.absolute.") {
+        return match rest.rsplit_once('.') {
+            Some((name, field @ ("min" | "max"))) => locs.gate_entry("absolute", name, Some(field)),
+            _ => locs.gate_entry("absolute", rest, None),
+        };
+    }
+    locs.gate_field(key.strip_prefix("gates.")?)
 }
 
 /// Whether `name` is a metric this suite can produce.

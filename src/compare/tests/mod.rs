@@ -1,0 +1,7 @@
+//! Tests of the compare engine and decisions.
+
+mod family;
+mod fixtures;
+mod gates;
+mod simulation;
+mod statuses;
