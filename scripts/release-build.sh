@@ -8,7 +8,8 @@
 #   x86_64-unknown-linux-musl, aarch64-unknown-linux-musl
 # (cargo-zigbuild: zig is the C cross-compiler and linker for `ring`, so no
 # musl or aarch64 toolchain has to be installed). Other targets are built with
-# plain cargo on their own runner (.github/workflows/release.yml):
+# plain cargo on their own runner (.github/workflows/release.yml). All use the
+# `dist` profile of Cargo.toml (stripped, fat LTO, one codegen unit):
 #   x86_64-apple-darwin, aarch64-apple-darwin (macOS), x86_64-pc-windows-msvc.
 #
 # For each target it writes DIR/agenteval-gate-TARGET.tar.gz (the binary,
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
     --out=*) out=${1#--out=}; shift ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "error: unknown option \`$1\` (see --help)" >&2; exit 64 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -90,15 +91,15 @@ for target in "${targets[@]}"; do
         echo "error: \`cargo zigbuild\` is not installed (pip install cargo-zigbuild)" >&2
         exit 1
       fi
-      cargo zigbuild --release --locked --target "$target"
+      cargo zigbuild --profile dist --locked --target "$target"
       ;;
-    *) cargo build --release --locked --target "$target" ;;
+    *) cargo build --profile dist --locked --target "$target" ;;
   esac
   echo "::endgroup::"
 
   exe=agenteval-gate
   case "$target" in *-windows-*) exe=agenteval-gate.exe ;; esac
-  bin="target/$target/release/$exe"
+  bin="${CARGO_TARGET_DIR:-target}/$target/dist/$exe"
   asset="agenteval-gate-$target.tar.gz"
   problems=()
 

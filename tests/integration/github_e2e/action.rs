@@ -91,7 +91,8 @@ fn the_interface_is_the_documented_one() {
         "${{ github.action_repository }}"
     );
     assert_eq!(install["env"]["ACTION_REF"], "${{ github.action_ref }}");
-    let script = std::fs::read_to_string(crate::common::repo().join("scripts/action-install.sh")).unwrap();
+    let script =
+        std::fs::read_to_string(crate::common::repo().join("scripts/action-install.sh")).unwrap();
     assert!(!script.contains("agenteval-gate/agenteval-gate"));
     for id in ["cache-key", "cache", "build"] {
         assert_eq!(

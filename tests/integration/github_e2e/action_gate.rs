@@ -42,6 +42,10 @@ fn gate_env(job: &Job, fake: &Fake, inputs: &[(&str, &str)]) -> Vec<(&'static st
         ("INPUT_JUDGE_BASE_URL", get("judge-base-url", "")),
         ("INPUT_EXTRA_ARGS", get("extra-args", "")),
         ("INPUT_PR", get("pr", "")),
+        ("INPUT_REQUIRE_BASELINE", get("require-baseline", "false")),
+        ("INPUT_BASELINE_BRANCH", get("baseline-branch", "")),
+        ("BASELINE_REF", get("baseline-ref", "")),
+        ("GITHUB_ACTION_PATH", repo().to_str().unwrap().to_owned()),
         ("REPORT_PATH", get("report", "")),
         (
             "GITHUB_PATH",
@@ -182,5 +186,55 @@ async fn the_gate_step_runs_compare_and_comment_with_the_inputs() {
         outputs(&out)
             .1
             .contains("`--judge openai` is not available in this build")
+    );
+}
+
+/// A repository that just added the gate: no baseline anywhere yet.
+#[tokio::test]
+async fn the_first_pull_request_passes_unless_a_baseline_is_required() {
+    let fake = Fake::start().await;
+    let job = Job::new("acme/widgets");
+    let empty = job.path("no-baselines");
+    std::fs::create_dir_all(&empty).unwrap();
+    let report = job.path("compare.json");
+    let extra = format!(
+        "--baselines-dir {} --deterministic --isolated --tier smoke",
+        empty.display()
+    );
+    let run = |require: &str| {
+        run_step(
+            "gate",
+            &repo(),
+            &gate_env(
+                &job,
+                &fake,
+                &[
+                    ("suites", "code-review"),
+                    ("comment", "false"),
+                    ("require-baseline", require),
+                    ("extra-args", &extra),
+                    ("report", report.to_str().unwrap()),
+                ],
+            ),
+        )
+    };
+
+    let out = run("false");
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stderr.contains("has no baseline `main` yet"), "{stderr}");
+    assert_eq!(output(&job.outputs(), "exit-code"), Some("0"));
+
+    let out = run("true");
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(65), "{stdout}\n{stderr}");
+    assert_eq!(output(&job.outputs(), "exit-code"), Some("65"));
+
+    let out = run("yes");
+    assert_eq!(out.status.code(), Some(64));
+    assert!(
+        outputs(&out)
+            .0
+            .contains("input `require-baseline` is `yes`; expected `true` or `false`")
     );
 }

@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use pretty_assertions::assert_eq;
-use sha2::{Digest, Sha256};
 use wiremock::matchers::path;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -54,7 +53,11 @@ fn the_paths_step_resolves_the_report_path() {
     let real = |p: &Path| p.to_str().unwrap().to_owned();
     assert_eq!(outs[0].1, real(&temp.join("agenteval-gate/compare.json")));
     assert_eq!(outs[1].1, real(&dir.path().join("reports/c.json")));
-    assert_eq!(outs[2], ("report".to_owned(), String::new()), "runs the suites");
+    assert_eq!(
+        outs[2],
+        ("report".to_owned(), String::new()),
+        "runs the suites"
+    );
     assert!(dir.path().join("reports").is_dir());
 
     let no_report = run("comment", "");
@@ -137,7 +140,7 @@ fn release(dir: &Path, prints: &str) -> Release {
         .unwrap();
     assert!(tar.success());
     let tarball = std::fs::read(&tarball).unwrap();
-    let sum = format!("{:x}", Sha256::digest(&tarball));
+    let sum = agenteval_gate::digest::sha256_hex(&tarball);
     Release {
         sums: format!(
             "{}  agenteval-gate-aarch64-apple-darwin.tar.gz\n{sum}  {ASSET}\n",
@@ -214,7 +217,10 @@ impl Runner {
             ("RUNNER_OS", "Linux".into()),
             ("RUNNER_ARCH", "X64".into()),
             ("RUNNER_TEMP", temp.to_str().unwrap().into()),
-            ("RUNNER_TOOL_CACHE", self.tool_cache().to_str().unwrap().into()),
+            (
+                "RUNNER_TOOL_CACHE",
+                self.tool_cache().to_str().unwrap().into(),
+            ),
             ("GITHUB_OUTPUT", github_output.to_str().unwrap().into()),
         ];
         for (k, v) in extra {
@@ -254,9 +260,9 @@ async fn a_release_with_a_good_checksum_installs_into_the_tool_cache_once() {
     let action = runner.action_at("v0");
     let (out, outs) = runner.install(&action, &[]);
     assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
-    let cached = runner
-        .tool_cache()
-        .join(format!("agenteval-gate/{VERSION}/x86_64-unknown-linux-musl"));
+    let cached = runner.tool_cache().join(format!(
+        "agenteval-gate/{VERSION}/x86_64-unknown-linux-musl"
+    ));
     assert_eq!(outs["source"], "release");
     assert_eq!(outs["version"], tag);
     assert_eq!(
@@ -272,10 +278,18 @@ async fn a_release_with_a_good_checksum_installs_into_the_tool_cache_once() {
         "{}",
         stdout(&out)
     );
-    assert!(runner.tool_cache().join(format!(
-        "agenteval-gate/{VERSION}/x86_64-unknown-linux-musl.complete"
-    )).is_file());
-    let ran = Command::new(&outs["bin"]).arg("--version").output().unwrap();
+    assert!(
+        runner
+            .tool_cache()
+            .join(format!(
+                "agenteval-gate/{VERSION}/x86_64-unknown-linux-musl.complete"
+            ))
+            .is_file()
+    );
+    let ran = Command::new(&outs["bin"])
+        .arg("--version")
+        .output()
+        .unwrap();
     assert_eq!(stdout(&ran), format!("agenteval-gate {VERSION}\n"));
     let downloads = server.received_requests().await.unwrap().len();
     assert_eq!(downloads, 2, "the tarball and SHA256SUMS");
@@ -300,7 +314,10 @@ async fn a_release_with_a_good_checksum_installs_into_the_tool_cache_once() {
     .unwrap();
     let (out, outs) = runner2.install(
         &local,
-        &[("ACTION_REPOSITORY", "acme/agenteval-gate"), ("ACTION_REF", &tag)],
+        &[
+            ("ACTION_REPOSITORY", "acme/agenteval-gate"),
+            ("ACTION_REF", &tag),
+        ],
     );
     assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
     assert_eq!(outs["source"], "release");
@@ -435,13 +452,20 @@ async fn a_missing_asset_falls_back_to_source_by_default_and_fails_when_pinned()
     assert!(stdout(&out).contains("(HTTP 000"), "{}", stdout(&out));
 
     // A platform without a release binary.
-    let (out, outs) = runner.install(&action, &[("RUNNER_OS", "Windows"), ("RUNNER_ARCH", "ARM64")]);
+    let (out, outs) = runner.install(
+        &action,
+        &[("RUNNER_OS", "Windows"), ("RUNNER_ARCH", "ARM64")],
+    );
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(outs["source"], "build");
     assert!(stdout(&out).contains("no release binary for Windows-ARM64; building from source"));
     let (out, _) = runner.install(
         &action,
-        &[("RUNNER_OS", "Windows"), ("RUNNER_ARCH", "ARM64"), ("INPUT_VERSION", &tag)],
+        &[
+            ("RUNNER_OS", "Windows"),
+            ("RUNNER_ARCH", "ARM64"),
+            ("INPUT_VERSION", &tag),
+        ],
     );
     assert_eq!(out.status.code(), Some(1));
 }
@@ -486,9 +510,10 @@ async fn refs_that_are_not_releases_build_from_source() {
     let (out, outs) = runner.install(&runner.action_at("main"), &[]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(outs["source"], "build");
-    assert!(stdout(&out).contains(&format!(
-        "`acme/agenteval-gate@main` is not a release tag or a release commit"
-    )));
+    assert!(
+        stdout(&out)
+            .contains("`acme/agenteval-gate@main` is not a release tag or a release commit")
+    );
 
     // `uses: ./`: a local action is not a release.
     let local = runner.dir.path().join("workspace/repo");

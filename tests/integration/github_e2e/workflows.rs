@@ -57,7 +57,10 @@ pub(super) fn assert_pinned(file: &str, action: &str) {
         .split_once('@')
         .unwrap_or_else(|| panic!("{file}: `{action}` has no ref"));
     assert!(
-        sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()),
+        sha.len() == 40
+            && sha
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()),
         "{file}: `{action}` is not pinned to a commit SHA"
     );
     assert!(name.contains('/'), "{file}: {action}");
@@ -89,9 +92,15 @@ fn every_workflow_parses_with_triggers_permissions_and_jobs() {
         // `on` must stay a string key (YAML 1.1 would read it as `true`).
         assert!(w["on"].is_object(), "{name}: on = {}", w["on"]);
         // Nothing at the workflow level: each job asks for what it needs.
-        assert_eq!(w["permissions"], serde_json::json!({}), "{name}: permissions");
+        assert_eq!(
+            w["permissions"],
+            serde_json::json!({}),
+            "{name}: permissions"
+        );
         assert!(
-            w["concurrency"]["group"].as_str().is_some_and(|g| !g.is_empty()),
+            w["concurrency"]["group"]
+                .as_str()
+                .is_some_and(|g| !g.is_empty()),
             "{name}: concurrency"
         );
         let jobs = w["jobs"].as_object().unwrap();
