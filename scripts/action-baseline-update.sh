@@ -63,9 +63,11 @@ else
   done
   IFS=$' \t\n' read -r -d '' -a extra <<< "${INPUT_EXTRA_ARGS:-}" || true
   "$bin" "${args[@]}" "${extra[@]+"${extra[@]}"}"
+  set +f
   for report in "$work"/reports/*.json; do
     if [ -f "$report" ]; then reports+=("$report"); fi
   done
+  set -f
   if [ ${#reports[@]} -eq 0 ]; then
     fail "\`agenteval-gate run\` wrote no report: no suite to record"
   fi

@@ -130,17 +130,9 @@ if [ -z "$target" ]; then
 fi
 asset="agenteval-gate-$target.tar.gz"
 
-# --- the tool cache --------------------------------------------------------
+# --- the tool cache ---------------------------------------------------------
 cache_root=${RUNNER_TOOL_CACHE:-${RUNNER_TEMP:?RUNNER_TEMP is not set}/tool-cache}
 cache_dir="$cache_root/agenteval-gate/${tag#v}/$target"
-if [ -f "$cache_dir.complete" ] && [ -x "$cache_dir/$exe" ]; then
-  say "agenteval-gate $tag ($target) from the tool cache"
-  output source tool-cache
-  output bin "$cache_dir/$exe"
-  exit 0
-fi
-
-# --- download --------------------------------------------------------------
 base="$server/$repo/releases/download/$tag"
 work=$(mktemp -d "${RUNNER_TEMP:-/tmp}/agenteval-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -160,18 +152,32 @@ unavailable() {
   build_from_source
 }
 
+# A SHA ref: only the release's own commit gets the release binary. The
+# commit is remembered in the tool cache, so a warm run makes no request.
+released=
 if [ -n "$check_commit" ]; then
-  status=$(fetch COMMIT)
-  if [ "$status" != 200 ]; then
-    unavailable "cannot download $base/COMMIT (HTTP $status$(head -c 200 "$work/COMMIT.err" | tr '\n' ' '))"
+  if [ -f "$cache_dir/COMMIT" ]; then released=$(head -c 64 "$cache_dir/COMMIT"); fi
+  if [ "$released" != "$check_commit" ]; then
+    status=$(fetch COMMIT)
+    if [ "$status" != 200 ]; then
+      unavailable "cannot download $base/COMMIT (HTTP $status$(head -c 200 "$work/COMMIT.err" | tr '\n' ' '))"
+    fi
+    released=$(head -c 64 "$work/COMMIT" | tr -d '[:space:]')
   fi
-  released=$(head -c 64 "$work/COMMIT" | tr -d '[:space:]')
   if [ "$released" != "$check_commit" ]; then
     notice "\`$repo@$check_commit\` is not the commit of release $tag ($released): building from source. Pin \`@$released\` or \`@$tag\` to install the release binary in seconds."
     build_from_source
   fi
 fi
 
+if [ -f "$cache_dir.complete" ] && [ -x "$cache_dir/$exe" ]; then
+  say "agenteval-gate $tag ($target) from the tool cache"
+  output source tool-cache
+  output bin "$cache_dir/$exe"
+  exit 0
+fi
+
+# --- download --------------------------------------------------------------
 status=$(fetch "$asset")
 if [ "$status" != 200 ]; then
   unavailable "cannot download $base/$asset (HTTP $status$(head -c 200 "$work/$asset.err" | tr '\n' ' '))"
@@ -206,6 +212,7 @@ fi
 rm -rf "$cache_dir" "$cache_dir.complete"
 mkdir -p "$cache_dir"
 mv "$work/x/$exe" "$cache_dir/$exe"
+if [ -n "$released" ]; then printf '%s\n' "$released" > "$cache_dir/COMMIT"; fi
 touch "$cache_dir.complete"
 say "agenteval-gate $tag ($target) installed from $base/$asset (sha256 $actual)"
 output source release

@@ -25,6 +25,10 @@ pub fn without_weakening_suggestions(mut err: Error) -> Error {
         };
         if suggests_weakening {
             err.remove(kind);
+            if kind == ContextKind::SuggestedArg {
+                // clap's usage line for an unknown flag is built with the suggestion in it.
+                err.remove(ContextKind::Usage);
+            }
         }
     }
     err

@@ -491,8 +491,15 @@ async fn refs_that_are_not_releases_build_from_source() {
     let (out, outs) = runner.install(&runner.action_at(RELEASE_COMMIT), &[]);
     assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
     assert_eq!(outs["source"], "release", "{}", stdout(&out));
+    // Warm: the tool cache remembers the release's commit; no request.
+    let requests = server.received_requests().await.unwrap().len();
+    let (out, outs) = runner.install(&runner.action_at(RELEASE_COMMIT), &[]);
+    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+    assert_eq!(outs["source"], "tool-cache");
+    assert_eq!(server.received_requests().await.unwrap().len(), requests);
 
-    // Another commit: its code may differ from the release.
+    // Another commit: its code may differ from the release, even with the
+    // release in the tool cache.
     let other = "fedcba9876543210fedcba9876543210fedcba98";
     let (out, outs) = runner.install(&runner.action_at(other), &[]);
     assert_eq!(out.status.code(), Some(0));
