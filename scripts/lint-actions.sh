@@ -21,8 +21,11 @@ have_yaml() { python3 -c 'import yaml' >/dev/null 2>&1; }
 
 if $install; then
   if missing zizmor || ! have_yaml; then
+    # A plain pip, else a user install, else pipx (runners whose system
+    # Python is externally managed, PEP 668).
     python3 -m pip install --quiet --disable-pip-version-check 'zizmor==1.32.0' 'PyYAML>=6' >&2 \
       || python3 -m pip install --quiet --user --disable-pip-version-check 'zizmor==1.32.0' 'PyYAML>=6' >&2 \
+      || { command -v pipx >/dev/null 2>&1 && pipx install --quiet 'zizmor==1.32.0' >&2; } \
       || true
     export PATH="$PATH:$HOME/.local/bin"
   fi

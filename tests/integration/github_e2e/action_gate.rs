@@ -238,3 +238,41 @@ async fn the_first_pull_request_passes_unless_a_baseline_is_required() {
             .contains("input `require-baseline` is `yes`; expected `true` or `false`")
     );
 }
+
+/// A pull request from a fork, through the action with its defaults: the
+/// token is read-only there, so nothing is sent to GitHub, and the step still
+/// fails on the regression (the check is what the fork author sees).
+#[tokio::test]
+async fn a_fork_pull_request_gates_without_posting() {
+    let fake = Fake::start().await;
+    let job = Job::new("eve/widgets");
+    let report = job.path("compare.json");
+    let regressed = "--traces suites/support-bot/traces-regressed --evidence suites/support-bot/evidence-regressed --deterministic --isolated";
+    let out = run_step(
+        "gate",
+        &repo(),
+        &gate_env(
+            &job,
+            &fake,
+            &[
+                ("suites", "support-bot"),
+                ("extra-args", regressed),
+                ("report", report.to_str().unwrap()),
+            ],
+        ),
+    );
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("pull request from the fork `eve/widgets`"),
+        "{stderr}"
+    );
+    assert!(requests(&fake).await.is_empty(), "no request at all");
+    assert!(fake.comments().is_empty());
+    assert_eq!(output(&job.outputs(), "verdict"), Some("fail"));
+    assert!(
+        job.summary().contains("agenteval-gate failed"),
+        "the summary still has the report"
+    );
+    assert_eq!(read_report(&report)["verdict"], "fail");
+}
