@@ -2,7 +2,8 @@
 # Time the action's install step (scripts/action-install.sh) with release
 # assets served from 127.0.0.1: cold (empty tool cache: download, verify,
 # extract, `--version`) and warm (tool-cache hit), RUNS times each; prints the
-# medians. Uses the tarball scripts/release-build.sh wrote to dist/.
+# medians. Uses the tarball scripts/release-build.sh wrote to dist/, or, with
+# BIN=path, a tarball of that binary (served under the same asset name).
 #
 #   bench/action-install.sh [RUNS]   (default 7)
 set -euo pipefail
@@ -11,11 +12,6 @@ cd "$(dirname "$0")/.."
 runs=${1:-7}
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 asset=agenteval-gate-x86_64-unknown-linux-musl.tar.gz
-if [ ! -f "dist/$asset" ]; then
-  echo "error: dist/$asset is missing: run scripts/release-build.sh first" >&2
-  exit 1
-fi
-
 work=$(mktemp -d)
 server_pid=
 cleanup() {
@@ -26,7 +22,16 @@ trap cleanup EXIT
 
 release="$work/srv/acme/agenteval-gate/releases/download/v$version"
 mkdir -p "$release"
-cp "dist/$asset" "$release/"
+if [ -n "${BIN:-}" ]; then
+  mkdir -p "$work/pack"
+  cp "$BIN" "$work/pack/agenteval-gate"
+  tar -C "$work/pack" -cf - agenteval-gate | gzip -9n > "$release/$asset"
+elif [ -f "dist/$asset" ]; then
+  cp "dist/$asset" "$release/"
+else
+  echo "error: dist/$asset is missing: run scripts/release-build.sh first (or set BIN)" >&2
+  exit 1
+fi
 (cd "$release" && sha256sum "$asset" > SHA256SUMS)
 # The action as the runner lays it out for `uses: acme/agenteval-gate@v0`.
 action="$work/runner/_actions/acme/agenteval-gate/v0"
@@ -65,7 +70,7 @@ for _ in $(seq "$runs"); do
   grep -q '^source=tool-cache$' "$work/output"
   warm+=($(( (end - start) / 1000000 )))
 done
-size=$(wc -c < "dist/$asset" | tr -d ' ')
-echo "install step, $runs runs each, asset $asset ($size bytes) over 127.0.0.1:"
+size=$(wc -c < "$release/$asset" | tr -d ' ')
+echo "install step, $runs runs each, asset $asset ($size bytes${BIN:+, made from $BIN}) over 127.0.0.1:"
 echo "  cold (download, verify, extract, --version): median $(printf '%s\n' "${cold[@]}" | median) ms  [${cold[*]}]"
 echo "  warm (tool cache hit):                       median $(printf '%s\n' "${warm[@]}" | median) ms  [${warm[*]}]"
