@@ -24,7 +24,7 @@ done
 # The recorded traces, in replay mode (support-bot declares `agent:`, so
 # without --traces it would run the agent, which gives the same traces).
 "$bin" --isolated --quiet baseline update --name main --suite support-bot \
-  --traces suites/support-bot/traces --deterministic
+  --traces suites/support-bot/traces --evidence suites/support-bot/evidence --deterministic
 "$bin" --isolated --quiet baseline update --name main --suite code-review --deterministic
 "$bin" --isolated --quiet baseline update --name main --suite airline-tau --deterministic
 "$bin" --isolated baseline list

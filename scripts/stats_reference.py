@@ -4,6 +4,7 @@
 Usage (from the repository root; needs numpy and scipy, ~1 minute):
 
     python3 scripts/stats_reference.py            # rewrites tests/fixtures/stats/*.json
+    python3 scripts/stats_reference.py sigma signflip   # only these files
 
 Everything is seeded (MASTER_SEED below), so a re-run rewrites identical files on the same
 numpy/scipy versions; the versions used are recorded in every file. Output:
@@ -20,7 +21,14 @@ numpy/scipy versions; the versions used are recorded in every file. Output:
     when estimated with B = 10,000 (the Rust default), measured from 40 independent scipy
     runs. The Rust tests use it to set a justified tolerance.
 * bh.json - Benjamini-Hochberg q-values from `scipy.stats.false_discovery_control`.
-* sigma.json - 2-sigma bands from numpy (`mean`, `std(ddof=1)`) over the last `window` points.
+* sigma.json - 2-sigma bands from numpy (`mean`, `std(ddof=1)`) over the last `window` points,
+  with sigma = max(sd, se_floor), unavailable when sigma = 0 or fewer than 5 points, clipped to
+  the metric's domain.
+* signflip.json - one-sided paired sign-flip p-values: exact from
+  `scipy.stats.permutation_test(permutation_type="samples", n_resamples=inf)` (small n), from
+  `scipy.stats.binomtest` (0/1 differences, any n), from an independent numpy convolution of
+  the sign distribution (lattice data), and Monte Carlo from scipy with 200,000 resamples
+  (large n, with its standard error).
 * mde.json - minimum detectable effects from `scipy.stats.norm.ppf`.
 * outlier.json - modified z-scores (median / MAD, mean-absolute-deviation fallback).
 * exact_stream.json - NOT an independent statistic: a from-scratch Python re-implementation of
@@ -172,20 +180,27 @@ def bh_reference(rng: np.random.Generator) -> None:
 
 def sigma_reference(rng: np.random.Generator) -> None:
     cases = []
+    inf = float("inf")
     histories = [
-        ([float(v) for v in np.round(rng.normal(80, 3, 30), 4)], 20, 2.0),
-        ([float(v) for v in np.round(rng.normal(0.9, 0.02, 12), 5)], 20, 2.0),
-        ([float(v) for v in np.round(rng.normal(1500, 200, 8), 1)], 5, 3.0),
-        ([0.75] * 9, 20, 2.0),
-        ([70.0, 71.0, 69.0, 72.0], 20, 2.0),
-        ([float(v) for v in np.round(rng.normal(50, 10, 25), 3)], 3, 2.0),
+        ([float(v) for v in np.round(rng.normal(80, 3, 30), 4)], 20, 2.0, 0.0, (0.0, 100.0)),
+        ([float(v) for v in np.round(rng.normal(0.9, 0.02, 12), 5)], 20, 2.0, 0.05, (0.0, 1.0)),
+        ([float(v) for v in np.round(rng.normal(1500, 200, 8), 1)], 5, 3.0, 10.0, (0.0, inf)),
+        ([0.75] * 9, 20, 2.0, 0.0, (0.0, 1.0)),
+        ([70.0, 71.0, 69.0, 72.0], 20, 2.0, 1.0, (0.0, 100.0)),
+        ([float(v) for v in np.round(rng.normal(50, 10, 25), 3)], 3, 2.0, 0.0, (-inf, inf)),
+        ([0.75] * 9, 20, 2.0, 0.08, (0.0, 1.0)),
+        ([99.0, 100.0, 99.5, 98.5, 100.0, 99.0], 20, 2.0, 0.0, (0.0, 100.0)),
     ]
-    for history, window, k in histories:
+    for history, window, k, se_floor, (lo, hi) in histories:
         recent = np.array(history[-window:])
-        case = {"history": history, "window": window, "k_sigma": k, "points": len(recent)}
-        if len(recent) >= 5:
-            mean, sd = float(recent.mean()), float(recent.std(ddof=1))
-            case.update(available=True, mean=mean, sd=sd, lower=mean - k * sd, upper=mean + k * sd)
+        case = {"history": history, "window": window, "k_sigma": k, "points": len(recent),
+                "se_floor": se_floor, "domain": [lo if math.isfinite(lo) else None,
+                                                 hi if math.isfinite(hi) else None]}
+        sd = max(float(recent.std(ddof=1)), se_floor) if len(recent) >= 2 else 0.0
+        if len(recent) >= 5 and sd > 0.0:
+            mean = float(recent.mean())
+            case.update(available=True, mean=mean, sd=sd, lower=max(mean - k * sd, lo),
+                        upper=min(mean + k * sd, hi))
         else:
             case.update(available=False)
         cases.append(case)
@@ -342,14 +357,92 @@ def exact_stream() -> None:
     write("exact_stream.json", {"streams": streams, "bootstraps": boots})
 
 
+# --------------------------------------------------------------------------- sign-flip test
+
+
+def lattice_p(diffs: list[float], unit: float) -> float:
+    """Exact one-sided sign-flip p for magnitudes on a lattice, by numpy convolution."""
+    mags = [round(abs(d) / unit) for d in diffs if d != 0.0]
+    observed = sum(round(d / unit) for d in diffs if d != 0.0)
+    dist = np.zeros(1, dtype=np.float64)
+    dist[0] = 1.0
+    offset = 0
+    for m in mags:
+        # Each magnitude contributes -m or +m with probability 1/2.
+        new = np.zeros(len(dist) + 2 * m)
+        new[: len(dist)] += 0.5 * dist
+        new[2 * m:] += 0.5 * dist
+        dist, offset = new, offset + m
+    return float(dist[: observed + offset + 1].sum())
+
+
+def signflip_reference() -> None:
+    rng = np.random.default_rng(MASTER_SEED + 7)
+    cases = []
+
+    def exact_scipy(name: str, diffs: list[float]) -> None:
+        x = np.array(diffs)
+        res = st.permutation_test((x, np.zeros_like(x)), lambda a, b, axis: np.mean(a - b, axis=axis),
+                                  permutation_type="samples", alternative="less", n_resamples=np.inf,
+                                  vectorized=True)
+        cases.append({"name": name, "diffs": diffs, "p": float(res.pvalue), "method": "exact",
+                      "reference": "scipy.stats.permutation_test(samples, exact)"})
+
+    exact_scipy("3 of 5 flipped (issue 9)", [-1.0, -1.0, -1.0, 0.0, 0.0])
+    exact_scipy("continuous n=12, shift -0.4", [float(v) for v in np.round(rng.normal(-0.4, 1, 12), 6)])
+    exact_scipy("ties on a 0.5 grid n=16", [float(v) for v in np.round(rng.normal(-0.3, 1, 16) * 2) / 2])
+    exact_scipy("compliance steps of 100/12, n=14",
+                [float(v) * 100.0 / 12.0 for v in rng.integers(-3, 3, 14)])
+    exact_scipy("continuous n=18, no shift", [float(v) for v in np.round(rng.normal(0, 2, 18), 5)])
+    for worse, better, zeros in [(7, 0, 22), (12, 2, 15), (28, 12, 20), (40, 25, 35)]:
+        diffs = [-1.0] * worse + [1.0] * better + [0.0] * zeros
+        p = st.binomtest(better, worse + better, 0.5, alternative="less").pvalue
+        cases.append({"name": f"binary {worse} worse / {better} better", "diffs": diffs, "p": float(p),
+                      "method": "exact", "reference": "scipy.stats.binomtest"})
+    diffs = [float(v) * 0.5 for v in rng.integers(-2, 2, 60)]
+    cases.append({"name": "partial weights (0.5 grid), n=60", "diffs": diffs, "p": lattice_p(diffs, 0.5),
+                  "method": "exact", "reference": "numpy convolution"})
+    for name, diffs in [("continuous n=40, shift -0.3",
+                         [float(v) for v in np.round(rng.normal(-0.3, 1, 40), 6)]),
+                        ("lognormal cost n=100, slight increase",
+                         [float(v) for v in np.round(rng.lognormal(0, 1, 100) - rng.lognormal(0.1, 1, 100), 6)]),
+                        ("continuous n=50, shift -0.35",
+                         [float(v) for v in np.round(rng.normal(-0.35, 1, 50), 6)])]:
+        x = np.array(diffs)
+        res = st.permutation_test((x, np.zeros_like(x)), lambda a, b, axis: np.mean(a - b, axis=axis),
+                                  permutation_type="samples", alternative="less", n_resamples=B_REF,
+                                  vectorized=True, random_state=rng)
+        p = float(res.pvalue)
+        cases.append({"name": name, "diffs": diffs, "p": p, "method": "monte_carlo",
+                      "mc_se": math.sqrt(p * (1 - p) / B_REF),
+                      "reference": f"scipy.stats.permutation_test(samples, {B_REF} resamples)"})
+    write("signflip.json", {"cases": cases})
+
+
 def main() -> None:
+    only = set(sys.argv[1:])
     rng = np.random.default_rng(MASTER_SEED)
-    exact_stream()
-    bh_reference(rng)
-    sigma_reference(rng)
-    mde_reference()
-    outlier_reference(rng)
-    bootstrap_reference(rng)
+    # The shared generator is consumed in this order; a subset still draws the same data.
+    steps = [
+        ("stream", lambda: exact_stream()),
+        ("bh", lambda: bh_reference(rng)),
+        ("sigma", lambda: sigma_reference(rng)),
+        ("mde", lambda: mde_reference()),
+        ("outlier", lambda: outlier_reference(rng)),
+        ("bootstrap", lambda: bootstrap_reference(rng)),
+        ("signflip", lambda: signflip_reference()),
+    ]
+    for name, step in steps:
+        if only and name not in only and name not in ("bh", "sigma", "outlier"):
+            continue
+        if only and name not in only:
+            # Draw the same numbers without writing, so later steps see the same stream.
+            global write
+            saved, write = write, (lambda *_a, **_k: None)
+            step()
+            write = saved
+            continue
+        step()
 
 
 if __name__ == "__main__":

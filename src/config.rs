@@ -19,7 +19,9 @@ use crate::spec::model::FailOn;
 /// Name of the config file looked up by walking up from the working directory.
 pub const CONFIG_FILE: &str = "agenteval.yaml";
 pub const DEFAULT_SEED: u64 = 42;
-pub const DEFAULT_RESAMPLES: u32 = 10_000;
+pub use crate::stats::BootstrapConfig;
+/// Fewest resamples accepted: the Monte Carlo p-value cannot go below `1/(B+1)`.
+pub const MIN_RESAMPLES: u32 = 1_000;
 
 /// `agenteval.yaml`: every field optional.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -176,6 +178,14 @@ impl std::str::FromStr for Shard {
     }
 }
 
+/// `--evidence`: another directory, or no evidence at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EvidenceOverride {
+    Dir(PathBuf),
+    /// `--evidence none`.
+    Disabled,
+}
+
 /// Where suites and baselines are.
 #[derive(Debug, Clone)]
 pub struct SuiteSettings {
@@ -199,8 +209,8 @@ impl SuiteSettings {
 pub struct EvalSettings {
     pub suite: SuiteSettings,
     pub traces: Option<PathBuf>,
-    /// `--evidence DIR` override.
-    pub evidence: Option<PathBuf>,
+    /// `--evidence DIR|none` override.
+    pub evidence: Option<EvidenceOverride>,
     pub tier: TierChoice,
     pub judge: JudgeChoice,
     pub judge_cache: PathBuf,
@@ -278,7 +288,13 @@ impl EvalSettings {
         Ok(Self {
             suite: SuiteSettings::resolve(&args.suite, config),
             traces: args.traces.clone(),
-            evidence: args.evidence.clone(),
+            evidence: args.evidence.as_ref().map(|p| {
+                if p.as_os_str() == "none" {
+                    EvidenceOverride::Disabled
+                } else {
+                    EvidenceOverride::Dir(p.clone())
+                }
+            }),
             tier,
             judge,
             judge_cache: args
@@ -294,6 +310,43 @@ impl EvalSettings {
             jobs,
         })
     }
+}
+
+/// `--resamples` (flag or `AGENTEVAL_RESAMPLES`) over `resamples:` in the config file over the
+/// default, validated: out of range is a usage error (64) for the flag and a config error
+/// (78) for the file, never a silently switched-off test.
+pub fn resolve_resamples(flag: Option<u32>, config: &Config) -> Result<u32> {
+    let range = MIN_RESAMPLES..=BootstrapConfig::MAX_RESAMPLES;
+    let help = format!(
+        "the paired test needs between {} and {} resamples; the default is {}",
+        MIN_RESAMPLES,
+        BootstrapConfig::MAX_RESAMPLES,
+        BootstrapConfig::DEFAULT_RESAMPLES
+    );
+    if let Some(b) = flag {
+        if !range.contains(&b) {
+            return Err(Error::usage_with_help(
+                format!("`--resamples {b}` is out of range"),
+                help,
+            ));
+        }
+        return Ok(b);
+    }
+    if let Some(b) = config.values.resamples {
+        if !range.contains(&b) {
+            let file = config
+                .path
+                .as_deref()
+                .map_or_else(|| CONFIG_FILE.to_owned(), |p| p.display().to_string());
+            return Err(SpecError::ConfigValue {
+                message: format!("`resamples: {b}` in `{file}` is out of range"),
+                help,
+            }
+            .into());
+        }
+        return Ok(b);
+    }
+    Ok(BootstrapConfig::DEFAULT_RESAMPLES)
 }
 
 /// `--fail-on` over the config file over the suite's `gates.fail_on` over `critical`.

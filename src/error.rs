@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use miette::Diagnostic;
 
 use crate::baseline::BaselineError;
+use crate::compare::error::CompareError;
 use crate::exit_code::ExitCode;
 use crate::github::GitHubError;
 use crate::report::ReportError;
@@ -64,6 +65,10 @@ pub enum Error {
     #[diagnostic(transparent)]
     Runner(#[from] RunnerError),
 
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Compare(#[from] CompareError),
+
     /// A bug: an invariant did not hold.
     #[error("internal error: {0}")]
     #[diagnostic(
@@ -107,6 +112,7 @@ impl Error {
             Self::Baseline(e) => e.exit_code(),
             Self::GitHub(e) => e.exit_code(),
             Self::Runner(e) => e.exit_code(),
+            Self::Compare(e) => e.exit_code(),
             Self::Internal(_) => ExitCode::Internal,
         }
     }

@@ -104,8 +104,10 @@ pub struct CliEvalArgs {
     /// Read recorded traces from DIR (`<case_id>.<ext>`) instead of the suite's `traces:`; forces replay mode.
     #[arg(long, value_name = "DIR", env = "AGENTEVAL_TRACES")]
     pub traces: Option<PathBuf>,
-    /// Read evidence from DIR (`<case_id>.json`) instead of the suite's `evidence:`.
-    #[arg(long, value_name = "DIR", env = "AGENTEVAL_EVIDENCE")]
+    /// Read evidence from DIR (`<case_id>.json`) instead of the suite's `evidence:`; `none`
+    /// reads no evidence (tier-1 checkpoints become N/A). Required with `--traces` when the
+    /// suite reads evidence, so new traces are never judged on another run's evidence.
+    #[arg(long, value_name = "DIR|none", env = "AGENTEVAL_EVIDENCE")]
     pub evidence: Option<PathBuf>,
     /// Which cases: the smoke tier, the full suite, or smoke then full [default: progressive for compare, full for run].
     #[arg(long, value_enum, env = "AGENTEVAL_TIER")]
@@ -227,8 +229,12 @@ pub struct CliCompare {
     /// Report regressions but always exit 0.
     #[arg(long)]
     pub warn_only: bool,
-    /// Pass with a note when the baseline does not exist yet (first run).
-    #[arg(long)]
+    /// Fail (exit 65) when a suite has no baseline yet, instead of passing with a note that
+    /// says how the baseline gets created (the first pull request of a new suite).
+    #[arg(long, env = "AGENTEVAL_REQUIRE_BASELINE")]
+    pub require_baseline: bool,
+    /// Accepted for compatibility: passing without a baseline is now the default.
+    #[arg(long, hide = true, conflicts_with = "require_baseline")]
     pub allow_missing_baseline: bool,
 }
 

@@ -14,6 +14,7 @@ use crate::config::{Config, EvalSettings, SuiteSettings, TierChoice};
 use crate::error::{Error, Result};
 use crate::exit_code::ExitCode;
 use crate::output::plural;
+use crate::report::ReportError;
 use crate::report::model::{RunReport, Tier};
 use crate::report::read::read_run_report;
 use crate::report::render::fmt::metric;
@@ -45,7 +46,7 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
     } else {
         args.from_report
             .iter()
-            .map(|p| read_run_report(p).map_err(Error::from))
+            .map(|p| read_baseline_candidate(p).map_err(Error::from))
             .collect::<Result<_>>()?
     };
     if reports.is_empty() {
@@ -54,12 +55,6 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
         } else {
             Err(RunnerError::NothingSelected.into())
         };
-    }
-    if let Some(r) = reports.iter().find(|r| r.shard.is_some()) {
-        return Err(Error::usage_with_help(
-            format!("the report of suite `{}` covers one shard only", r.suite),
-            "merge shard reports first (`agenteval-gate merge`), then update the baseline",
-        ));
     }
     let git_sha = args.git_sha.clone().or_else(|| {
         (!settings.deterministic)
@@ -99,6 +94,38 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
         )?;
     }
     Ok(ExitCode::Success)
+}
+
+/// A saved run report that may become a baseline: the full tier of the whole suite. A smoke
+/// report would put a handful of cases' means into the history (the 2σ band) and a shard
+/// report a fraction of the suite; both are refused (65) with the fix.
+fn read_baseline_candidate(path: &Path) -> std::result::Result<RunReport, ReportError> {
+    let report = read_run_report(path)?;
+    let refuse = |reason: String, help: &str| ReportError::NotABaseline {
+        path: path.to_path_buf(),
+        reason,
+        help: help.to_owned(),
+    };
+    if report.tier == Tier::Smoke {
+        return Err(refuse(
+            format!(
+                "it holds the smoke tier of suite `{}` ({}), not the full suite",
+                report.suite,
+                plural(report.cases.len(), "case", "cases")
+            ),
+            "write the report with `agenteval-gate run --tier full --out FILE` (the default tier of `run`)",
+        ));
+    }
+    if let Some(shard) = report.shard {
+        return Err(refuse(
+            format!(
+                "it covers shard {}/{} of suite `{}` only",
+                shard.index, shard.count, report.suite
+            ),
+            "merge the shard reports first (`agenteval-gate merge REPORT… --out FILE`), then update the baseline from the merged report",
+        ));
+    }
+    Ok(report)
 }
 
 fn validate_name(name: &str) -> Result<()> {

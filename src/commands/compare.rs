@@ -1,7 +1,7 @@
-//! `agenteval-gate compare --baseline NAME`: the main CI job. Progressive
-//! tiers (smoke, then full unless smoke found a confirmed critical
-//! regression), comparison with the baseline, rendering, publishing in a
-//! PR, and an exit code that is the verdict.
+//! `agenteval-gate compare --baseline NAME`: the main CI job. Progressive tiers (smoke, then
+//! full unless the smoke tier already fails the gate), comparison with the baseline,
+//! rendering, publishing in a PR, and an exit code that is the verdict. Glue only: every
+//! decision is in [`crate::compare::decide`].
 
 use std::time::Instant;
 
@@ -9,10 +9,13 @@ use crate::baseline::BaselineError;
 use crate::baseline::model::{BaselineFile, HistoryLine};
 use crate::baseline::store::{baseline_path, history_path, read_baseline, read_history};
 use crate::cli::{CliCompare, CliCompareFormat, CliOnOff};
-use crate::compare::decide::{CompareOptions, compare};
+use crate::compare::decide::{
+    AlphaPlan, CompareOptions, compare, no_baseline_report, smoke_spent_alpha, smoke_stops,
+    suite_fails,
+};
 use crate::compare::engine::SuiteInput;
 use crate::compare::model::{CompareReport, MetricStatus, TierOutcome, Verdict, WorstCase};
-use crate::config::{Config, DEFAULT_RESAMPLES, EvalSettings, TierChoice, resolve_fail_on};
+use crate::config::{Config, EvalSettings, TierChoice, resolve_fail_on, resolve_resamples};
 use crate::dag::render_mermaid_case;
 use crate::error::Result;
 use crate::exit_code::ExitCode;
@@ -23,7 +26,7 @@ use crate::report::render::compare_markdown::render_compare_markdown;
 use crate::report::render::compare_table::render_compare_table;
 use crate::report::render::json::to_json;
 use crate::runner::{RunSession, RunnerError};
-use crate::spec::model::{FailOn, Severity};
+use crate::spec::model::FailOn;
 use crate::spec::suite::Suite;
 
 use super::publish::publish_compare;
@@ -39,24 +42,29 @@ struct Prepared {
 
 pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<ExitCode> {
     let settings = EvalSettings::resolve(&args.eval, config, TierChoice::Progressive)?;
+    let resamples = resolve_resamples(args.resamples, config)?;
     let mut prepared = Vec::new();
+    let mut missing = Vec::new();
     for suite in load_suites(&settings, quiet)? {
         let path = baseline_path(&settings.suite.baselines_dir, &args.baseline, &suite.name);
         let Some(baseline) = read_baseline(&path)? else {
-            if args.allow_missing_baseline {
+            if args.require_baseline {
+                return Err(BaselineError::Missing {
+                    name: args.baseline.clone(),
+                    suite: suite.name.clone(),
+                    path,
+                }
+                .into());
+            }
+            if !quiet {
                 noteln!(
-                    "suite `{}` has no baseline `{}` yet; skipped (--allow-missing-baseline)",
+                    "suite `{}` has no baseline `{}` yet: not compared; the gate passes for it (`--require-baseline` makes this an error)",
                     suite.name,
                     args.baseline
                 );
-                continue;
             }
-            return Err(BaselineError::Missing {
-                name: args.baseline.clone(),
-                suite: suite.name.clone(),
-                path,
-            }
-            .into());
+            missing.push(suite.name.clone());
+            continue;
         };
         let history = read_history(&history_path(
             &settings.suite.baselines_dir,
@@ -71,71 +79,28 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
             fail_on,
         });
     }
-    if prepared.is_empty() {
-        noteln!("no suite has a baseline yet: nothing to compare; the gate passes");
-        return Ok(ExitCode::Success);
-    }
     let options = CompareOptions {
         baseline_name: args.baseline.clone(),
-        resamples: args
-            .resamples
-            .or(config.values.resamples)
-            .unwrap_or(DEFAULT_RESAMPLES),
+        resamples,
         seed: settings.seed,
         fdr: args.fdr == CliOnOff::On,
-        fail_on: prepared[0].fail_on,
+        fail_on: prepared.first().map_or_else(
+            || resolve_fail_on(args.fail_on, config, None),
+            |p| p.fail_on,
+        ),
         warn_only: args.warn_only,
+        alpha_plan: AlphaPlan::Whole,
     };
-
-    // Shared by both tiers: the full tier reuses the smoke tier's agent runs.
-    let session = run_session(&args.eval, config, quiet);
-    let mut tiers: Vec<TierOutcome> = Vec::new();
-    let mut report: Option<CompareReport> = None;
-    let run_smoke = settings.tier != TierChoice::Full;
-    let run_full = settings.tier != TierChoice::Smoke;
-    if run_smoke {
-        let smoke = run_tier(&prepared, Tier::Smoke, &settings, &options, &session)?;
-        if let Some((r, outcomes)) = smoke {
-            let stop = settings.tier == TierChoice::Progressive && confirmed_critical(&r);
-            tiers.extend(outcomes.into_iter().map(|mut t| {
-                if stop {
-                    t.stopped_early = true;
-                    t.runs_saved =
-                        prepared
-                            .iter()
-                            .find(|p| p.suite.name == t.suite)
-                            .map_or(0, |p| {
-                                select(&p.suite, Tier::Full, &settings)
-                                    .len()
-                                    .saturating_sub(t.cases)
-                            });
-                }
-                t
-            }));
-            if stop && !quiet {
-                statusln!("smoke tier: confirmed critical regression; skipping the full tier");
-            }
-            report = Some(r);
-        } else if settings.tier == TierChoice::Smoke {
+    let mut report = if prepared.is_empty() {
+        no_baseline_report(&options.baseline_name, options.fail_on, &missing)
+    } else {
+        let Some(mut report) = run_tiers(&prepared, &settings, &options, args, config, quiet)?
+        else {
             return nothing_selected(&settings);
-        } else if !quiet {
-            noteln!("no smoke cases (`tiers.smoke`); running the full tier only");
-        }
-    }
-    let stopped = tiers.iter().any(|t| t.stopped_early);
-    if run_full && !stopped {
-        match run_tier(&prepared, Tier::Full, &settings, &options, &session)? {
-            Some((r, outcomes)) => {
-                tiers.extend(outcomes);
-                report = Some(r);
-            }
-            None => return nothing_selected(&settings),
-        }
-    }
-    let Some(mut report) = report else {
-        return nothing_selected(&settings);
+        };
+        report.missing_baselines = missing;
+        report
     };
-    report.tiers = tiers;
     report.evaluated_at = (!settings.deterministic).then(crate::clock::now_rfc3339);
 
     let stdout = match args.format {
@@ -153,10 +118,111 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
     if !quiet {
         statusln!("verdict: {}", report.verdict.as_str());
     }
-    Ok(match (report.verdict, args.warn_only) {
+    Ok(exit_code(&report))
+}
+
+/// The exit code of a compare: the verdict's. `--warn-only` turns a failed gate into 0; a
+/// run that could not be evaluated still exits 69 (it is not a verdict on the agent).
+pub(crate) fn exit_code(report: &CompareReport) -> ExitCode {
+    match (report.verdict, report.warn_only) {
         (Verdict::Fail, false) => ExitCode::GateFailed,
+        (Verdict::CouldNotEvaluate, _) => ExitCode::Unavailable,
         _ => ExitCode::Success,
-    })
+    }
+}
+
+/// The smoke tier (unless `--tier full`), then the full tier (unless `--tier smoke`, or the
+/// smoke tier already failed the gate or could not evaluate the agent), each at its share
+/// of α. `None` when no tier selects a case.
+fn run_tiers(
+    prepared: &[Prepared],
+    settings: &EvalSettings,
+    options: &CompareOptions,
+    args: &CliCompare,
+    config: &Config,
+    quiet: bool,
+) -> Result<Option<CompareReport>> {
+    // Shared by both tiers: the full tier reuses the smoke tier's agent runs.
+    let session = run_session(&args.eval, config, quiet);
+    let progressive = settings.tier == TierChoice::Progressive;
+    let mut tiers: Vec<TierOutcome> = Vec::new();
+    let mut report: Option<CompareReport> = None;
+    let mut full_plan = AlphaPlan::Whole;
+    if settings.tier != TierChoice::Full {
+        let smoke_options = CompareOptions {
+            alpha_plan: if progressive {
+                AlphaPlan::Smoke
+            } else {
+                AlphaPlan::Whole
+            },
+            ..options.clone()
+        };
+        match run_tier(prepared, Tier::Smoke, settings, &smoke_options, &session)? {
+            Some((r, outcomes)) => {
+                let fail_on_of = |suite: &str| {
+                    prepared
+                        .iter()
+                        .find(|p| p.suite.name == suite)
+                        .map_or(options.fail_on, |p| p.fail_on)
+                };
+                let stop = progressive
+                    && (smoke_stops(&r, fail_on_of) || r.verdict == Verdict::CouldNotEvaluate);
+                full_plan = AlphaPlan::FullAfterSmoke {
+                    smoke_spent: smoke_spent_alpha(&r),
+                };
+                tiers.extend(outcomes.into_iter().map(|mut t| {
+                    if stop {
+                        t.stopped_early = true;
+                        t.runs_saved =
+                            prepared
+                                .iter()
+                                .find(|p| p.suite.name == t.suite)
+                                .map_or(0, |p| {
+                                    select(&p.suite, Tier::Full, settings)
+                                        .len()
+                                        .saturating_sub(t.cases)
+                                });
+                    }
+                    t
+                }));
+                if stop && !quiet {
+                    statusln!(
+                        "smoke tier: {}; skipping the full tier",
+                        if r.verdict == Verdict::CouldNotEvaluate {
+                            "could not evaluate the agent"
+                        } else {
+                            "a regression that fails the gate"
+                        }
+                    );
+                }
+                report = Some(r);
+            }
+            None if settings.tier == TierChoice::Smoke => return Ok(None),
+            None => {
+                if !quiet {
+                    noteln!("no smoke cases (`tiers.smoke`); running the full tier only");
+                }
+            }
+        }
+    }
+    let stopped = tiers.iter().any(|t| t.stopped_early);
+    if settings.tier != TierChoice::Smoke && !stopped {
+        let full_options = CompareOptions {
+            alpha_plan: full_plan,
+            ..options.clone()
+        };
+        match run_tier(prepared, Tier::Full, settings, &full_options, &session)? {
+            Some((r, outcomes)) => {
+                tiers.extend(outcomes);
+                report = Some(r);
+            }
+            None => return Ok(None),
+        }
+    }
+    Ok(report.map(|mut r| {
+        r.tiers = tiers;
+        r
+    }))
 }
 
 fn nothing_selected(settings: &EvalSettings) -> Result<ExitCode> {
@@ -192,13 +258,6 @@ fn worst_case(report: &CompareReport, heads: &[&RunReport]) -> Option<WorstCase>
                     })
                 })
         })
-}
-
-/// A regression of critical severity confirmed by the test (not merely suspected).
-fn confirmed_critical(r: &CompareReport) -> bool {
-    r.metrics
-        .iter()
-        .any(|m| m.status == MetricStatus::Regression && m.severity == Severity::Critical)
 }
 
 /// Evaluate one tier of every suite and compare it; `None` when no suite has a case in it.
@@ -252,7 +311,7 @@ fn run_tier(
             }
         })
         .collect();
-    let mut report = compare(&inputs, options);
+    let mut report = compare(&inputs, options)?;
     report.worst_case = worst_case(
         &report,
         &heads.iter().map(|(_, h, _)| h).collect::<Vec<_>>(),
@@ -260,20 +319,18 @@ fn run_tier(
     let outcomes = heads
         .iter()
         .map(|(i, head, ms)| {
-            let name = &prepared[*i].suite.name;
-            let failed = report.metrics.iter().any(|m| {
-                m.suite == *name
-                    && m.status == MetricStatus::Regression
-                    && prepared[*i].fail_on.fails(m.severity)
-            }) || report
-                .absolute_breaches
-                .iter()
-                .any(|b| b.suite == *name && b.fails);
+            let p = &prepared[*i];
             TierOutcome {
-                suite: name.clone(),
+                suite: p.suite.name.clone(),
                 tier,
                 cases: head.cases.len(),
-                verdict: if failed { Verdict::Fail } else { Verdict::Pass },
+                verdict: if report.verdict == Verdict::CouldNotEvaluate {
+                    Verdict::CouldNotEvaluate
+                } else if suite_fails(&report, &p.suite.name, p.fail_on) {
+                    Verdict::Fail
+                } else {
+                    Verdict::Pass
+                },
                 stopped_early: false,
                 runs_saved: 0,
                 wall_time_ms: *ms,

@@ -1,6 +1,6 @@
 //! `agenteval-gate config show`: the resolved settings and their sources.
 
-use crate::config::{CONFIG_FILE, Config, DEFAULT_RESAMPLES, DEFAULT_SEED};
+use crate::config::{BootstrapConfig, CONFIG_FILE, Config, DEFAULT_SEED};
 use crate::error::Result;
 use crate::exit_code::ExitCode;
 
@@ -65,7 +65,7 @@ pub(crate) fn run(config: &Config) -> Result<ExitCode> {
         "resamples",
         "AGENTEVAL_RESAMPLES",
         v.resamples.map(|s| s.to_string()),
-        DEFAULT_RESAMPLES.to_string(),
+        BootstrapConfig::DEFAULT_RESAMPLES.to_string(),
     )?;
     row(
         "fail_on",

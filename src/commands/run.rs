@@ -36,9 +36,31 @@ pub(crate) fn load_suites(settings: &EvalSettings, quiet: bool) -> Result<Vec<Su
     for path in paths {
         let checked = load_checked(&path)?;
         print_warnings(&checked.warnings, quiet);
+        check_evidence_goes_with_traces(&checked.suite, settings)?;
         suites.push(checked.suite);
     }
     Ok(suites)
+}
+
+/// `--traces` replaces the suite's recorded traces; if the suite reads evidence, the new
+/// traces must come with their own (`--evidence DIR`) or none (`--evidence none`), never
+/// the recorded evidence of another run.
+fn check_evidence_goes_with_traces(suite: &Suite, settings: &EvalSettings) -> Result<()> {
+    let reads_evidence =
+        suite.evidence_dir.is_some() || suite.cases.iter().any(|c| c.evidence.is_some());
+    match &settings.traces {
+        Some(traces) if reads_evidence && settings.evidence.is_none() => {
+            Err(Error::usage_with_help(
+                format!(
+                    "`--traces {}` replaces the recorded traces of suite `{}`, which also reads evidence: the new traces would be judged against the evidence of another run",
+                    traces.display(),
+                    suite.name
+                ),
+                "pass the evidence recorded with these traces (`--evidence DIR`), or `--evidence none` to evaluate tier-1 checkpoints as N/A",
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Case indices of `tier` (smoke or full), within the shard.

@@ -1,26 +1,92 @@
-//! Phase 2 of a compare: Benjamini–Hochberg across every metric, the status
-//! of each metric, localization of what regressed, and the verdict.
+//! Phase 2 of a compare, and every decision of the gate (DESIGN §8): which metrics form the
+//! multiple-comparison family, their q-values and statuses, the α of each progressive tier,
+//! whether the smoke tier stops the run, which checkpoints the gate cannot vouch for, and
+//! the verdict.
 //!
-//! Status rules (DESIGN §8), with Δ oriented so negative is worse:
+//! # Two families
+//!
+//! Benjamini–Hochberg runs over the testable metrics that can fail the gate (severity at or
+//! above `fail_on`), and separately over the other testable metrics. Only the first family
+//! decides the verdict, so its error rate is the gate's; mixing in metrics that can never
+//! fail the gate (a `low` cost metric under `--fail-on critical`) would only dilute the power
+//! to see a critical regression. The second family's q-values make "tolerated" regressions
+//! as trustworthy as the gating ones.
+//!
+//! Status rules, with Δ oriented so negative is worse:
 //! - `insufficient_data`: fewer than `min_cases` pairs;
-//! - a leg "fires" only when |Δ| ≥ `min_effect` and Δ < 0: the bootstrap leg
-//!   when q < α (p with `--fdr off`), the 2σ leg when the head suite mean is
-//!   below the band (above, for lower-is-better metrics);
-//! - `regression`: both legs, or the bootstrap alone when the band is unavailable;
+//! - outside the family (`test: no_variation`, no q): every paired difference is zero, or
+//!   the smallest p-value the test could give with these cases is above the tier's α
+//!   (Tarone's rule for discrete tests): `unchanged`;
+//! - a leg "fires" only when |Δ| ≥ `min_effect` and Δ < 0: the test leg when q ≤ α
+//!   (Benjamini–Hochberg's step-up rule `p₍ᵢ₎ ≤ i·α/m`; raw p with `--fdr off`), the 2σ leg
+//!   when the head suite mean is outside the band;
+//! - `regression`: both legs, or the test alone when the band is unavailable;
 //! - `suspected`: exactly one leg;
 //! - `improvement`: Δ > 0, |Δ| ≥ `min_effect`, and the 95% CI excludes 0;
 //! - `unchanged`: everything else.
+//!
+//! # Progressive tiers spend α instead of doubling it
+//!
+//! The smoke tier may stop the run, and a stop fails the gate, so on null data
+//! `P(smoke stops) + P(full tier fails)` must stay at or below α. The smoke tier tests at
+//! `α_s = SMOKE_ALPHA_SHARE · α`; the full tier then tests at `α − α_s` if the smoke tier
+//! could have stopped (some metric at or above `fail_on` had a smallest achievable p at or
+//! below `α_s`), and at the whole α if it could not. Both tests are sign-flip tests, valid
+//! conditionally on the magnitudes of the differences, and whether the smoke tier could stop
+//! depends only on those magnitudes, so the bound holds in both branches. A smoke tier can
+//! only stop when at least `⌈log₂(1/α_s)⌉` of its cases changed (7 at α = 0.05).
 
 use crate::compare::absolute::check_absolute;
-use crate::compare::engine::{MetricStats, SuiteInput, suite_stats};
+use crate::compare::coverage::{checkpoint_coverage, infrastructure_failure};
+use crate::compare::engine::{SuiteInput, suite_metrics};
+use crate::compare::error::CompareError;
 use crate::compare::localize::localize;
 use crate::compare::model::{
-    BaselineRef, COMPARE_REPORT_SCHEMA_VERSION, CompareReport, CompareSettings, Direction,
-    MetricComparison, MetricStatus, SuiteBreach, Verdict,
+    BaselineRef, COMPARE_REPORT_SCHEMA_VERSION, CompareReport, CompareSettings, Family,
+    MetricComparison, MetricStatus, SuiteBreach, TestName, Verdict,
 };
 use crate::compare::pairing::Paired;
-use crate::spec::model::{FailOn, Severity};
-use crate::stats::benjamini_hochberg;
+use crate::compare::settings::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
+use crate::output::plural;
+use crate::spec::model::{FailOn, Severity, UnevaluatedPolicy};
+use crate::stats::{DEFAULT_K_SIGMA, benjamini_hochberg};
+
+/// Share of α the smoke tier of a progressive compare may spend.
+pub const SMOKE_ALPHA_SHARE: f64 = 0.2;
+
+/// Which α a compare tests at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlphaPlan {
+    /// A single tier (`--tier smoke` or `--tier full`): all of α.
+    Whole,
+    /// The smoke tier of a progressive compare: `SMOKE_ALPHA_SHARE · α`.
+    Smoke,
+    /// The full tier after the smoke tier; `smoke_spent` when the smoke tier could have stopped.
+    FullAfterSmoke { smoke_spent: bool },
+}
+
+impl AlphaPlan {
+    fn factor(self) -> f64 {
+        match self {
+            Self::Whole | Self::FullAfterSmoke { smoke_spent: false } => 1.0,
+            Self::Smoke => SMOKE_ALPHA_SHARE,
+            Self::FullAfterSmoke { smoke_spent: true } => 1.0 - SMOKE_ALPHA_SHARE,
+        }
+    }
+
+    fn note(self) -> &'static str {
+        match self {
+            Self::Whole => "one tier tests at the whole α",
+            Self::Smoke => "the smoke tier's share of α under progressive α-spending",
+            Self::FullAfterSmoke { smoke_spent: true } => {
+                "α minus the smoke tier's share, since the smoke tier could have stopped the run"
+            }
+            Self::FullAfterSmoke { smoke_spent: false } => {
+                "the whole α, since the smoke tier had too few changed cases to stop the run"
+            }
+        }
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct CompareOptions {
@@ -30,89 +96,95 @@ pub struct CompareOptions {
     pub fdr: bool,
     pub fail_on: FailOn,
     pub warn_only: bool,
+    pub alpha_plan: AlphaPlan,
 }
 
 /// Compare every suite and decide. `tiers` is filled in by the caller.
-pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareReport {
+pub fn compare(
+    inputs: &[SuiteInput<'_>],
+    options: &CompareOptions,
+) -> Result<CompareReport, CompareError> {
     let mut pairings: Vec<Paired> = Vec::with_capacity(inputs.len());
-    let mut all: Vec<MetricStats> = Vec::new();
+    let mut metrics: Vec<MetricComparison> = Vec::new();
+    let mut suite_of: Vec<usize> = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
-        let (paired, stats) = suite_stats(i, input, options.resamples, options.seed);
+        let (paired, m) = suite_metrics(input, options.resamples, options.seed)?;
+        suite_of.extend(std::iter::repeat_n(i, m.len()));
         pairings.push(paired);
-        all.extend(stats);
+        metrics.extend(m);
     }
+    let factor = options.alpha_plan.factor();
+    let alpha_of = |i: usize| inputs[suite_of[i]].alpha() * factor;
 
-    // BH over every tested metric of the compare.
-    let tested: Vec<usize> = (0..all.len())
-        .filter(|&i| all[i].bootstrap.is_some())
-        .collect();
-    let ps: Vec<f64> = tested
-        .iter()
-        .filter_map(|&i| all[i].bootstrap.map(|b| b.p_value))
-        .collect();
-    let qs = if options.fdr {
-        benjamini_hochberg(&ps).unwrap_or_else(|_| ps.clone())
-    } else {
-        ps.clone()
+    // The families: tested metrics that could reach significance at all (Tarone), split
+    // into those that can fail the gate (severity at or above `fail_on`) and the rest.
+    let gating = |i: usize, m: &MetricComparison| inputs[suite_of[i]].fail_on.fails(m.severity);
+    let mut family: Vec<usize> = Vec::new();
+    let mut informational: Vec<usize> = Vec::new();
+    let mut family_info = Family {
+        alpha: inputs.first().map_or(DEFAULT_ALPHA, SuiteInput::alpha) * factor,
+        alpha_note: options.alpha_plan.note().to_owned(),
+        ..Family::default()
     };
-    let mut q_of = vec![None; all.len()];
-    for (k, &i) in tested.iter().enumerate() {
-        q_of[i] = qs.get(k).copied();
-    }
-
-    let mut metrics: Vec<MetricComparison> = all
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let status = status(s, q_of[i]);
-            let b = s.bootstrap;
-            let orient = |v: f64| {
-                if s.direction == Direction::Higher {
-                    v
-                } else {
-                    -v
-                }
+    for (i, m) in metrics.iter_mut().enumerate() {
+        let (Some(test), Some(min_p), Some(k)) = (m.test, m.min_p, m.nonzero) else {
+            family_info.insufficient += 1;
+            continue;
+        };
+        let alpha = alpha_of(i);
+        if test == TestName::NoVariation || min_p > alpha {
+            m.test = Some(TestName::NoVariation);
+            m.test_note = if k == 0 {
+                format!("all {} paired values are equal", m.n)
+            } else {
+                format!(
+                    "only {} changed: the smallest p-value that can give is {min_p:.3}, above α = {alpha:.3}",
+                    plural(k, "case", "cases")
+                )
             };
-            let ci95 = b.map(|b| {
-                let (lo, hi) = (orient(b.ci_low), orient(b.ci_high));
-                [lo.min(hi), lo.max(hi)]
-            });
-            let input = &inputs[s.suite_index];
-            let localization = matches!(status, MetricStatus::Regression | MetricStatus::Suspected)
-                .then(|| {
-                    let siblings: Vec<&MetricStats> = all
-                        .iter()
-                        .filter(|o| o.suite_index == s.suite_index)
-                        .collect();
-                    localize(
-                        s,
-                        &siblings,
-                        &pairings[s.suite_index],
-                        input.head,
-                        input.base,
-                    )
-                });
-            MetricComparison {
-                suite: input.suite.to_owned(),
-                name: s.name.clone(),
-                direction: s.direction,
-                severity: s.severity,
-                n: s.n,
-                base_mean: s.base_mean,
-                head_mean: s.head_mean,
-                delta: s.oriented_delta.map(orient),
-                ci95,
-                p_value: b.map(|b| b.p_value),
-                q_value: q_of[i],
-                sigma_band: s.sigma.clone(),
-                sigma_note: s.sigma_note.clone(),
-                min_effect: s.min_effect,
-                mde: s.mde,
-                status,
-                localization,
-            }
+            family_info.untestable += 1;
+        } else if gating(i, m) {
+            family.push(i);
+        } else {
+            informational.push(i);
+        }
+    }
+    family_info.size = family.len();
+    family_info.informational = informational.len();
+    for members in [&family, &informational] {
+        check_resamples(&metrics, members, options.resamples, alpha_of)?;
+        let ps: Vec<f64> = members.iter().filter_map(|&i| metrics[i].p_value).collect();
+        let qs = if options.fdr {
+            benjamini_hochberg(&ps).map_err(|source| CompareError::Stats {
+                metric: "the family's p-values".into(),
+                source,
+            })?
+        } else {
+            ps
+        };
+        for (&i, q) in members.iter().zip(qs) {
+            metrics[i].q_value = Some(q);
+        }
+    }
+    for (i, m) in metrics.iter_mut().enumerate() {
+        m.status = status(m, inputs[suite_of[i]].min_cases(), alpha_of(i));
+    }
+    let localizations: Vec<_> = (0..metrics.len())
+        .map(|i| {
+            let m = &metrics[i];
+            matches!(m.status, MetricStatus::Regression | MetricStatus::Suspected).then(|| {
+                let s = suite_of[i];
+                let siblings: Vec<&MetricComparison> = (0..metrics.len())
+                    .filter(|&j| suite_of[j] == s)
+                    .map(|j| &metrics[j])
+                    .collect();
+                localize(m, &siblings, &pairings[s], inputs[s].head, inputs[s].base)
+            })
         })
         .collect();
+    for (m, l) in metrics.iter_mut().zip(localizations) {
+        m.localization = l;
+    }
     metrics.sort_by(|a, b| {
         rank(a)
             .cmp(&rank(b))
@@ -122,11 +194,6 @@ pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareRe
 
     let mut reasons = Vec::new();
     let mut fail = false;
-    let regressions: Vec<String> = metrics
-        .iter()
-        .filter(|m| m.status == MetricStatus::Regression)
-        .map(MetricComparison::qualified_name)
-        .collect();
     let fail_on_of = |suite: &str| {
         inputs
             .iter()
@@ -153,6 +220,8 @@ pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareRe
         ));
     }
     let mut absolute_breaches = Vec::new();
+    let mut coverage = Vec::new();
+    let mut infrastructure = Vec::new();
     for input in inputs {
         for breach in check_absolute(input.gates, &input.head.aggregate.metrics) {
             let fails = input.fail_on.fails(breach.severity);
@@ -167,18 +236,55 @@ pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareRe
                 fails,
             });
         }
+        let suite_coverage = checkpoint_coverage(input.suite, input.head, input.fail_on);
+        for c in suite_coverage.iter().filter(|c| c.unevaluated) {
+            let fails = input.unevaluated() == UnevaluatedPolicy::Fail;
+            fail |= fails;
+            reasons.push(format!(
+                "{}checkpoint `{}/{}` ({} severity) was evaluated in no case: {}{}",
+                if fails { "" } else { "warning: " },
+                input.suite,
+                c.id,
+                c.severity,
+                c.reason,
+                if fails {
+                    "; the gate cannot vouch for it (`gates.unevaluated: warn` relaxes this)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        coverage.extend(suite_coverage);
+        if let Some(cause) = infrastructure_failure(input.head) {
+            infrastructure.push(format!("suite `{}`: {cause}", input.suite));
+        }
     }
-    if !fail {
+    let verdict = if !infrastructure.is_empty() {
+        reasons.insert(
+            0,
+            "could not evaluate: most cases failed for one infrastructure cause, so the run says nothing about the agent (check the agent's command, environment and secrets)".into(),
+        );
+        reasons.extend(infrastructure);
+        Verdict::CouldNotEvaluate
+    } else if fail {
+        Verdict::Fail
+    } else {
         reasons.push(format!(
             "no confirmed regression or absolute breach at or above `{}`",
             options.fail_on
         ));
-    }
+        Verdict::Pass
+    };
+    let regressions: Vec<String> = metrics
+        .iter()
+        .filter(|m| m.status == MetricStatus::Regression)
+        .map(MetricComparison::qualified_name)
+        .collect();
     let first = inputs.first();
-    CompareReport {
+    Ok(CompareReport {
         schema_version: COMPARE_REPORT_SCHEMA_VERSION,
         tool_version: crate::VERSION.to_owned(),
-        verdict: if fail { Verdict::Fail } else { Verdict::Pass },
+        verdict,
         fail_on: options.fail_on,
         warn_only: options.warn_only,
         baseline: BaselineRef {
@@ -189,6 +295,8 @@ pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareRe
         },
         tiers: Vec::new(),
         metrics,
+        family: family_info,
+        coverage,
         regressions,
         absolute_breaches,
         judge_error_rate: None,
@@ -196,22 +304,119 @@ pub fn compare(inputs: &[SuiteInput<'_>], options: &CompareOptions) -> CompareRe
         settings: CompareSettings {
             resamples: options.resamples,
             seed: options.seed,
-            alpha: first.map_or(crate::compare::engine::DEFAULT_ALPHA, SuiteInput::alpha),
+            alpha: first.map_or(DEFAULT_ALPHA, SuiteInput::alpha),
             fdr: options.fdr,
-            min_cases: first.map_or(
-                crate::compare::engine::DEFAULT_MIN_CASES,
-                SuiteInput::min_cases,
-            ),
-            history_window: first.map_or(
-                crate::compare::engine::DEFAULT_HISTORY_WINDOW,
-                SuiteInput::history_window,
-            ),
-            k_sigma: crate::compare::engine::K_SIGMA,
+            min_cases: first.map_or(DEFAULT_MIN_CASES, SuiteInput::min_cases),
+            history_window: first.map_or(DEFAULT_HISTORY_WINDOW, SuiteInput::history_window),
+            k_sigma: DEFAULT_K_SIGMA,
+            unevaluated: first.map_or(UnevaluatedPolicy::Fail, SuiteInput::unevaluated),
         },
         reasons,
+        missing_baselines: Vec::new(),
+        worst_case: None,
+        evaluated_at: None,
+    })
+}
+
+/// The report when no selected suite has a baseline yet (a repository's first pull request):
+/// nothing to compare, so the gate passes and says how the baseline gets created.
+pub fn no_baseline_report(baseline: &str, fail_on: FailOn, suites: &[String]) -> CompareReport {
+    CompareReport {
+        schema_version: COMPARE_REPORT_SCHEMA_VERSION,
+        tool_version: crate::VERSION.to_owned(),
+        verdict: Verdict::Pass,
+        fail_on,
+        warn_only: false,
+        baseline: BaselineRef {
+            name: baseline.to_owned(),
+            git_sha: None,
+            updated_at: None,
+            history_points: 0,
+        },
+        tiers: Vec::new(),
+        metrics: Vec::new(),
+        family: Family::default(),
+        coverage: Vec::new(),
+        regressions: Vec::new(),
+        absolute_breaches: Vec::new(),
+        judge_error_rate: None,
+        suites: Vec::new(),
+        settings: CompareSettings {
+            resamples: 0,
+            seed: 0,
+            alpha: DEFAULT_ALPHA,
+            fdr: true,
+            min_cases: DEFAULT_MIN_CASES,
+            history_window: DEFAULT_HISTORY_WINDOW,
+            k_sigma: DEFAULT_K_SIGMA,
+            unevaluated: UnevaluatedPolicy::Fail,
+        },
+        reasons: vec![format!(
+            "no baseline `{baseline}` yet: nothing to compare, so the gate passes; the baseline is created when this change merges (`agenteval-gate baseline update --name {baseline}` on the default branch, see docs/github.md)"
+        )],
+        missing_baselines: suites.to_vec(),
         worst_case: None,
         evaluated_at: None,
     }
+}
+
+/// Monte Carlo p-values are at least `1/(B+1)`; Benjamini–Hochberg needs the smallest p of
+/// the family below `α/m` to reject anything. A `B` that cannot get there would switch the
+/// test off without a word, so it is an error naming the `B` needed.
+fn check_resamples(
+    metrics: &[MetricComparison],
+    family: &[usize],
+    resamples: u32,
+    alpha_of: impl Fn(usize) -> f64,
+) -> Result<(), CompareError> {
+    let m = family.len();
+    let Some(alpha) = family
+        .iter()
+        .filter(|&&i| metrics[i].test == Some(TestName::MonteCarloSignFlip))
+        .map(|&i| alpha_of(i))
+        .min_by(f64::total_cmp)
+    else {
+        return Ok(());
+    };
+    let floor = 1.0 / (f64::from(resamples) + 1.0);
+    if floor < alpha / m as f64 {
+        return Ok(());
+    }
+    Err(CompareError::TooFewResamples {
+        resamples,
+        needed: (m as f64 / alpha).ceil() as u64,
+        family: m,
+        alpha,
+    })
+}
+
+/// Whether the smoke tier found a regression that fails the gate: the progressive run stops.
+pub fn smoke_stops(report: &CompareReport, fail_on_of: impl Fn(&str) -> FailOn) -> bool {
+    report
+        .metrics
+        .iter()
+        .any(|m| m.status == MetricStatus::Regression && fail_on_of(&m.suite).fails(m.severity))
+}
+
+/// Whether the smoke tier could have stopped the run: it then spent its share of α.
+pub fn smoke_spent_alpha(smoke: &CompareReport) -> bool {
+    smoke.family.size > 0
+}
+
+/// Whether `suite` failed in this report: a regression at or above its `fail_on`, a failing
+/// absolute breach, or an unevaluated checkpoint under `gates.unevaluated: fail`.
+pub fn suite_fails(report: &CompareReport, suite: &str, fail_on: FailOn) -> bool {
+    report.metrics.iter().any(|m| {
+        m.suite == suite && m.status == MetricStatus::Regression && fail_on.fails(m.severity)
+    }) || report
+        .absolute_breaches
+        .iter()
+        .any(|b| b.suite == suite && b.fails)
+        || (report.settings.unevaluated == UnevaluatedPolicy::Fail
+            && report
+                .coverage
+                .iter()
+                .any(|c| c.suite == suite && c.unevaluated))
 }
 
 /// Sort order: regressions first (by severity), then suspected, improvements, the rest.
@@ -226,24 +431,34 @@ fn rank(m: &MetricComparison) -> (u8, std::cmp::Reverse<Severity>) {
     (r, std::cmp::Reverse(m.severity))
 }
 
-fn status(s: &MetricStats, q: Option<f64>) -> MetricStatus {
-    if s.n < s.min_cases {
+/// `q ≤ α`, allowing for the rounding of `p · m / i` (exact p-values are multiples of 2⁻ᵏ,
+/// so a q-value can land on α exactly).
+fn significant(q: f64, alpha: f64) -> bool {
+    q <= alpha * (1.0 + 1e-12)
+}
+
+fn status(m: &MetricComparison, min_cases: usize, alpha: f64) -> MetricStatus {
+    if m.n < min_cases {
         return MetricStatus::InsufficientData;
     }
-    let Some(d) = s.oriented_delta else {
+    let Some(d) = m.oriented_delta() else {
         return MetricStatus::InsufficientData;
     };
-    let large_enough = s.min_effect.is_none_or(|e| d.abs() >= e);
-    let boot = large_enough && d < 0.0 && q.is_some_and(|q| q < s.alpha);
-    let sigma = s
-        .sigma
+    let large_enough = m.min_effect.is_none_or(|e| d.abs() >= e);
+    let test = large_enough && d < 0.0 && m.q_value.is_some_and(|q| significant(q, alpha));
+    let sigma = m
+        .sigma_band
         .as_ref()
         .map(|band| large_enough && d < 0.0 && band.fired);
-    match (boot, sigma) {
+    match (test, sigma) {
         (true, Some(true) | None) => MetricStatus::Regression,
         (true, Some(false)) | (false, Some(true)) => MetricStatus::Suspected,
         (false, _) => {
-            let ci_excludes_zero = s.bootstrap.is_some_and(|b| b.ci_low > 0.0);
+            let ci_excludes_zero = m.q_value.is_some()
+                && m.ci95.is_some_and(|[lo, hi]| match m.direction {
+                    crate::compare::model::Direction::Higher => lo > 0.0,
+                    crate::compare::model::Direction::Lower => hi < 0.0,
+                });
             if large_enough && d > 0.0 && ci_excludes_zero {
                 MetricStatus::Improvement
             } else {

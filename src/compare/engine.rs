@@ -1,24 +1,24 @@
-//! Phase 1 of a compare: for every metric of every suite, the paired
-//! bootstrap and the historical 2σ band. Pure: reports in, numbers out.
+//! Phase 1 of a compare: for every metric of a suite, the paired numbers (means, Δ, the
+//! sign-flip test, the bootstrap CI) and the historical 2σ band. Pure: reports in, numbers
+//! out. No decision is taken here: statuses, the family and the verdict are in
+//! [`super::decide`].
 
 use std::collections::BTreeMap;
 
 use crate::baseline::model::{BaselineMeta, HistoryLine};
-use crate::compare::model::{Direction, SigmaBandOut};
-use crate::compare::pairing::{Paired, pair};
-use crate::report::metrics::higher_is_better;
-use crate::report::model::RunReport;
-use crate::spec::model::{FailOn, GatesSpec, Severity};
-use crate::stats::{
-    BootstrapConfig, PairedBootstrap, SigmaOutcome, fires, minimum_detectable_effect,
-    paired_bootstrap_many, sigma_band,
+use crate::compare::error::CompareError;
+use crate::compare::model::{
+    Direction, MetricComparison, MetricStatus, Missing, SigmaBandOut, TestName,
 };
-
-/// Defaults of `gates:` (DESIGN §8).
-pub const DEFAULT_ALPHA: f64 = 0.05;
-pub const DEFAULT_MIN_CASES: usize = 5;
-pub const DEFAULT_HISTORY_WINDOW: usize = 20;
-pub const K_SIGMA: f64 = 2.0;
+use crate::compare::pairing::{Paired, pair};
+use crate::compare::settings::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
+use crate::report::metrics::{case_metrics, higher_is_better, metric_domain};
+use crate::report::model::RunReport;
+use crate::spec::model::{FailOn, GatesSpec, Severity, UnevaluatedPolicy};
+use crate::stats::{
+    BootstrapConfig, DEFAULT_K_SIGMA, PairedTestKind, SigmaOutcome, fires,
+    minimum_detectable_effect, paired_test_many, sample_sd, sigma_band,
+};
 
 /// Everything compare needs about one suite.
 pub struct SuiteInput<'a> {
@@ -48,6 +48,10 @@ impl SuiteInput<'_> {
 
     pub fn history_window(&self) -> usize {
         self.gates.history_window.unwrap_or(DEFAULT_HISTORY_WINDOW)
+    }
+
+    pub fn unevaluated(&self) -> UnevaluatedPolicy {
+        self.gates.unevaluated.unwrap_or_default()
     }
 
     /// Severity of a metric: the checkpoint's for `checkpoint:<id>`, else `gates.metrics`, else a default.
@@ -80,34 +84,14 @@ pub fn default_severity(metric: &str) -> Severity {
     }
 }
 
-/// Raw statistics of one metric, before multiple-comparison correction.
-#[derive(Debug, Clone)]
-pub struct MetricStats {
-    pub suite_index: usize,
-    pub name: String,
-    pub direction: Direction,
-    pub severity: Severity,
-    pub n: usize,
-    pub base_mean: Option<f64>,
-    pub head_mean: Option<f64>,
-    /// Oriented mean difference (negative = worse).
-    pub oriented_delta: Option<f64>,
-    pub bootstrap: Option<PairedBootstrap>,
-    pub sigma: Option<SigmaBandOut>,
-    pub sigma_note: String,
-    pub min_effect: Option<f64>,
-    pub mde: Option<f64>,
-    pub alpha: f64,
-    pub min_cases: usize,
-}
-
-/// Phase 1 for one suite. Returns the pairing and the stats of every metric.
-pub fn suite_stats(
-    index: usize,
+/// Phase 1 for one suite: the pairing and one [`MetricComparison`] per metric, with every
+/// number filled in and the status, q-value and localization left for [`super::decide`]
+/// (status `unchanged`, or `insufficient_data` below `min_cases`).
+pub fn suite_metrics(
     input: &SuiteInput<'_>,
     resamples: u32,
     seed: u64,
-) -> (Paired, Vec<MetricStats>) {
+) -> Result<(Paired, Vec<MetricComparison>), CompareError> {
     let mut paired = pair(input.suite, input.head, input.base);
     paired
         .pairing
@@ -118,11 +102,12 @@ pub fn suite_stats(
         .baseline_updated_at
         .clone_from(&input.meta.updated_at);
     paired.pairing.history_points = input.history.len();
-    let cfg = BootstrapConfig {
-        resamples,
-        confidence: 0.95,
-        seed,
-    };
+    let cfg = BootstrapConfig::new(resamples, BootstrapConfig::DEFAULT_CONFIDENCE, seed).map_err(
+        |source| CompareError::Stats {
+            metric: format!("{}/*", input.suite),
+            source,
+        },
+    )?;
     let names: Vec<String> = paired.metrics.iter().cloned().collect();
     let keys: Vec<String> = names
         .iter()
@@ -141,65 +126,119 @@ pub fn suite_stats(
         .collect();
     let min_cases = input.min_cases();
     // Only metrics with enough pairs are tested (the rest are insufficient data).
-    let items: Vec<(&str, &[f64])> = keys
-        .iter()
-        .zip(&diffs)
-        .filter(|(_, d)| d.len() >= min_cases)
-        .map(|(k, d)| (k.as_str(), d.as_slice()))
+    let tested: Vec<usize> = (0..names.len())
+        .filter(|&i| diffs[i].len() >= min_cases)
         .collect();
-    let mut results = paired_bootstrap_many(&items, &cfg).into_iter();
-    let stats = names
+    let items: Vec<(&str, &[f64])> = tested
         .iter()
-        .zip(&diffs)
-        .map(|(name, d)| {
-            let higher = higher_is_better(name);
-            let values = paired.values(name);
-            let n = values.len();
-            let mean = |f: fn(&(&str, f64, f64)) -> f64| {
-                (n > 0).then(|| values.iter().map(f).sum::<f64>() / n as f64)
-            };
-            let bootstrap = if d.len() >= min_cases {
-                results.next().flatten()
+        .map(|&i| (keys[i].as_str(), diffs[i].as_slice()))
+        .collect();
+    let mut tests = BTreeMap::new();
+    for (&i, result) in tested.iter().zip(paired_test_many(&items, &cfg)) {
+        let test = result.map_err(|source| CompareError::Stats {
+            metric: keys[i].clone(),
+            source,
+        })?;
+        tests.insert(i, test);
+    }
+    let base_values = per_case_values(input.base);
+    let mut out = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        let higher = higher_is_better(name);
+        let values = paired.values(name);
+        let n = values.len();
+        let mean = |f: fn(&(&str, f64, f64)) -> f64| {
+            (n > 0).then(|| values.iter().map(f).sum::<f64>() / n as f64)
+        };
+        let test = tests.get(&i);
+        let orient = |v: f64| if higher { v } else { -v };
+        let (sigma_band, sigma_note) =
+            sigma_leg(input, name, higher, base_values.get(name.as_str()))?;
+        out.push(MetricComparison {
+            suite: input.suite.to_owned(),
+            name: name.clone(),
+            direction: if higher {
+                Direction::Higher
             } else {
-                None
-            };
-            let (sigma, sigma_note) = sigma_leg(input, name, higher);
-            MetricStats {
-                suite_index: index,
-                name: name.clone(),
-                direction: if higher {
-                    Direction::Higher
-                } else {
-                    Direction::Lower
-                },
-                severity: input.severity(name),
-                n,
-                base_mean: mean(|v| v.1),
-                head_mean: mean(|v| v.2),
-                oriented_delta: (n > 0).then(|| d.iter().sum::<f64>() / n as f64),
-                mde: bootstrap
-                    .and_then(|b| b.sd_diff)
-                    .and_then(|sd| minimum_detectable_effect(n, sd, input.alpha())),
-                bootstrap,
-                sigma,
-                sigma_note,
-                min_effect: input.min_effect(name),
-                alpha: input.alpha(),
-                min_cases,
-            }
-        })
-        .collect();
-    (paired, stats)
+                Direction::Lower
+            },
+            severity: input.severity(name),
+            n,
+            base_mean: mean(|v| v.1),
+            head_mean: mean(|v| v.2),
+            delta: (n > 0).then(|| orient(diffs[i].iter().sum::<f64>() / n as f64)),
+            ci95: test.map(|t| {
+                let (lo, hi) = (orient(t.ci_low), orient(t.ci_high));
+                [lo.min(hi), lo.max(hi)]
+            }),
+            test: test.map(|t| match t.kind {
+                PairedTestKind::NoVariation => TestName::NoVariation,
+                PairedTestKind::ExactSignFlip => TestName::ExactSignFlip,
+                PairedTestKind::MonteCarloSignFlip => TestName::MonteCarloSignFlip,
+            }),
+            test_note: String::new(),
+            nonzero: test.map(|t| t.nonzero),
+            min_p: test.map(|t| t.min_p),
+            p_value: test.map(|t| t.p_value),
+            q_value: None,
+            missing: missing(&paired, name),
+            sigma_band,
+            sigma_note,
+            min_effect: input.min_effect(name),
+            mde: test
+                .and_then(|t| t.sd_diff)
+                .and_then(|sd| minimum_detectable_effect(n, sd, input.alpha())),
+            status: if n < min_cases {
+                MetricStatus::InsufficientData
+            } else {
+                MetricStatus::Unchanged
+            },
+            localization: None,
+        });
+    }
+    Ok((paired, out))
 }
 
-/// The 2σ leg: the head run's suite mean against the band of the last K
-/// baseline suite means.
-fn sigma_leg(input: &SuiteInput<'_>, name: &str, higher: bool) -> (Option<SigmaBandOut>, String) {
+/// Per metric, the baseline's value in every case where it is defined.
+fn per_case_values(report: &RunReport) -> BTreeMap<String, Vec<f64>> {
+    let mut out: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for case in &report.cases {
+        for (name, v) in case_metrics(case) {
+            out.entry(name).or_default().push(v);
+        }
+    }
+    out
+}
+
+/// Paired cases where `metric` is defined in one run but not the other.
+fn missing(paired: &Paired, metric: &str) -> Missing {
+    let mut m = Missing::default();
+    for case in &paired.cases {
+        let has = |side: &BTreeMap<String, BTreeMap<String, f64>>| {
+            side.get(case).is_some_and(|v| v.contains_key(metric))
+        };
+        match (has(&paired.base), has(&paired.head)) {
+            (true, false) => m.head += 1,
+            (false, true) => m.base += 1,
+            _ => {}
+        }
+    }
+    m
+}
+
+/// The 2σ leg: the head run's suite mean against the band of the last K baseline suite
+/// means, with σ at least the standard error of the baseline's own suite mean.
+fn sigma_leg(
+    input: &SuiteInput<'_>,
+    name: &str,
+    higher: bool,
+    base_values: Option<&Vec<f64>>,
+) -> Result<(Option<SigmaBandOut>, String), CompareError> {
     if !input.use_sigma {
-        return (
+        return Ok((
             None,
             "not used on the smoke tier (history holds full-suite means)".into(),
-        );
+        ));
     }
     let history: Vec<f64> = input
         .history
@@ -207,10 +246,25 @@ fn sigma_leg(input: &SuiteInput<'_>, name: &str, higher: bool) -> (Option<SigmaB
         .filter_map(|h| h.metrics.get(name).copied())
         .collect();
     let Some(head_mean) = input.head.aggregate.metrics.get(name).copied() else {
-        return (None, "no head value".into());
+        return Ok((None, "unavailable: no head value".into()));
     };
-    match sigma_band(&history, input.history_window(), K_SIGMA) {
-        Ok(SigmaOutcome::Available(band)) => {
+    let se_floor = base_values
+        .filter(|v| v.len() >= 2)
+        .and_then(|v| sample_sd(v).map(|sd| sd / (v.len() as f64).sqrt()))
+        .unwrap_or(0.0);
+    let outcome = sigma_band(
+        &history,
+        input.history_window(),
+        DEFAULT_K_SIGMA,
+        se_floor,
+        metric_domain(name),
+    )
+    .map_err(|source| CompareError::Stats {
+        metric: format!("{}/{name} (history)", input.suite),
+        source,
+    })?;
+    Ok(match outcome {
+        SigmaOutcome::Available(band) => {
             let fired = fires(&band, head_mean, higher);
             let out = SigmaBandOut {
                 mean: band.mean,
@@ -221,22 +275,13 @@ fn sigma_leg(input: &SuiteInput<'_>, name: &str, higher: bool) -> (Option<SigmaB
                 head_mean,
                 fired,
             };
-            (
-                Some(out),
-                if fired {
-                    "outside the 2σ band".into()
-                } else {
-                    "within the 2σ band".into()
-                },
-            )
+            let note = if fired {
+                "outside the 2σ band"
+            } else {
+                "within the 2σ band"
+            };
+            (Some(out), note.into())
         }
-        Ok(SigmaOutcome::Unavailable { points }) => (
-            None,
-            format!(
-                "unavailable: {points} history point{} (needs 5)",
-                if points == 1 { "" } else { "s" }
-            ),
-        ),
-        Err(e) => (None, format!("unavailable: {e}")),
-    }
+        SigmaOutcome::Unavailable(why) => (None, format!("unavailable: {why}")),
+    })
 }

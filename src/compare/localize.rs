@@ -3,8 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::compare::engine::MetricStats;
-use crate::compare::model::{CheckpointRef, FlippedCase, Localization, Moved};
+use crate::compare::model::{CheckpointRef, FlippedCase, Localization, MetricComparison, Moved};
 use crate::compare::pairing::Paired;
 use crate::report::metrics::higher_is_better;
 use crate::report::model::RunReport;
@@ -14,8 +13,8 @@ const MAX_MOVED: usize = 5;
 
 /// Localize `metric` of a suite, given every metric's stats of that suite.
 pub fn localize(
-    metric: &MetricStats,
-    suite_stats: &[&MetricStats],
+    metric: &MetricComparison,
+    suite_stats: &[&MetricComparison],
     paired: &Paired,
     head: &RunReport,
     base: &RunReport,
@@ -67,7 +66,7 @@ pub fn localize(
             .iter()
             .filter(|s| {
                 prefixes.iter().any(|p| s.name.starts_with(p))
-                    && s.oriented_delta.is_some_and(|d| d < 0.0)
+                    && s.oriented_delta().is_some_and(|d| d < 0.0)
             })
             .filter_map(|s| {
                 Some(Moved {

@@ -2,10 +2,14 @@
 //! verdict (DESIGN §8). Pure and synchronous.
 
 pub mod absolute;
+pub mod coverage;
 pub mod decide;
 pub mod engine;
+pub mod error;
 pub mod localize;
 pub mod model;
 pub mod pairing;
+pub mod preflight;
+pub mod settings;
 #[cfg(test)]
 mod tests;

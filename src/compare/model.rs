@@ -10,10 +10,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::compare::absolute::AbsoluteBreach;
 use crate::report::model::Tier;
-use crate::spec::model::{FailOn, Severity};
+use crate::spec::model::{FailOn, Severity, UnevaluatedPolicy};
 
-/// Version of the compare report JSON.
-pub const COMPARE_REPORT_SCHEMA_VERSION: u32 = 1;
+/// Version of the compare report JSON. 2: `p_value` comes from the sign-flip test named in
+/// `test` (was: the centered bootstrap); added `test`, `nonzero`, `min_p`, `missing`,
+/// `family`, `coverage`.
+pub const COMPARE_REPORT_SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompareReport {
@@ -27,6 +29,12 @@ pub struct CompareReport {
     pub baseline: BaselineRef,
     pub tiers: Vec<TierOutcome>,
     pub metrics: Vec<MetricComparison>,
+    /// The multiple-comparison family of the tier the metrics come from.
+    #[serde(default)]
+    pub family: Family,
+    /// Per suite and checkpoint: in how many head cases it was decided, N/A or BLOCKED.
+    #[serde(default)]
+    pub coverage: Vec<CheckpointCoverage>,
     /// `<suite>/<metric>` of every metric whose status is `regression`.
     pub regressions: Vec<String>,
     pub absolute_breaches: Vec<SuiteBreach>,
@@ -37,6 +45,9 @@ pub struct CompareReport {
     pub settings: CompareSettings,
     /// Why the verdict is what it is, one line per reason.
     pub reasons: Vec<String>,
+    /// Suites that have no baseline of this name yet: not compared (the gate passes for them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing_baselines: Vec<String>,
     /// Mermaid DAG of the worst regressed case, when one has a DAG.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worst_case: Option<WorstCase>,
@@ -49,6 +60,10 @@ pub struct CompareReport {
 pub enum Verdict {
     Pass,
     Fail,
+    /// Most cases failed for one infrastructure cause (the agent could not start, a missing
+    /// secret): no verdict on the agent; exit 69.
+    #[serde(rename = "could_not_evaluate")]
+    CouldNotEvaluate,
 }
 
 impl Verdict {
@@ -56,6 +71,7 @@ impl Verdict {
         match self {
             Self::Pass => "pass",
             Self::Fail => "fail",
+            Self::CouldNotEvaluate => "could_not_evaluate",
         }
     }
 }
@@ -136,10 +152,26 @@ pub struct MetricComparison {
     pub delta: Option<f64>,
     /// 95% CI of `delta`.
     pub ci95: Option<[f64; 2]>,
-    /// One-sided paired-bootstrap p for "head is worse" (DESIGN §8).
+    /// Which test gave `p_value`; `None` with insufficient data.
+    #[serde(default)]
+    pub test: Option<TestName>,
+    /// Why the metric is outside the family when `test` is `no_variation`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub test_note: String,
+    /// Paired cases whose value changed (non-zero differences).
+    #[serde(default)]
+    pub nonzero: Option<usize>,
+    /// Smallest p-value the test could give with these cases (Tarone's rule).
+    #[serde(default)]
+    pub min_p: Option<f64>,
+    /// One-sided p for "head is worse" (DESIGN §8), from the test named in `test`.
     pub p_value: Option<f64>,
-    /// Benjamini–Hochberg q over every metric of the compare (`= p` with `--fdr off`).
+    /// Benjamini–Hochberg q over the family (`= p` with `--fdr off`); `None` outside it.
     pub q_value: Option<f64>,
+    /// Cases present in both runs where the metric is undefined in one of them (e.g. no cost
+    /// recorded), so they are not in `n`: never silently dropped.
+    #[serde(default, skip_serializing_if = "Missing::is_none")]
+    pub missing: Missing,
     /// Historical band of suite means; `None` when unavailable (see `sigma_note`).
     pub sigma_band: Option<SigmaBandOut>,
     pub sigma_note: String,
@@ -156,6 +188,88 @@ impl MetricComparison {
     pub fn qualified_name(&self) -> String {
         format!("{}/{}", self.suite, self.name)
     }
+
+    /// `delta` oriented so that negative is worse.
+    pub fn oriented_delta(&self) -> Option<f64> {
+        self.delta.map(|d| match self.direction {
+            Direction::Higher => d,
+            Direction::Lower => -d,
+        })
+    }
+}
+
+/// The test behind a metric's p-value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestName {
+    /// Every sign pattern counted: exact (for 0/1 metrics, the exact sign test).
+    ExactSignFlip,
+    /// Random sign patterns (`settings.resamples` of them).
+    MonteCarloSignFlip,
+    /// No paired difference, or too few to ever reach α: left out of the family.
+    NoVariation,
+}
+
+impl TestName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ExactSignFlip => "exact sign-flip",
+            Self::MonteCarloSignFlip => "Monte Carlo sign-flip",
+            Self::NoVariation => "no variation",
+        }
+    }
+}
+
+/// Paired cases without a value, per run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Missing {
+    pub head: usize,
+    pub base: usize,
+}
+
+impl Missing {
+    pub fn is_none(&self) -> bool {
+        self.head == 0 && self.base == 0
+    }
+}
+
+/// The families Benjamini–Hochberg runs over, and the significance level of the tier.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Family {
+    /// Testable metrics that can fail the gate (severity at or above `fail_on`): the family
+    /// whose q-values decide the verdict.
+    pub size: usize,
+    /// Other testable metrics: their own family, reported, never failing the gate.
+    pub informational: usize,
+    /// Metrics left out: no variation, or a smallest achievable p above α.
+    pub untestable: usize,
+    /// Metrics with fewer than `min_cases` pairs.
+    pub insufficient: usize,
+    /// The level this tier tests at (α, or its share under progressive α-spending).
+    pub alpha: f64,
+    /// How `alpha` was arrived at.
+    pub alpha_note: String,
+}
+
+/// How well one checkpoint was covered in the head run of a suite.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointCoverage {
+    pub suite: String,
+    pub id: String,
+    pub severity: Severity,
+    /// PASS, PARTIAL or FAIL.
+    pub decided: usize,
+    /// N/A because nothing was to be checked (trigger absent, scoped out).
+    pub vacuous: usize,
+    /// N/A because it could not be checked (no judge, judge error, no evidence, …).
+    pub not_evaluated: usize,
+    pub blocked: usize,
+    /// The most common reason it was not decided, when it never was.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// Decided in no case while something kept it from being checked: the gate cannot
+    /// vouch for it.
+    pub unevaluated: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -263,6 +377,9 @@ pub struct CompareSettings {
     pub min_cases: usize,
     pub history_window: usize,
     pub k_sigma: f64,
+    /// `gates.unevaluated`: whether an unevaluated checkpoint fails (`fail`) or warns.
+    #[serde(default)]
+    pub unevaluated: UnevaluatedPolicy,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

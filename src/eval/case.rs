@@ -23,6 +23,9 @@ pub enum TraceOutcome {
         status: CaseStatus,
         error: CaseError,
         info: Option<TraceInfo>,
+        /// Run mode: wall time until the agent failed or was killed, so a crashing head
+        /// does not look faster (omitted with `--deterministic`).
+        elapsed_ms: Option<f64>,
     },
 }
 
@@ -62,6 +65,7 @@ pub fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport {
             status,
             error,
             info,
+            ..
         } => {
             let reason = format!("{status}: {}", error.message);
             (
@@ -73,6 +77,14 @@ pub fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport {
             )
         }
     };
+    let mut steps = steps;
+    if let TraceOutcome::Failed {
+        elapsed_ms: Some(ms),
+        ..
+    } = cx.outcome
+    {
+        steps.cost.latency_ms = Some(*ms);
+    }
     let checkpoints = evaluate_checkpoints(&CheckpointInputs {
         suite: cx.suite,
         trace,

@@ -140,6 +140,7 @@ mod tests {
             cited_spans: vec![],
             blocked_by: None,
             confidence: None,
+            na_kind: None,
         }
     }
 

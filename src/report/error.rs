@@ -34,13 +34,25 @@ pub enum ReportError {
         found: u32,
         expected: u32,
     },
+
+    /// A valid run report that cannot become a baseline (a smoke tier, one shard).
+    #[error("report `{}` cannot become a baseline: {reason}", path.display())]
+    #[diagnostic(code(agenteval::report::not_a_baseline))]
+    NotABaseline {
+        path: PathBuf,
+        reason: String,
+        #[help]
+        help: String,
+    },
 }
 
 impl ReportError {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Self::Io { .. } => ExitCode::Io,
-            Self::Invalid(_) | Self::SchemaVersion { .. } => ExitCode::DataError,
+            Self::Invalid(_) | Self::SchemaVersion { .. } | Self::NotABaseline { .. } => {
+                ExitCode::DataError
+            }
         }
     }
 }

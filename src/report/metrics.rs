@@ -10,6 +10,21 @@ pub fn higher_is_better(metric: &str) -> bool {
     !matches!(metric, "cost_usd" | "latency_ms")
 }
 
+/// The range a metric's per-case values (and so its means) can take: `[lo, hi]`, with
+/// infinite ends where there is no bound. Used to clip 2σ bands and to validate gate settings.
+pub fn metric_domain(metric: &str) -> (f64, f64) {
+    match metric {
+        "compliance_percent" | "spec_health_percent" => (0.0, 100.0),
+        "task_success" => (0.0, 1.0),
+        "workflow_quality" => (1.0, 5.0),
+        "cost_usd" | "latency_ms" => (0.0, f64::INFINITY),
+        m if m.starts_with("checkpoint:") => (0.0, 1.0),
+        m if m.starts_with("step_type:") || m.starts_with("step:") => (1.0, 5.0),
+        m if m.starts_with("gpa:") => (0.0, 3.0),
+        _ => (f64::NEG_INFINITY, f64::INFINITY),
+    }
+}
+
 /// Every metric defined for this case. Undefined metrics are absent (the
 /// suite mean leaves the case out).
 ///

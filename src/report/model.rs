@@ -296,6 +296,36 @@ pub struct CheckpointResult {
     /// Tier-3 repeat confidence when `judge.runs > 1`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<Confidence>,
+    /// For N/A: why, as a category (the notes say it in words). `None` on an N/A means the
+    /// reason is not known to be harmless, so the gate treats it as "could not evaluate".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub na_kind: Option<NaKind>,
+}
+
+/// Why a checkpoint is N/A. The first two mean "nothing to check in this case"; the others
+/// mean "could not be checked", which the gate refuses to vouch for (DESIGN §8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NaKind {
+    /// The checkpoint's trigger did not occur (e.g. no `then` event for `before/then`).
+    NotTriggered,
+    /// The checkpoint is scoped to other cases (`applies_to`).
+    NotApplicable,
+    /// No evidence file for a tier-1 checkpoint.
+    NoEvidence,
+    /// No trace for a tier-2 checkpoint.
+    NoTrace,
+    /// A tier-3 checkpoint without a judge.
+    NoJudge,
+    /// The judge failed, ran out of budget, or had no cached verdict.
+    JudgeError,
+}
+
+impl NaKind {
+    /// Whether an N/A of this kind means the checkpoint was evaluated and had nothing to check.
+    pub fn is_vacuous(self) -> bool {
+        matches!(self, Self::NotTriggered | Self::NotApplicable)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -157,14 +157,14 @@ mod tests {
                 newer,
                 ReportError::SchemaVersion {
                     found: 9,
-                    expected: 1,
+                    expected: COMPARE_REPORT_SCHEMA_VERSION,
                     ..
                 }
             ),
             "{newer:?}"
         );
         let partial =
-            read(r#"{"schema_version": 1, "verdict": "pass", "metrics": []}"#).unwrap_err();
+            read(r#"{"schema_version": 2, "verdict": "pass", "metrics": []}"#).unwrap_err();
         assert!(
             partial
                 .to_string()

@@ -92,7 +92,7 @@ where
             .par_iter()
             .map(|&i| {
                 let case = &suite.cases[i];
-                let evidence = load_evidence(suite, case, settings.evidence.as_deref())?;
+                let evidence = load_evidence(suite, case, settings.evidence.as_ref())?;
                 let CaseInput { outcome, warnings } = input(i);
                 let (steps, step_warnings) = match &outcome {
                     TraceOutcome::Loaded { trace, .. } => {

@@ -122,6 +122,7 @@ mod tests {
                 stderr_tail: Some("Traceback:\n  boom\nValueError: bad input\n\n".into()),
             },
             info: None,
+            elapsed_ms: None,
         };
         assert_eq!(
             failure_line("c-1", &outcome).unwrap(),

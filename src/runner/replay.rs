@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::config::EvidenceOverride;
 use crate::diagnostic::{FileDiagnostic, named_source};
 use crate::eval::case::TraceOutcome;
 use crate::report::model::{CaseError, CaseStatus, TraceInfo};
@@ -69,6 +70,7 @@ pub fn load_trace(path: &Path, display: &str) -> TraceOutcome {
             format: String::new(),
             spans: 0,
         }),
+        elapsed_ms: None,
     };
     match crate::trace::read_trace(path) {
         Ok(trace) => {
@@ -117,19 +119,20 @@ fn describe(e: &TraceError) -> String {
     }
 }
 
-/// The case's evidence (`--evidence DIR` wins over the case's `evidence:`
+/// The case's evidence (`--evidence DIR|none` wins over the case's `evidence:`
 /// and the suite's directory): `None` when there is no file. A file that is not
 /// valid JSON is an error (exit 65): a verdict is never reached on broken data.
 pub fn load_evidence(
     suite: &Suite,
     case: &Case,
-    override_dir: Option<&Path>,
+    evidence: Option<&EvidenceOverride>,
 ) -> Result<Option<Value>, RunnerError> {
-    let path = match (override_dir, &case.evidence, &suite.evidence_dir) {
-        (Some(dir), _, _) => dir.join(format!("{}.json", case.id)),
+    let path = match (evidence, &case.evidence, &suite.evidence_dir) {
+        (Some(EvidenceOverride::Disabled), _, _) | (None, None, None) => return Ok(None),
         (None, Some(p), _) => p.clone(),
-        (None, None, Some(dir)) => dir.join(format!("{}.json", case.id)),
-        (None, None, None) => return Ok(None),
+        (Some(EvidenceOverride::Dir(dir)), _, _) | (None, None, Some(dir)) => {
+            dir.join(format!("{}.json", case.id))
+        }
     };
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,

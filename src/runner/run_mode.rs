@@ -98,7 +98,12 @@ pub fn evaluate_run(
     let progress = Progress::start(session.quiet(), &header, jobs.len());
     let ran = run_jobs(&plan, jobs, &root, &progress);
     progress.finish();
-    for (index, outcome) in ran? {
+    for (index, mut outcome) in ran? {
+        if settings.deterministic
+            && let TraceOutcome::Failed { elapsed_ms, .. } = &mut outcome
+        {
+            *elapsed_ms = None;
+        }
         session.record(&suite.name, &suite.cases[index].id, outcome);
     }
     let mut outcomes = HashMap::with_capacity(indices.len());
@@ -179,8 +184,18 @@ fn run_jobs(
     })
 }
 
-/// One case: start the agent (retrying only a failed start), then read its trace.
+/// One case, timed: a case that fails keeps its wall time as its latency.
 async fn run_case(plan: &AgentPlan, job: &Job, root: &Path) -> TraceOutcome {
+    let started = Instant::now();
+    let mut outcome = attempt_case(plan, job, root).await;
+    if let TraceOutcome::Failed { elapsed_ms, .. } = &mut outcome {
+        *elapsed_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    outcome
+}
+
+/// Start the agent (retrying only a failed start), then read its trace.
+async fn attempt_case(plan: &AgentPlan, job: &Job, root: &Path) -> TraceOutcome {
     let mut attempts: u32 = 0;
     let finished = loop {
         attempts += 1;
@@ -230,6 +245,7 @@ async fn outcome_of(
                     status,
                     mut error,
                     info,
+                    ..
                 }) => {
                     error.exit_code = Some(0);
                     attach_tails(&mut error, tails);
@@ -237,6 +253,7 @@ async fn outcome_of(
                         status,
                         error,
                         info,
+                        elapsed_ms: None,
                     }
                 }
                 Ok(loaded) => loaded,
@@ -290,6 +307,7 @@ fn read_agent_trace(path: &Path, display: &str) -> TraceOutcome {
             stderr_tail: None,
         },
         info: None,
+        elapsed_ms: None,
     };
     match std::fs::read(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => missing(format!(
@@ -319,6 +337,7 @@ fn failed(
         status,
         error,
         info: None,
+        elapsed_ms: None,
     }
 }
 

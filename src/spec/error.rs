@@ -40,13 +40,25 @@ pub enum SpecError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Config(Box<FileDiagnostic>),
+
+    /// A value in `agenteval.yaml` is out of range.
+    #[error("{message}")]
+    #[diagnostic(code(agenteval::config::value))]
+    ConfigValue {
+        message: String,
+        #[help]
+        help: String,
+    },
 }
 
 impl SpecError {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Self::Io { .. } => ExitCode::Io,
-            Self::NotFound { .. } | Self::Invalid { .. } | Self::Config(_) => ExitCode::Config,
+            Self::NotFound { .. }
+            | Self::Invalid { .. }
+            | Self::Config(_)
+            | Self::ConfigValue { .. } => ExitCode::Config,
         }
     }
 

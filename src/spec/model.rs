@@ -522,6 +522,20 @@ pub struct GatesSpec {
     /// Share of judge calls that may fail before the gate fails (default 0.1).
     #[serde(default)]
     pub max_judge_error_rate: Option<f64>,
+    /// A checkpoint at or above `fail_on` that no case could evaluate (N/A for want of a
+    /// judge or evidence, or BLOCKED, everywhere): `fail` (default) fails the gate, `warn`
+    /// only reports it.
+    #[serde(default)]
+    pub unevaluated: Option<UnevaluatedPolicy>,
+}
+
+/// What the gate does with a checkpoint at or above `fail_on` that no case could evaluate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum UnevaluatedPolicy {
+    #[default]
+    Fail,
+    Warn,
 }
 
 #[derive(

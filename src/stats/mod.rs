@@ -1,4 +1,4 @@
-//! Statistics: the paired bootstrap, Benjamini–Hochberg, the historical 2σ band, the minimum
+//! Statistics: the sign-flip permutation test, the paired bootstrap, Benjamini–Hochberg, the historical 2σ band, the minimum
 //! detectable effect and MAD outliers (DESIGN §8, STYLE §4). Pure and synchronous: no I/O.
 
 mod bootstrap;
@@ -8,10 +8,12 @@ mod error;
 mod fdr;
 mod mde;
 mod outlier;
+mod paired;
 mod percentile;
 mod rng;
 mod sampler;
 mod sigma;
+mod signflip;
 
 pub use bootstrap::{
     PairedBootstrap, paired_bootstrap, paired_bootstrap_many, try_paired_bootstrap,
@@ -23,8 +25,10 @@ pub use error::StatsError;
 pub use fdr::benjamini_hochberg;
 pub use mde::{DEFAULT_POWER, minimum_detectable_effect, minimum_detectable_effect_with_power};
 pub use outlier::{OUTLIER_THRESHOLD, modified_z_scores, outlier_indices};
+pub use paired::{PairedTest, PairedTestKind, paired_test, paired_test_many};
 pub use rng::{MetricRng, RNG_ALGORITHM};
 pub use sigma::{
-    DEFAULT_K_SIGMA, DEFAULT_SIGMA_WINDOW, MIN_SIGMA_POINTS, SigmaBand, SigmaOutcome, fires,
-    sigma_band,
+    DEFAULT_K_SIGMA, DEFAULT_SIGMA_WINDOW, MIN_SIGMA_POINTS, SigmaBand, SigmaOutcome,
+    SigmaUnavailable, fires, sigma_band,
 };
+pub use signflip::{EXACT_MAX_K, SignFlip, SignFlipMethod, sign_flip_test};

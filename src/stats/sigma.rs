@@ -1,12 +1,15 @@
-//! The historical 2σ control band of DESIGN §8: is the head suite mean outside the range the
+//! The historical 2σ leg of DESIGN §8: is the head suite mean outside the range the
 //! baseline history has shown?
 //!
 //! The band uses the last `window` suite means of a metric from the baseline history (oldest
-//! first, so "last" is most recent): `μ ± k·σ` with `σ` the sample standard deviation
-//! (n − 1). Fewer than [`MIN_SIGMA_POINTS`] points make the leg unavailable, which is its own
-//! outcome, never a pass or a fail (STYLE §4). A history that never moved has `σ = 0`, and the
-//! band collapses onto the mean: any move in the bad direction then fires this leg, and the
-//! bootstrap leg and `min_effect` decide whether it matters.
+//! first, so "last" is most recent): `μ ± k·σ`, with `μ` their mean and
+//! `σ = max(sample sd of those means (n − 1), se_floor)`, where the caller passes the standard
+//! error of the baseline's own suite mean (from its per-case values) as `se_floor`: a history
+//! that happens to be flat says nothing about how far one run's mean can move by chance.
+//! Fewer than [`MIN_SIGMA_POINTS`] points, or `σ = 0` (no spread anywhere), make the leg
+//! unavailable, which is its own outcome, never a pass or a fail (STYLE §4): a band of zero
+//! width would fire on any change at all. The band is clipped to the metric's domain
+//! (a pass rate cannot exceed 100%).
 
 use super::describe::{check_finite, mean, sample_sd};
 use super::error::StatsError;
@@ -33,22 +36,53 @@ pub struct SigmaBand {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SigmaOutcome {
     Available(SigmaBand),
-    /// Too little history: `points` (< [`MIN_SIGMA_POINTS`]) were available.
-    Unavailable {
-        points: usize,
-    },
+    Unavailable(SigmaUnavailable),
 }
 
-/// The `k_sigma` band over the last `window` points of `history` (oldest first).
-/// Errors on a non-finite history point (in the window) or a negative or non-finite
-/// `k_sigma`.
+/// Why the 2σ leg cannot be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SigmaUnavailable {
+    /// Too little history: `points` (< [`MIN_SIGMA_POINTS`]) were available.
+    TooFewPoints { points: usize },
+    /// The history never moved and the baseline's per-case values have no spread: σ = 0.
+    NoSpread { points: usize },
+}
+
+impl std::fmt::Display for SigmaUnavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::TooFewPoints { points } => write!(
+                f,
+                "{points} history point{} (needs {MIN_SIGMA_POINTS})",
+                if *points == 1 { "" } else { "s" }
+            ),
+            Self::NoSpread { points } => write!(
+                f,
+                "no spread: {points} identical history means and identical per-case baseline values (σ = 0)"
+            ),
+        }
+    }
+}
+
+/// The `k_sigma` band over the last `window` points of `history` (oldest first), with
+/// `σ ≥ se_floor`, clipped to `domain` (`[lo, hi]`, infinite ends allowed). Errors on a
+/// non-finite history point (in the window), a negative or non-finite `k_sigma` or
+/// `se_floor`.
 pub fn sigma_band(
     history: &[f64],
     window: usize,
     k_sigma: f64,
+    se_floor: f64,
+    domain: (f64, f64),
 ) -> Result<SigmaOutcome, StatsError> {
-    if !(k_sigma.is_finite() && k_sigma >= 0.0) {
+    if !(k_sigma.is_finite() && k_sigma > 0.0) {
         return Err(StatsError::KSigma(k_sigma));
+    }
+    if !(se_floor.is_finite() && se_floor >= 0.0) {
+        return Err(StatsError::NonFinite {
+            index: 0,
+            value: se_floor,
+        });
     }
     let start = history.len().saturating_sub(window);
     let recent = &history[start..];
@@ -60,9 +94,9 @@ pub fn sigma_band(
         other => other,
     })?;
     if recent.len() < MIN_SIGMA_POINTS {
-        return Ok(SigmaOutcome::Unavailable {
+        return Ok(SigmaOutcome::Unavailable(SigmaUnavailable::TooFewPoints {
             points: recent.len(),
-        });
+        }));
     }
     let too_large = StatsError::Overflow {
         max_abs: recent.iter().fold(0.0, |m: f64, v| m.max(v.abs())),
@@ -71,10 +105,17 @@ pub fn sigma_band(
     let (Some(mean), Some(sd)) = (mean(recent), sample_sd(recent)) else {
         return Err(too_large);
     };
+    let sd = sd.max(se_floor);
+    if sd == 0.0 {
+        return Ok(SigmaOutcome::Unavailable(SigmaUnavailable::NoSpread {
+            points: recent.len(),
+        }));
+    }
     let (lower, upper) = (mean - k_sigma * sd, mean + k_sigma * sd);
     if !(lower.is_finite() && upper.is_finite()) {
         return Err(too_large);
     }
+    let (lower, upper) = (lower.max(domain.0), upper.min(domain.1));
     Ok(SigmaOutcome::Available(SigmaBand {
         mean,
         sd,
@@ -96,13 +137,16 @@ pub fn fires(band: &SigmaBand, head_mean: f64, higher_is_better: bool) -> bool {
 }
 
 #[cfg(test)]
+#[expect(clippy::float_cmp, reason = "clipping gives the domain bound exactly")]
 mod tests {
     use super::*;
+
+    const ANY: (f64, f64) = (f64::NEG_INFINITY, f64::INFINITY);
 
     fn band(outcome: SigmaOutcome) -> SigmaBand {
         match outcome {
             SigmaOutcome::Available(band) => band,
-            SigmaOutcome::Unavailable { points } => panic!("unavailable with {points} points"),
+            SigmaOutcome::Unavailable(why) => panic!("unavailable: {why}"),
         }
     }
 
@@ -110,7 +154,7 @@ mod tests {
     fn uses_the_last_window_points() {
         // Old points far away must not count: the window holds 10, 12, 14, 16, 18.
         let history = [1000.0, -1000.0, 10.0, 12.0, 14.0, 16.0, 18.0];
-        let b = band(sigma_band(&history, 5, 2.0).unwrap());
+        let b = band(sigma_band(&history, 5, 2.0, 0.0, ANY).unwrap());
         assert_eq!((b.mean, b.points), (14.0, 5));
         let sd = 10.0_f64.sqrt(); // squares 16+4+0+4+16 = 40, / 4
         assert!((b.sd - sd).abs() < 1e-12);
@@ -122,27 +166,53 @@ mod tests {
 
     #[test]
     fn too_little_history_is_unavailable() {
-        assert_eq!(
-            sigma_band(&[1.0, 2.0, 3.0, 4.0], 20, 2.0),
-            Ok(SigmaOutcome::Unavailable { points: 4 })
-        );
-        assert_eq!(
-            sigma_band(&[1.0; 30], 3, 2.0),
-            Ok(SigmaOutcome::Unavailable { points: 3 })
-        );
-        assert_eq!(
-            sigma_band(&[], 20, 2.0),
-            Ok(SigmaOutcome::Unavailable { points: 0 })
-        );
+        let few = |points| {
+            Ok(SigmaOutcome::Unavailable(SigmaUnavailable::TooFewPoints {
+                points,
+            }))
+        };
+        assert_eq!(sigma_band(&[1.0, 2.0, 3.0, 4.0], 20, 2.0, 0.1, ANY), few(4));
+        assert_eq!(sigma_band(&[1.0; 30], 3, 2.0, 0.1, ANY), few(3));
+        assert_eq!(sigma_band(&[], 20, 2.0, 0.1, ANY), few(0));
     }
 
     #[test]
-    fn flat_history_collapses_the_band() {
-        let b = band(sigma_band(&[0.8; 7], 20, 2.0).unwrap());
-        assert_eq!((b.sd, b.lower, b.upper), (0.0, 0.8, 0.8));
-        assert!(fires(&b, 0.79, true));
-        assert!(!fires(&b, 0.8, true));
-        assert!(fires(&b, 0.81, false));
+    fn a_flat_history_uses_the_standard_error_or_is_unavailable() {
+        // Issue 9: a zero-spread history gave a zero-width band that fired on any change.
+        assert_eq!(
+            sigma_band(&[0.8; 7], 20, 2.0, 0.0, ANY),
+            Ok(SigmaOutcome::Unavailable(SigmaUnavailable::NoSpread {
+                points: 7
+            }))
+        );
+        let b = band(sigma_band(&[0.8; 7], 20, 2.0, 0.05, ANY).unwrap());
+        assert_eq!(
+            (b.sd, b.lower, b.upper),
+            (0.05, 0.700_000_000_000_000_1, 0.9)
+        );
+        assert!(!fires(&b, 0.79, true) && fires(&b, 0.69, true));
+        // The larger of the two wins.
+        let b = band(sigma_band(&[1.0, 2.0, 3.0, 4.0, 5.0], 20, 2.0, 0.01, ANY).unwrap());
+        assert!((b.sd - 2.5_f64.sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bands_are_clipped_to_the_domain() {
+        // "97.3% … 101.3%" in issue 9: a pass rate's band ends at 100%.
+        let b = band(
+            sigma_band(
+                &[99.0, 100.0, 99.5, 98.5, 100.0],
+                20,
+                2.0,
+                0.0,
+                (0.0, 100.0),
+            )
+            .unwrap(),
+        );
+        assert_eq!(b.upper, 100.0);
+        assert!(b.lower > 97.0 && b.lower < 99.0);
+        let b = band(sigma_band(&[0.01, 0.03, 0.0, 0.02, 0.01], 20, 2.0, 0.0, (0.0, 1.0)).unwrap());
+        assert_eq!(b.lower, 0.0);
     }
 
     #[test]
@@ -162,16 +232,19 @@ mod tests {
     #[test]
     fn bad_input_is_an_error() {
         assert_eq!(
-            sigma_band(&[1.0; 6], 20, -1.0),
+            sigma_band(&[1.0; 6], 20, -1.0, 0.0, ANY),
             Err(StatsError::KSigma(-1.0))
         );
-        let err = sigma_band(&[1.0, 2.0, f64::INFINITY, 4.0, 5.0, 6.0], 20, 2.0).unwrap_err();
+        assert!(sigma_band(&[1.0; 6], 20, 0.0, 0.0, ANY).is_err());
+        assert!(sigma_band(&[1.0; 6], 20, 2.0, f64::NAN, ANY).is_err());
+        let err =
+            sigma_band(&[1.0, 2.0, f64::INFINITY, 4.0, 5.0, 6.0], 20, 2.0, 0.0, ANY).unwrap_err();
         assert!(
             matches!(err, StatsError::NonFinite { index: 2, .. }),
             "{err:?}"
         );
         // A NaN outside the window is not looked at.
-        assert!(sigma_band(&[f64::NAN, 1.0, 2.0, 3.0, 4.0, 5.0], 5, 2.0).is_ok());
-        assert!(sigma_band(&[f64::MAX, -f64::MAX, 0.0, 0.0, 0.0], 5, 2.0).is_err());
+        assert!(sigma_band(&[f64::NAN, 1.0, 2.0, 3.0, 4.0, 5.0], 5, 2.0, 0.0, ANY).is_ok());
+        assert!(sigma_band(&[f64::MAX, -f64::MAX, 0.0, 0.0, 0.0], 5, 2.0, 0.0, ANY).is_err());
     }
 }

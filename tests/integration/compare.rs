@@ -76,16 +76,30 @@ fn the_regressed_agent_fails_with_localized_regressions() {
     assert_eq!(p2["severity"], "critical");
     assert_eq!(p2["n"], 5, "the five refund cases pair");
     assert_eq!(p2["delta"], -1.0);
-    assert!(p2["q_value"].as_f64().unwrap() < 0.05);
-    assert_eq!(p2["sigma_band"]["points"], 6);
-    assert_eq!(p2["sigma_band"]["fired"], true);
+    // All five flipped: the exact sign test gives (1/2)^5; with Benjamini–Hochberg over the
+    // family it lands exactly on α, which the step-up rule accepts (p(i) ≤ iα/m).
+    assert_eq!(p2["test"], "exact_sign_flip");
+    assert_eq!(
+        (p2["nonzero"].as_u64(), p2["p_value"].as_f64()),
+        (Some(5), Some(1.0 / 32.0))
+    );
+    assert!(p2["q_value"].as_f64().unwrap() <= 0.05 + 1e-12);
+    // Its history never moved and its baseline cases all pass: no band (σ = 0), so the test
+    // alone decides, and the report says why.
+    assert!(p2["sigma_band"].is_null());
+    assert!(
+        p2["sigma_note"].as_str().unwrap().contains("no spread"),
+        "{}",
+        p2["sigma_note"]
+    );
     let loc = &p2["localization"];
     assert_eq!(
         loc["checkpoint"]["instruction"],
         "Never issue a refund without a supervisor approval first"
     );
-    assert_eq!(loc["root_cause"]["step"], "TOOLSEL issue_refund");
-    assert_eq!(loc["root_cause"]["cases"], 5);
+    // Four of the five refunds went out without the `approval_id` the tool's schema requires.
+    assert_eq!(loc["root_cause"]["step"], "PARAMGEN issue_refund");
+    assert_eq!(loc["root_cause"]["cases"], 4);
     assert_eq!(loc["flipped_cases"].as_array().unwrap().len(), 5);
     assert!(
         report["worst_case"]["mermaid"]
@@ -193,76 +207,145 @@ fn the_pr_comment_leads_with_the_verdict_and_stays_under_the_limit() {
     assert!(md.chars().count() <= 65_536);
 }
 
-#[test]
-fn progressive_mode_stops_after_a_critical_smoke_regression() {
-    let dir = tempfile::tempdir().unwrap();
+/// A copy of the examples whose support-bot smoke tier is exactly `smoke`.
+#[expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
+fn with_smoke_tier(dir: &std::path::Path, smoke: &[&str]) {
     copy_dir(
         &repo().join("suites/support-bot"),
-        &dir.path().join("suites/support-bot"),
+        &dir.join("suites/support-bot"),
     );
-    copy_dir(&repo().join("baselines"), &dir.path().join("baselines"));
-    // Make the five refund cases (where the regressed agent skips approval) the smoke tier.
-    let cases = dir.path().join("suites/support-bot/cases.jsonl");
+    copy_dir(&repo().join("baselines"), &dir.join("baselines"));
+    let cases = dir.join("suites/support-bot/cases.jsonl");
     let text = std::fs::read_to_string(&cases).unwrap();
     let retagged: Vec<String> = text
         .lines()
         .map(|l| {
             let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
-            let refund = ["sb-003", "sb-004", "sb-010", "sb-018", "sb-022"]
-                .contains(&v["id"].as_str().unwrap());
-            v["tags"] = serde_json::json!(if refund { vec!["smoke"] } else { vec![] });
+            let tagged = smoke.contains(&v["id"].as_str().unwrap());
+            v["tags"] = serde_json::json!(if tagged { vec!["smoke"] } else { vec![] });
             v.to_string()
         })
         .collect();
     std::fs::write(&cases, retagged.join("\n") + "\n").unwrap();
-    let json = dir.path().join("c.json");
+    let yaml = dir.join("suites/support-bot/suite.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(&yaml, text.replace("max_cases: 6", "max_cases: 10")).unwrap();
+}
+
+#[expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
+fn compare_in(dir: &std::path::Path) -> (std::process::Output, serde_json::Value) {
+    let json = dir.join("c.json");
     let out = bin()
-        .current_dir(dir.path())
+        .current_dir(dir)
         .args(regressed_args())
-        .arg("--allow-empty")
         .arg("--out")
         .arg(&json)
         .output()
         .unwrap();
+    let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (out, report)
+}
+
+#[test]
+fn a_blatant_smoke_regression_stops_the_run_before_the_full_tier() {
+    // The regressed agent lowers compliance (critical) in all eight of these cases: the exact
+    // test gives (1/2)^8, below the smoke tier's share of α (0.01).
+    let dir = tempfile::tempdir().unwrap();
+    with_smoke_tier(
+        dir.path(),
+        &[
+            "sb-001", "sb-002", "sb-003", "sb-004", "sb-010", "sb-012", "sb-018", "sb-022",
+        ],
+    );
+    let (out, report) = compare_in(dir.path());
     let (stdout, stderr) = outputs(&out);
     assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
     assert!(
-        stderr.contains("smoke tier: confirmed critical regression; skipping the full tier"),
+        stderr.contains("smoke tier: a regression that fails the gate; skipping the full tier"),
         "{stderr}"
     );
     assert!(!stderr.contains("full tier of `support-bot`"), "{stderr}");
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let tiers = report["tiers"].as_array().unwrap();
     assert_eq!(tiers.len(), 1);
     assert_eq!(tiers[0]["tier"], "smoke");
     assert_eq!(tiers[0]["stopped_early"], true);
-    assert_eq!(tiers[0]["cases"], 5);
-    assert_eq!(tiers[0]["runs_saved"], 19);
+    assert_eq!(tiers[0]["cases"], 8);
+    assert_eq!(tiers[0]["runs_saved"], 16);
+    assert!((report["family"]["alpha"].as_f64().unwrap() - 0.01).abs() < 1e-12);
+    assert!(
+        report["regressions"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("support-bot/compliance_percent"))
+    );
 }
 
 #[test]
-fn a_missing_baseline_is_bad_input_unless_allowed() {
+fn a_smoke_tier_too_small_to_stop_spends_no_alpha() {
+    // Five changed smoke cases can give p = 1/32 at best, above the smoke share of α:
+    // the smoke tier cannot stop the run, and the full tier tests at the whole α.
+    let dir = tempfile::tempdir().unwrap();
+    with_smoke_tier(
+        dir.path(),
+        &["sb-003", "sb-004", "sb-010", "sb-018", "sb-022"],
+    );
+    let (out, report) = compare_in(dir.path());
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(stderr.contains("full tier of `support-bot`"), "{stderr}");
+    let tiers = report["tiers"].as_array().unwrap();
+    assert_eq!(
+        tiers
+            .iter()
+            .map(|t| (
+                t["tier"].as_str().unwrap(),
+                t["stopped_early"].as_bool().unwrap()
+            ))
+            .collect::<Vec<_>>(),
+        [("smoke", false), ("full", false)]
+    );
+    assert_eq!(report["family"]["alpha"], 0.05);
+    assert!(
+        report["family"]["alpha_note"]
+            .as_str()
+            .unwrap()
+            .contains("too few changed cases to stop the run")
+    );
+}
+
+#[test]
+fn a_missing_baseline_passes_with_a_note_unless_required() {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(
         &repo().join("suites/code-review"),
         &dir.path().join("suites/code-review"),
     );
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["compare", "--baseline", "main", "--format", "markdown"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.starts_with("## ✅ agenteval-gate passed"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("`code-review`: no baseline `main` yet, not compared; it is created when this change merges"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("suite `code-review` has no baseline `main` yet"),
+        "{stderr}"
+    );
     bin()
         .current_dir(dir.path())
-        .args(["compare", "--baseline", "main"])
+        .args(["compare", "--baseline", "main", "--require-baseline"])
         .assert()
         .code(65)
         .stderr(predicate::str::contains(
             "no baseline `main` for suite `code-review`",
         ))
         .stderr(predicate::str::contains("baseline update --name main"));
-    bin()
-        .current_dir(dir.path())
-        .args(["compare", "--baseline", "main", "--allow-missing-baseline"])
-        .assert()
-        .code(0)
-        .stderr(predicate::str::contains(
-            "nothing to compare; the gate passes",
-        ));
 }

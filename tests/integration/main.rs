@@ -5,6 +5,7 @@ mod cli;
 mod common;
 mod compare;
 mod dag_known;
+mod fail_closed;
 mod github_api;
 mod github_e2e;
 mod runner;

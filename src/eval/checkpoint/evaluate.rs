@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::report::model::{CheckpointResult, CheckpointState};
+use crate::report::model::{CheckpointResult, CheckpointState, NaKind};
 use crate::spec::model::PartialMode;
 use crate::spec::suite::{Check, Suite};
 use crate::trace::Trace;
@@ -59,17 +59,30 @@ pub fn evaluate_checkpoints(inputs: &CheckpointInputs<'_>) -> Vec<CheckpointResu
                 match &cp.check {
                     Check::State(assert) => match inputs.evidence {
                         Some(ev) => eval_state(assert, ev),
-                        None => Verdict::not_applicable("no evidence file for this case", "tier1"),
+                        None => Verdict::not_applicable_because(
+                            NaKind::NoEvidence,
+                            "no evidence file for this case",
+                            "tier1",
+                        ),
                     },
                     Check::Sequence(seq) => match &log {
-                        Some(log) => eval_sequence(seq, log),
-                        None => Verdict::not_applicable("no trace for this case", "tier2"),
+                        Some(log) => eval_sequence(seq, log).vacuous_if_na(),
+                        None => Verdict::not_applicable_because(
+                            NaKind::NoTrace,
+                            "no trace for this case",
+                            "tier2",
+                        ),
                     },
                     Check::Semantic { .. } => {
                         match (&inputs.judge.provider, inputs.judge.verdicts.get(&cp.id)) {
-                            (None, _) => Verdict::not_applicable("no judge configured", "none"),
+                            (None, _) => Verdict::not_applicable_because(
+                                NaKind::NoJudge,
+                                "no judge configured",
+                                "none",
+                            ),
                             (Some(_), Some(v)) => v.clone(),
-                            (Some(p), None) => Verdict::not_applicable(
+                            (Some(p), None) => Verdict::not_applicable_because(
+                                NaKind::JudgeError,
                                 format!("judge `{p}` returned no verdict"),
                                 "none",
                             ),
@@ -91,6 +104,7 @@ pub fn evaluate_checkpoints(inputs: &CheckpointInputs<'_>) -> Vec<CheckpointResu
                 cited_spans: verdict.cited_spans,
                 blocked_by: verdict.blocked_by,
                 confidence: None,
+                na_kind: verdict.na_kind,
             }
         })
         .collect()

@@ -1,6 +1,6 @@
 //! One checkpoint's outcome before it becomes a report row.
 
-use crate::report::model::CheckpointState;
+use crate::report::model::{CheckpointState, NaKind};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {
@@ -12,6 +12,8 @@ pub struct Verdict {
     pub cited_spans: Vec<String>,
     pub matched_criterion: Option<String>,
     pub blocked_by: Option<String>,
+    /// For N/A: the category of the reason.
+    pub na_kind: Option<NaKind>,
 }
 
 impl Verdict {
@@ -29,6 +31,7 @@ impl Verdict {
             cited_spans: Vec::new(),
             matched_criterion: None,
             blocked_by: None,
+            na_kind: None,
         }
     }
 
@@ -54,6 +57,22 @@ impl Verdict {
     /// N/A with its reason (required: N/A is never silent).
     pub fn not_applicable(reason: impl Into<String>, by: &str) -> Self {
         Self::new(CheckpointState::NotApplicable, None, reason, by)
+    }
+
+    /// N/A of a known kind.
+    pub fn not_applicable_because(kind: NaKind, reason: impl Into<String>, by: &str) -> Self {
+        let mut v = Self::not_applicable(reason, by);
+        v.na_kind = Some(kind);
+        v
+    }
+
+    /// A tier-2 verdict whose N/A means "the trigger did not occur" (nothing to check).
+    #[must_use]
+    pub fn vacuous_if_na(mut self) -> Self {
+        if self.state == CheckpointState::NotApplicable && self.na_kind.is_none() {
+            self.na_kind = Some(NaKind::NotTriggered);
+        }
+        self
     }
 
     pub fn blocked(constraint_id: &str, constraint: &str) -> Self {

@@ -8,7 +8,9 @@ use crate::compare::model::{CompareReport, MetricComparison, MetricStatus, Verdi
 use crate::output::plural;
 use crate::report::render::run_markdown::escape;
 
-use super::compare_text::{effect, headline, moved, sigma, sigma_cell, status_icon, tier_line};
+use super::compare_text::{
+    effect, headline, method_line, moved, sigma, sigma_cell, status_icon, test_line, tier_line,
+};
 use super::fmt::{delta, metric, pvalue};
 
 /// GitHub's limit on a comment body, in characters.
@@ -87,6 +89,7 @@ fn render(r: &CompareReport, details: bool) -> String {
         (Verdict::Fail, false) => ("❌", "failed"),
         (Verdict::Fail, true) => ("⚠️", "would fail (warn-only)"),
         (Verdict::Pass, _) => ("✅", "passed"),
+        (Verdict::CouldNotEvaluate, _) => ("⛔", "could not evaluate the agent"),
     };
     let _ = writeln!(md, "## {icon} agenteval-gate {word}: {}\n", headline(r));
     let paired: usize = r.suites.iter().map(|s| s.paired_cases).sum();
@@ -105,6 +108,19 @@ fn render(r: &CompareReport, details: bool) -> String {
         r.fail_on
     );
     tiers(&mut md, r);
+    if r.verdict == Verdict::CouldNotEvaluate || !r.missing_baselines.is_empty() {
+        for reason in &r.reasons {
+            let _ = writeln!(md, "- {}", escape(reason));
+        }
+        for suite in &r.missing_baselines {
+            let _ = writeln!(
+                md,
+                "- `{suite}`: no baseline `{}` yet, not compared; it is created when this change merges to the default branch",
+                r.baseline.name
+            );
+        }
+    }
+    unevaluated(&mut md, r);
     for b in &r.absolute_breaches {
         let _ = writeln!(
             md,
@@ -155,22 +171,77 @@ fn render(r: &CompareReport, details: bool) -> String {
         table(&mut md, &all, r.suites.len() > 1);
         md.push_str("\n</details>\n");
     }
+    coverage(&mut md, r);
     pairing(&mut md, r);
+    if !r.metrics.is_empty() {
+        let _ = writeln!(
+            md,
+            "\n<sub>{} · agenteval-gate {}</sub>",
+            method_line(r),
+            r.tool_version
+        );
+    }
+    md
+}
+
+/// Checkpoints at or above `fail_on` that no case could evaluate: said up front.
+fn unevaluated(md: &mut String, r: &CompareReport) {
+    for c in r.coverage.iter().filter(|c| c.unevaluated) {
+        let _ = writeln!(
+            md,
+            "- {} checkpoint `{}/{}` ({}) was evaluated in no case: {}",
+            if r.settings.unevaluated == crate::spec::model::UnevaluatedPolicy::Fail {
+                "🔴"
+            } else {
+                "🟠"
+            },
+            c.suite,
+            c.id,
+            c.severity,
+            escape(&c.reason)
+        );
+    }
+}
+
+/// Per checkpoint: decided / N/A / BLOCKED in the head run.
+fn coverage(md: &mut String, r: &CompareReport) {
+    if r.coverage.is_empty() {
+        return;
+    }
+    let with_suite = r.suites.len() > 1;
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "| {}checkpoint | severity | decided | N/A: nothing to check | N/A: not evaluated | BLOCKED |",
+        if with_suite { "suite | " } else { "" }
+    );
+    let _ = writeln!(
+        body,
+        "|{}---|---|---:|---:|---:|---:|",
+        if with_suite { "---|" } else { "" }
+    );
+    for c in &r.coverage {
+        let _ = writeln!(
+            body,
+            "| {}`{}`{} | {} | {} | {} | {} | {} |",
+            if with_suite {
+                format!("{} | ", c.suite)
+            } else {
+                String::new()
+            },
+            c.id,
+            if c.unevaluated { " 🔴" } else { "" },
+            c.severity,
+            c.decided,
+            c.vacuous,
+            c.not_evaluated,
+            c.blocked
+        );
+    }
     let _ = writeln!(
         md,
-        "\n<sub>paired bootstrap (B = {}, seed {}, one-sided) · {} · α = {} · 2σ band over the last {} baseline means · agenteval-gate {}</sub>",
-        r.settings.resamples,
-        r.settings.seed,
-        if r.settings.fdr {
-            "Benjamini–Hochberg q-values"
-        } else {
-            "raw p-values (--fdr off)"
-        },
-        r.settings.alpha,
-        r.settings.history_window,
-        r.tool_version
+        "\n<details><summary>Checkpoint coverage</summary>\n\n{body}\n</details>"
     );
-    md
 }
 
 fn tiers(md: &mut String, r: &CompareReport) {
@@ -230,6 +301,7 @@ fn localization(md: &mut String, m: &MetricComparison, details: bool) {
         let _ = writeln!(md, "> {}\n", escape(&cp.instruction));
     }
     let _ = writeln!(md, "- {}; 2σ: {}", effect(m), sigma(m));
+    let _ = writeln!(md, "- test: {}", test_line(m));
     for moved in loc.checkpoints_moved.iter().take(3) {
         let _ = writeln!(
             md,

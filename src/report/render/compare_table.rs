@@ -5,7 +5,9 @@ use comfy_table::{ContentArrangement, Table, presets};
 use crate::compare::model::{CompareReport, MetricStatus, Verdict};
 use crate::output::plural;
 
-use super::compare_text::{effect, headline, moved, sigma, sigma_cell, tier_line};
+use super::compare_text::{
+    effect, headline, method_line, moved, sigma, sigma_cell, test_line, tier_line,
+};
 use super::fmt::{delta, metric, pvalue};
 
 pub fn render_compare_table(r: &CompareReport) -> String {
@@ -14,6 +16,7 @@ pub fn render_compare_table(r: &CompareReport) -> String {
         (Verdict::Fail, false) => "FAIL",
         (Verdict::Fail, true) => "FAIL (warn-only: exit 0)",
         (Verdict::Pass, _) => "PASS",
+        (Verdict::CouldNotEvaluate, _) => "COULD NOT EVALUATE",
     };
     out.push_str(&format!(
         "verdict: {verdict} · {} · fail-on {}\n",
@@ -79,6 +82,7 @@ pub fn render_compare_table(r: &CompareReport) -> String {
             if let Some(cp) = &loc.checkpoint {
                 out.push_str(&format!("    checkpoint: {}\n", cp.instruction));
             }
+            out.push_str(&format!("    test: {}\n", test_line(m)));
             if let Some(rc) = &loc.root_cause {
                 out.push_str(&format!(
                     "    most common new root cause: {} in {} (e.g. {})\n",
@@ -104,6 +108,9 @@ pub fn render_compare_table(r: &CompareReport) -> String {
     }
     for reason in &r.reasons {
         out.push_str(&format!("· {reason}\n"));
+    }
+    if !r.metrics.is_empty() {
+        out.push_str(&format!("method: {}\n", method_line(r)));
     }
     out
 }

@@ -19,7 +19,11 @@ pub fn headline(r: &CompareReport) -> String {
         .filter(|m| m.status == MetricStatus::Regression && r.fail_on.fails(m.severity))
         .count();
     let breaches = r.absolute_breaches.iter().filter(|b| b.fails).count();
+    let unevaluated = unevaluated_failing(r);
     match r.verdict {
+        Verdict::CouldNotEvaluate => {
+            "most cases failed for one infrastructure cause; no verdict on the agent".to_owned()
+        }
         Verdict::Fail => {
             let mut parts = Vec::new();
             if failing > 0 {
@@ -34,6 +38,12 @@ pub fn headline(r: &CompareReport) -> String {
                     breaches,
                     "absolute gate breached",
                     "absolute gates breached",
+                ));
+            }
+            if unevaluated > 0 {
+                parts.push(format!(
+                    "{} that no case could evaluate",
+                    plural(unevaluated, "checkpoint", "checkpoints")
                 ));
             }
             parts.join(", ")
@@ -59,6 +69,70 @@ pub fn headline(r: &CompareReport) -> String {
             }
         }
     }
+}
+
+/// Unevaluated checkpoints that fail the gate (`gates.unevaluated: fail`).
+fn unevaluated_failing(r: &CompareReport) -> usize {
+    if r.settings.unevaluated == crate::spec::model::UnevaluatedPolicy::Fail {
+        r.coverage.iter().filter(|c| c.unevaluated).count()
+    } else {
+        0
+    }
+}
+
+/// `exact sign-flip, 7 of 29 changed` / `no variation: all 29 paired values are equal`.
+pub fn test_line(m: &MetricComparison) -> String {
+    let Some(test) = m.test else {
+        return format!(
+            "not tested: {} paired (fewer than `min_cases`)",
+            plural(m.n, "case", "cases")
+        );
+    };
+    let mut s = match test {
+        crate::compare::model::TestName::NoVariation => {
+            format!("{}: {}", test.as_str(), m.test_note)
+        }
+        _ => format!(
+            "{} test, {} of {} changed",
+            test.as_str(),
+            m.nonzero.unwrap_or(0),
+            plural(m.n, "paired case", "paired cases")
+        ),
+    };
+    if !m.missing.is_none() {
+        s.push_str(&format!(
+            "; no value in {} of the head and {} of the baseline",
+            plural(m.missing.head, "case", "cases"),
+            plural(m.missing.base, "case", "cases")
+        ));
+    }
+    s
+}
+
+/// The method line under a report: tests, family, α.
+pub fn method_line(r: &CompareReport) -> String {
+    format!(
+        "one-sided paired sign-flip tests (exact when few cases changed, else {} random sign patterns; seed {}) with bootstrap 95% CIs · {} over the {} that can fail the gate (and separately over {} more; {} left out: no variation or too few changes to reach α) · α = {}: {} · 2σ band over the last {} baseline means",
+        r.settings.resamples,
+        r.settings.seed,
+        if r.settings.fdr {
+            "Benjamini–Hochberg q-values"
+        } else {
+            "raw p-values (--fdr off)"
+        },
+        plural(r.family.size, "metric", "metrics"),
+        r.family.informational,
+        r.family.untestable,
+        trim_float(r.family.alpha),
+        r.family.alpha_note,
+        r.settings.history_window,
+    )
+}
+
+/// `0.04`, not `0.04000000000000001`.
+fn trim_float(v: f64) -> String {
+    let s = format!("{v:.6}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 /// `Δ −4.0 pp (95% CI −6.1 … −1.9), q 0.0031`.
@@ -143,7 +217,12 @@ pub fn tier_line(t: &crate::compare::model::TierOutcome) -> String {
     }
     if t.stopped_early {
         s.push_str(&format!(
-            "; confirmed critical regression: stopped before the full tier ({} saved)",
+            "; {}: stopped before the full tier ({} saved)",
+            if t.verdict == Verdict::CouldNotEvaluate {
+                "could not evaluate"
+            } else {
+                "a regression that fails the gate"
+            },
             plural(t.runs_saved, "run", "runs")
         ));
     }

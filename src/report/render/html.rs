@@ -37,6 +37,7 @@ pub fn render_compare_html(r: &CompareReport) -> String {
     let (class, word) = match r.verdict {
         Verdict::Fail => ("fail", "FAIL"),
         Verdict::Pass => ("pass", "PASS"),
+        Verdict::CouldNotEvaluate => ("fail", "COULD NOT EVALUATE"),
     };
     let _ = writeln!(
         b,

@@ -172,40 +172,12 @@ fn gates(cx: &mut Ctx<'_>, checkpoint_ids: &BTreeSet<String>, workflow_steps: &B
         return;
     };
     let at = loc(&cx.loaded.file.suite);
-    if let Some(alpha) = g.alpha
-        && !(alpha > 0.0 && alpha < 1.0)
-    {
+    // Ranges of the statistics settings: one definition, shared with `compare`.
+    for problem in crate::compare::settings::gate_problems(&g) {
         cx.error(
             at,
-            format!("`gates.alpha` is {alpha}; it must lie strictly between 0 and 1"),
-            "the usual value is 0.05",
-        );
-    }
-    if let Some(n) = g.min_cases
-        && n < 2
-    {
-        cx.error(
-            at,
-            format!("`gates.min_cases` is {n}; a paired test needs at least 2 cases"),
-            "the default is 5",
-        );
-    }
-    if let Some(w) = g.history_window
-        && w < 5
-    {
-        cx.error(
-            at,
-            format!("`gates.history_window` is {w}; the 2σ band needs at least 5 points"),
-            "the default is 20",
-        );
-    }
-    if let Some(r) = g.max_judge_error_rate
-        && !(0.0..=1.0).contains(&r)
-    {
-        cx.error(
-            at,
-            format!("`gates.max_judge_error_rate` is {r}; it is a share between 0 and 1"),
-            "e.g. 0.1 for 10%",
+            format!("`{}` {}", problem.key, problem.message),
+            "see the `gates:` section of docs/suites.md for each setting's range",
         );
     }
     let names: Vec<(String, &str)> = g
@@ -223,17 +195,6 @@ fn gates(cx: &mut Ctx<'_>, checkpoint_ids: &BTreeSet<String>, workflow_steps: &B
                     "metric names are {}, `checkpoint:<id>`, `step_type:<PLAN|TOOLSEL|PARAMGEN|EXEC|SYNTH>`, `step:<workflow step id>`",
                     SUITE_METRICS.join(", ")
                 ),
-            );
-        }
-    }
-    for (name, gate) in &g.absolute {
-        if let (Some(min), Some(max)) = (gate.min, gate.max)
-            && min > max
-        {
-            cx.error(
-                at,
-                format!("`gates.absolute.{name}` has min {min} above max {max}"),
-                "swap them",
             );
         }
     }

@@ -22,7 +22,10 @@ fn counted_suite(dir: &Path, smoke: &[&str]) {
         "support-bot's agent.command changed"
     );
     let counted = r#"  command: ["sh", "-c", "echo \"$AGENTEVAL_CASE_ID\" >> \"$INVOCATIONS\"; exec python3 agent/agent.py --input \"$1\" --trace-out \"$2\" --workdir \"$3\"", "sh", "{input_file}", "{trace_file}", "{workdir}"]"#;
-    std::fs::write(suite.join("suite.yaml"), yaml.replace(original, counted)).unwrap();
+    let yaml = yaml
+        .replace(original, counted)
+        .replace("max_cases: 6", "max_cases: 10");
+    std::fs::write(suite.join("suite.yaml"), yaml).unwrap();
     let cases = suite.join("cases.jsonl");
     let retagged: Vec<String> = std::fs::read_to_string(&cases)
         .unwrap()
@@ -72,33 +75,37 @@ fn compare(dir: &Path, variant: &str) -> (std::process::Output, serde_json::Valu
 #[test]
 fn a_critical_smoke_regression_stops_before_the_full_tier_runs_any_agent() {
     let dir = tempfile::tempdir().unwrap();
-    // The five refund cases, where the regressed agent skips approval (P2-02, critical).
-    let refunds = ["sb-003", "sb-004", "sb-010", "sb-018", "sb-022"];
-    counted_suite(dir.path(), &refunds);
+    // Eight cases whose compliance (critical) the regressed agent lowers: the five refunds
+    // where it skips approval and three where it answers without a lookup. (1/2)^8 is below
+    // the smoke tier's share of α (0.01), so the smoke tier stops the run.
+    let smoke = [
+        "sb-001", "sb-002", "sb-003", "sb-004", "sb-010", "sb-012", "sb-018", "sb-022",
+    ];
+    counted_suite(dir.path(), &smoke);
     let (out, report) = compare(dir.path(), "regressed");
     let (_, stderr) = assert_code(&out, 2);
     assert!(
-        stderr.contains("run mode: smoke tier of `support-bot`: 5 cases, concurrency 4"),
+        stderr.contains("run mode: smoke tier of `support-bot`: 8 cases, concurrency 4"),
         "{stderr}"
     );
     assert!(
-        stderr.contains("smoke tier: confirmed critical regression; skipping the full tier"),
+        stderr.contains("smoke tier: a regression that fails the gate; skipping the full tier"),
         "{stderr}"
     );
     assert!(!stderr.contains("full tier of `support-bot`"), "{stderr}");
     // Exactly the smoke cases ran, once each.
-    assert_eq!(invocations(dir.path()), refunds);
+    assert_eq!(invocations(dir.path()), smoke);
     let tiers = report["tiers"].as_array().unwrap();
     assert_eq!(tiers.len(), 1);
     assert_eq!(tiers[0]["tier"], "smoke");
     assert_eq!(tiers[0]["verdict"], "fail");
     assert_eq!(tiers[0]["stopped_early"], true);
-    assert_eq!(tiers[0]["runs_saved"], 19);
+    assert_eq!(tiers[0]["runs_saved"], 16);
     assert!(
         report["regressions"]
             .as_array()
             .unwrap()
-            .contains(&serde_json::json!("support-bot/checkpoint:P2-02"))
+            .contains(&serde_json::json!("support-bot/compliance_percent"))
     );
 }
 

@@ -112,7 +112,12 @@ fn merged_shards_equal_one_process_byte_for_byte() {
 #[test]
 fn shard_reports_that_do_not_belong_together_are_rejected() {
     let dir = tempfile::tempdir().unwrap();
-    let replay = ["--traces", "suites/support-bot/traces"];
+    let replay = [
+        "--traces",
+        "suites/support-bot/traces",
+        "--evidence",
+        "suites/support-bot/evidence",
+    ];
     let parts = shards("support-bot", dir.path(), 3, &replay);
     assert_eq!(parts.len(), 3);
     let seeded = dir.path().join("seeded.json");

@@ -1,0 +1,129 @@
+//! What the head run could actually evaluate: per checkpoint, in how many cases it was
+//! decided, N/A (and why) or BLOCKED; and whether most cases failed for one infrastructure
+//! cause. Counting only: the decisions taken on these numbers are in [`super::decide`].
+
+use std::collections::BTreeMap;
+
+use crate::compare::model::CheckpointCoverage;
+use crate::report::model::{CaseStatus, CheckpointState, NaKind, RunReport};
+use crate::spec::model::FailOn;
+
+/// Coverage of every checkpoint of `head`, in catalog order. `unevaluated` is set for a
+/// checkpoint at or above `fail_on` decided in no case although some case could not
+/// evaluate it (N/A for want of a judge, evidence or trace, or BLOCKED).
+pub fn checkpoint_coverage(
+    suite: &str,
+    head: &RunReport,
+    fail_on: FailOn,
+) -> Vec<CheckpointCoverage> {
+    head.checkpoint_catalog
+        .iter()
+        .map(|info| {
+            let mut c = CheckpointCoverage {
+                suite: suite.to_owned(),
+                id: info.id.clone(),
+                severity: info.severity,
+                decided: 0,
+                vacuous: 0,
+                not_evaluated: 0,
+                blocked: 0,
+                reason: String::new(),
+                unevaluated: false,
+            };
+            let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+            for r in head
+                .cases
+                .iter()
+                .flat_map(|case| case.checkpoints.iter().filter(|r| r.id == info.id))
+            {
+                match r.result {
+                    CheckpointState::Pass | CheckpointState::Partial | CheckpointState::Fail => {
+                        c.decided += 1;
+                    }
+                    CheckpointState::NotApplicable if r.na_kind.is_some_and(NaKind::is_vacuous) => {
+                        c.vacuous += 1;
+                    }
+                    CheckpointState::NotApplicable => {
+                        c.not_evaluated += 1;
+                        *reasons.entry(format!("N/A: {}", r.notes)).or_default() += 1;
+                    }
+                    CheckpointState::Blocked => {
+                        c.blocked += 1;
+                        *reasons.entry(r.notes.clone()).or_default() += 1;
+                    }
+                }
+            }
+            if c.decided == 0 {
+                c.reason = most_common(&reasons)
+                    .map(|(reason, n)| format!("{reason} ({n} of {})", head.cases.len()))
+                    .unwrap_or_default();
+                c.unevaluated = c.not_evaluated + c.blocked > 0 && fail_on.fails(info.severity);
+            }
+            c
+        })
+        .collect()
+}
+
+/// The most frequent key; ties go to the first in order.
+fn most_common(counts: &BTreeMap<String, usize>) -> Option<(&str, usize)> {
+    counts
+        .iter()
+        .fold(None, |best: Option<(&str, usize)>, (k, &n)| match best {
+            Some((_, m)) if m >= n => best,
+            _ => Some((k.as_str(), n)),
+        })
+}
+
+/// When more than half of the head cases did not complete for one and the same reason
+/// before producing a trace (the agent could not start, exited with the same error, left
+/// no trace), that cause, with how many cases it hit: the run says nothing about the agent's
+/// quality (DESIGN §11).
+pub fn infrastructure_failure(head: &RunReport) -> Option<String> {
+    let mut groups: BTreeMap<String, usize> = BTreeMap::new();
+    for case in &head.cases {
+        if !matches!(
+            case.status,
+            CaseStatus::AgentError | CaseStatus::TraceMissing
+        ) || case.trace.as_ref().is_some_and(|t| t.spans > 0)
+        {
+            continue;
+        }
+        let Some(error) = &case.error else { continue };
+        let last_line = |tail: &Option<String>| {
+            tail.as_deref()
+                .and_then(|t| t.lines().rev().find(|l| !l.trim().is_empty()))
+                .map(str::trim)
+                .map(str::to_owned)
+        };
+        let detail = last_line(&error.stderr_tail)
+            .or_else(|| last_line(&error.stdout_tail))
+            .map(|l| format!(": {l}"))
+            .unwrap_or_default();
+        let key = format!("{}: {}{detail}", case.status, error.message);
+        *groups.entry(key).or_default() += 1;
+    }
+    let (cause, count) = most_common(&groups)?;
+    (2 * count > head.cases.len()).then(|| {
+        format!(
+            "{count} of {} cases failed the same way before producing a trace ({cause})",
+            head.cases.len()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ties_pick_the_first_key() {
+        let counts: BTreeMap<String, usize> = [
+            ("a".to_owned(), 2),
+            ("b".to_owned(), 2),
+            ("c".to_owned(), 1),
+        ]
+        .into();
+        assert_eq!(most_common(&counts), Some(("a", 2)));
+        assert_eq!(most_common(&BTreeMap::new()), None);
+    }
+}

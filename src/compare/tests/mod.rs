@@ -1,0 +1,6 @@
+//! Tests of the compare engine and decisions.
+
+mod family;
+mod fixtures;
+mod gates;
+mod statuses;
