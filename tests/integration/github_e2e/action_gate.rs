@@ -276,3 +276,62 @@ async fn a_fork_pull_request_gates_without_posting() {
     );
     assert_eq!(read_report(&report)["verdict"], "fail");
 }
+
+/// Run mode where every agent dies at start-up for one cause (a secret a
+/// fork pull request does not get): through the action, the step exits 69
+/// ("could not evaluate"), never 2, and the comment says so.
+#[tokio::test]
+async fn an_agent_that_cannot_start_is_could_not_evaluate_not_a_regression() {
+    let fake = Fake::start().await;
+    let job = Job::new("acme/widgets");
+    let ids = ["c1", "c2", "c3", "c4", "c5", "c6"];
+    let ok: Vec<(&str, &str)> = ids.iter().map(|id| (*id, "ok")).collect();
+    let s = crate::runner::AgentSuite::new("", &ok);
+    let update = crate::common::bin()
+        .current_dir(s.dir.path())
+        .args([
+            "baseline",
+            "update",
+            "--name",
+            "main",
+            "--suite",
+            "agents",
+            "--deterministic",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(update.status.code(), Some(0), "{:?}", outputs(&update));
+    let yaml = s.path("suites/agents/suite.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(&yaml, text.replace("behaviour: ok", "behaviour: crash")).unwrap();
+
+    let report = job.path("compare.json");
+    let out = run_step(
+        "gate",
+        s.dir.path(),
+        &gate_env(
+            &job,
+            &fake,
+            &[
+                ("suites", "agents"),
+                ("extra-args", "--isolated"),
+                ("report", report.to_str().unwrap()),
+            ],
+        ),
+    );
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(69), "{stdout}\n{stderr}");
+    assert_eq!(output(&job.outputs(), "exit-code"), Some("69"));
+    let comments = fake.comments();
+    assert_eq!(comments.len(), 1, "{stderr}");
+    assert!(
+        comments[0].body.contains("could not evaluate the agent"),
+        "{}",
+        comments[0].body
+    );
+    assert!(
+        comments[0]
+            .body
+            .contains("6 of 6 cases failed the same way")
+    );
+}
