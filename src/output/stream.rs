@@ -14,9 +14,10 @@ pub fn write_stdout(text: &str) -> Result<()> {
         .map_err(Error::Stdout)
 }
 
-/// Write `text` to stderr, ignoring failures (there is nowhere left to report them).
+/// Write `text` to stderr, ignoring failures (there is nowhere left to report
+/// them). Through anstream: ANSI colour is stripped when colour is off.
 pub fn write_stderr(text: &str) {
-    let mut err = std::io::stderr().lock();
+    let mut err = anstream::stderr().lock();
     let _ignored = err.write_all(text.as_bytes());
 }
 
