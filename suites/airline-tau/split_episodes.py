@@ -34,7 +34,7 @@ KNOWN_SOURCES = {
     "e9e6c0297660c537f83d4fd9c476ce7a9a86ecd2784874b7bfc13be598e37bfa": "upstream gpt-4o-airline.json @ 59a200c",
 }
 EPISODES = [(t, 0) for t in (0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 18, 20, 24, 26, 29, 31, 33)]
-SMOKE = {0, 4, 6, 12}
+SMOKE = {0, 1, 4, 6, 8, 11, 12, 31}
 WRITE_TOOLS = {"book_reservation", "cancel_reservation", "update_reservation_flights",
                "update_reservation_passengers", "update_reservation_baggages", "send_certificate"}
 

@@ -285,7 +285,7 @@ fn lint_reports_each_policy_mistake_once_at_its_line() {
         ),
         (
             "suite.yaml:48:32",
-            "`gates.metrics.task_success.min_effect` is 5, but `task_success` runs from 0 to 1",
+            "`gates.metrics.task_success.min_effect` `5` can never be reached: `task_success` ranges over [0, 1]",
         ),
         (
             "suite.yaml:49:5",
