@@ -19,7 +19,8 @@ pub enum ExitCode {
     Usage = 64,
     /// Bad input data: a trace, evidence, report or baseline file.
     DataError = 65,
-    /// Judge or GitHub unavailable after retries, when the verdict could not be reached.
+    /// The verdict could not be reached: judge or GitHub unavailable after retries, or most
+    /// cases failed for one infrastructure cause (the agent could not start).
     Unavailable = 69,
     /// I/O error: a file could not be read or written.
     Io = 74,
@@ -62,7 +63,9 @@ impl ExitCode {
             Self::NothingEvaluated => "nothing evaluated (--allow-empty turns this into 0)",
             Self::Usage => "usage error",
             Self::DataError => "bad input data (trace, evidence, report, baseline)",
-            Self::Unavailable => "judge or GitHub unavailable after retries",
+            Self::Unavailable => {
+                "verdict not reached: judge or GitHub unavailable, or the agent could not run"
+            }
             Self::Io => "I/O error",
             Self::Config => "invalid suite spec or config",
             Self::Interrupted => "interrupted by SIGINT",

@@ -19,17 +19,17 @@ where
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            // Help and version go to stdout and succeed; usage errors exit 64 (not clap's 2,
-            // which is the gate's "failed" code).
+            // `--help` and `--version` go to stdout and succeed. Usage errors,
+            // and no subcommand at all (help on stderr), exit 64: not clap's
+            // 2, which is the gate's "failed" code, and never 0, which a CI
+            // step would read as a passing gate.
             let code = match e.kind() {
-                clap::error::ErrorKind::DisplayHelp
-                | clap::error::ErrorKind::DisplayVersion
-                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
                     ExitCode::Success
                 }
                 _ => ExitCode::Usage,
             };
-            let _ignored = e.print();
+            let _ignored = crate::cli::without_weakening_suggestions(e).print();
             return code;
         }
     };

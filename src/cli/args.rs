@@ -72,6 +72,17 @@ pub enum CliCommand {
     /// Print the JSON Schema of `suite.yaml`.
     #[command(hide = true)]
     Schema,
+    /// Print a shell completion script on stdout (e.g. `agenteval-gate completions bash > ~/.local/share/bash-completion/completions/agenteval-gate`).
+    Completions(CliCompletions),
+    /// Print the man page (roff) on stdout (e.g. `agenteval-gate man > agenteval-gate.1`).
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct CliCompletions {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Flags shared by `run`, `compare`, `baseline update` and `lint`.
@@ -277,9 +288,25 @@ pub struct CliBaselineShow {
     pub suite: CliSuiteArgs,
     #[arg(long, value_name = "NAME", default_value = "main")]
     pub name: String,
-    /// Print JSON instead of a table.
-    #[arg(long)]
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = CliBaselineShowFormat::Table)]
+    pub format: CliBaselineShowFormat,
+    /// The former spelling of `--format json`.
+    #[arg(long, hide = true)]
     pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CliBaselineShowFormat {
+    Table,
+    Json,
+}
+
+impl CliBaselineShow {
+    /// `--format json`, or the hidden `--json`.
+    pub fn wants_json(&self) -> bool {
+        self.json || self.format == CliBaselineShowFormat::Json
+    }
 }
 
 #[derive(Debug, Args)]

@@ -168,7 +168,7 @@ fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
             read_history(&history_path(dir, &args.name, &suite))?,
             Some(&file),
         );
-        if args.json {
+        if args.wants_json() {
             json.push(serde_json::json!({
                 "baseline": file.baseline,
                 "cases": file.report.cases.len(),
@@ -212,7 +212,7 @@ fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
         }
         outln!("{t}")?;
     }
-    if args.json {
+    if args.wants_json() {
         crate::output::write_stdout(&to_json(&json))?;
     }
     Ok(ExitCode::Success)

@@ -14,7 +14,7 @@ use crate::spec::discover::suite_paths;
 use crate::spec::load::{LoadedSuite, Origin, load_suite};
 use crate::spec::stability::check_id_stability;
 use crate::spec::suite::Suite;
-use crate::spec::validate::validate;
+use crate::spec::validate::{check_evidence_pointers, validate};
 
 use super::common::print_diagnostic;
 
@@ -77,10 +77,13 @@ pub(crate) fn run(args: &CliLint, config: &Config) -> Result<ExitCode> {
             Err(other) => return Err(other.into()),
         };
         let validation = validate(&loaded);
-        diagnostics.extend(validation.diagnostics);
+        let mut found = validation.diagnostics;
+        found.extend(check_evidence_pointers(&loaded));
         if let Some(suite) = &validation.suite {
-            diagnostics.extend(gate_diagnostics(&loaded, suite, config));
+            found.extend(gate_diagnostics(&loaded, suite, config));
         }
+        found.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+        diagnostics.extend(found);
         let mut baselines = Vec::new();
         for name in list_names(&settings.baselines_dir) {
             let p = baseline_path(&settings.baselines_dir, &name, &loaded.file.suite.value);

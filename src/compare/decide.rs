@@ -281,6 +281,7 @@ pub fn compare(
         .map(MetricComparison::qualified_name)
         .collect();
     let first = inputs.first();
+    let views = crate::report::views::compare_views(&metrics, inputs);
     Ok(CompareReport {
         schema_version: COMPARE_REPORT_SCHEMA_VERSION,
         tool_version: crate::VERSION.to_owned(),
@@ -316,6 +317,7 @@ pub fn compare(
         missing_baselines: Vec::new(),
         worst_case: None,
         evaluated_at: None,
+        views: Some(views),
     })
 }
 
@@ -359,6 +361,7 @@ pub fn no_baseline_report(baseline: &str, fail_on: FailOn, suites: &[String]) ->
         missing_baselines: suites.to_vec(),
         worst_case: None,
         evaluated_at: None,
+        views: None,
     }
 }
 

@@ -53,6 +53,10 @@ pub struct CompareReport {
     pub worst_case: Option<WorstCase>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evaluated_at: Option<String>,
+    /// What the drawn views (HTML report, history charts) need when the report
+    /// is rendered later from the saved file; size policy in `report::views::build`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub views: Option<crate::report::views::CompareViews>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -245,6 +245,8 @@ mod tests {
             notes: String::new(),
             compensated: false,
             metrics: std::collections::BTreeMap::new(),
+            agent: None,
+            attempt: None,
         }
     }
 

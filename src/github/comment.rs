@@ -9,8 +9,9 @@
 use crate::github::client::{GitHubClient, IssueComment};
 use crate::github::error::GitHubError;
 
-/// GitHub rejects comment bodies longer than this many characters.
-pub const MAX_COMMENT_CHARS: usize = 65_536;
+/// GitHub rejects comment bodies longer than this many characters (one definition, with the
+/// renderer that keeps the comment under it).
+pub use crate::report::render::compare_markdown::MAX_COMMENT_CHARS;
 
 /// Starts every marker; [`find_marker`] looks for it.
 pub const MARKER_PREFIX: &str = "<!-- agenteval-gate:";

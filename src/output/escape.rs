@@ -151,7 +151,7 @@ pub fn workflow_property(s: &str) -> String {
 
 /// Text in Markdown (a paragraph, a list item, a heading, a table cell):
 /// HTML-escaped (`&`, `<`, `>`, `"`); the characters that start inline
-/// markup backslash-escaped (`\\ ` * _ [ ] | ~ # $`: no code span,
+/// markup backslash-escaped (backslash, backtick, `*` `_` `[` `]` `|` `~` `#` `$`: no code span,
 /// emphasis, link, image, table pipe, strikethrough, math, or heading
 /// closing sequence); `@` followed by a zero-width space (no mention);
 /// control characters as visible escapes (no line break); and at the start
@@ -163,7 +163,10 @@ pub fn md_text(s: &str) -> String {
 
 /// ASCII punctuation that opens or closes inline Markdown anywhere in a line.
 fn is_inline_markup(c: char) -> bool {
-    matches!(c, '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' | '$')
+    matches!(
+        c,
+        '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' | '$'
+    )
 }
 
 /// [`md_text`]; `at_start`: `s` begins the field (block syntax matters).

@@ -40,9 +40,10 @@ pub fn write_workflow_command(line: &str) -> Result<()> {
 
 /// Write `text` to stderr, ignoring failures (there is nowhere left to
 /// report them); a line that would be a workflow command is neutralised.
+/// Through anstream: ANSI colour is stripped when colour is off.
 pub fn write_stderr(text: &str) {
     let text = workflow_guard(text);
-    let mut err = std::io::stderr().lock();
+    let mut err = anstream::stderr().lock();
     let _ignored = err.write_all(text.as_bytes());
 }
 

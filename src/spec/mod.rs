@@ -4,6 +4,7 @@
 pub mod discover;
 mod error;
 pub mod load;
+pub mod matcher;
 pub mod model;
 pub mod schema;
 pub mod stability;

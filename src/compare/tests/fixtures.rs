@@ -61,6 +61,8 @@ pub(super) fn case(
                 notes: String::new(),
                 compensated: false,
                 metrics: BTreeMap::new(),
+                agent: None,
+                attempt: None,
             }]
         })
         .unwrap_or_default();

@@ -17,7 +17,7 @@ use crate::eval::case::StepPart;
 use crate::eval::metrics::cost::cost_metrics;
 use crate::eval::metrics::task::evaluate_task;
 use crate::eval::metrics::tool_use::tool_use_metrics;
-use crate::report::model::{Cost, DagInfo, StepResult, TaskResult, ToolUse};
+use crate::report::model::{Cost, DagInfo, StepAttempt, StepResult, TaskResult, ToolUse};
 use crate::spec::model::{ExpectedOutput, PriceSpec, StepType, WorkflowSpec};
 use crate::spec::suite::{Case, Suite};
 use crate::trace::model::Trace;
@@ -222,6 +222,11 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
                     .iter()
                     .map(|(m, v)| (m.as_str().to_owned(), *v))
                     .collect(),
+                agent: node.agent.clone(),
+                attempt: node.attempt.map(|a| StepAttempt {
+                    number: a.number,
+                    of: a.of,
+                }),
             }
         })
         .collect();

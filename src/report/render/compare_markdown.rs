@@ -8,34 +8,83 @@
 use std::fmt::Write as _;
 
 use crate::compare::model::{CompareReport, MetricComparison, MetricStatus, Verdict};
-use crate::output::plural;
 use crate::output::escape::{md_code, md_code_cell, md_prose, md_text, mermaid_block};
+use crate::output::plural;
 
 use super::compare_text::{
     effect, headline, method_line, moved, sigma, sigma_cell, status_icon, test_line, tier_line,
 };
 use super::fmt::{delta, metric, pvalue};
 
-/// GitHub's limit on a comment body.
+/// GitHub's limit on a comment body, in characters.
 pub const MAX_COMMENT_CHARS: usize = 65_536;
-const TRUNCATED: &str = "\n\n_… report truncated to fit GitHub's 65,536-character limit; the full report is in the job's artifact._\n";
+/// Mermaid history charts in the full comment (the short one drops them).
+const MAX_HISTORY_CHARTS: usize = 2;
+/// GitHub's limit on one step's job summary, in bytes.
+/// <https://docs.github.com/en/actions/reference/workflow-commands-for-github-actions#step-isolation-and-limits>
+pub const MAX_SUMMARY_BYTES: usize = 1024 * 1024;
+const COMMENT_TRUNCATED: &str = "\n\n_… report truncated to fit GitHub's 65,536-character comment limit. \
+The full report is in this run's job summary (the workflow run's **Summary** page) and in the JSON report \
+uploaded as the run's artifact._\n";
+const SUMMARY_TRUNCATED: &str = "\n\n_… report truncated to fit the job summary's 1 MiB limit. The full report is \
+the JSON report uploaded as the run's artifact (`agenteval-gate report FILE --format html` renders it)._\n";
 
+/// The PR comment: at most [`MAX_COMMENT_CHARS`] characters.
 pub fn render_compare_markdown(r: &CompareReport) -> String {
-    let full = render(r, true);
-    if full.chars().count() <= MAX_COMMENT_CHARS {
+    capped(
+        render(r, true),
+        || render(r, false),
+        |_| 1,
+        MAX_COMMENT_CHARS,
+        COMMENT_TRUNCATED,
+    )
+}
+
+/// The job summary: the same report with its own, larger cap
+/// ([`MAX_SUMMARY_BYTES`]), so a comment cut to fit still has its full
+/// report one click away.
+pub fn render_compare_summary(r: &CompareReport) -> String {
+    capped(
+        render(r, true),
+        || render(r, false),
+        char::len_utf8,
+        MAX_SUMMARY_BYTES,
+        SUMMARY_TRUNCATED,
+    )
+}
+
+/// `full` if it fits `max` (each character weighing `weight`), else
+/// `short()` (the report without its long tables), else that cut at a line
+/// boundary and followed by `notice`.
+fn capped(
+    full: String,
+    short: impl FnOnce() -> String,
+    weight: fn(char) -> usize,
+    max: usize,
+    notice: &str,
+) -> String {
+    let size = |s: &str| s.chars().map(weight).sum::<usize>();
+    if size(&full) <= max {
         return full;
     }
-    // Drop the long tables first, then cut at a line boundary.
-    let short = render(r, false);
-    if short.chars().count() <= MAX_COMMENT_CHARS {
+    let short = short();
+    if size(&short) <= max {
         return short;
     }
-    let budget = MAX_COMMENT_CHARS - TRUNCATED.chars().count();
-    let mut cut: String = short.chars().take(budget).collect();
+    let budget = max - size(notice);
+    let mut used = 0;
+    let mut cut = String::new();
+    for c in short.chars() {
+        used += weight(c);
+        if used > budget {
+            break;
+        }
+        cut.push(c);
+    }
     if let Some(i) = cut.rfind('\n') {
         cut.truncate(i);
     }
-    cut.push_str(TRUNCATED);
+    cut.push_str(notice);
     cut
 }
 
@@ -104,8 +153,18 @@ fn render(r: &CompareReport, details: bool) -> String {
         .collect();
     if !regressions.is_empty() {
         md.push_str("\n### What moved and where\n");
+        let mut charts = 0;
         for m in regressions {
             localization(&mut md, m, details);
+            if details
+                && charts < MAX_HISTORY_CHARTS
+                && m.status == MetricStatus::Regression
+                && let Some(chart) = history_chart_of(r, m)
+            {
+                md.push('\n');
+                md.push_str(&chart);
+                charts += 1;
+            }
         }
     }
     if let Some(w) = &r.worst_case {
@@ -229,6 +288,17 @@ fn baseline_source(md: &mut String, r: &CompareReport) {
             source.rev.as_deref().map_or_else(String::new, md_code)
         );
     }
+}
+
+/// The history band chart of a regressed metric, from the report's saved views.
+fn history_chart_of(r: &CompareReport, m: &MetricComparison) -> Option<String> {
+    let views = r
+        .views
+        .as_ref()?
+        .suites
+        .iter()
+        .find(|s| s.suite == m.suite)?;
+    super::mermaid_history::history_chart(m, &views.history)
 }
 
 fn tiers(md: &mut String, r: &CompareReport) {
@@ -397,12 +467,7 @@ fn pairing(md: &mut String, r: &CompareReport) {
             md_code(&s.suite),
             plural(s.paired_cases, "case", "cases")
         );
-        let list = |v: &[String]| {
-            v.iter()
-                .map(|c| md_code(c))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let list = |v: &[String]| v.iter().map(|c| md_code(c)).collect::<Vec<_>>().join(", ");
         for (label, v) in [
             ("new cases (not compared)", &s.new_cases),
             ("removed cases", &s.removed_cases),
@@ -435,4 +500,76 @@ fn pairing(md: &mut String, r: &CompareReport) {
         md,
         "\n<details><summary>Pairing and spec changes</summary>\n\n{body}\n</details>"
     );
+}
+
+#[cfg(test)]
+mod cap_tests {
+    use super::*;
+
+    fn lines(n: usize, line: &str) -> String {
+        let mut text = String::new();
+        for i in 0..n {
+            let _ = writeln!(text, "{i} {line}");
+        }
+        text
+    }
+
+    #[test]
+    fn the_summary_keeps_the_full_report_the_comment_had_to_shorten() {
+        let full = lines(2_000, "| a metric row with its numbers |"); // ~70 kB
+        let short = lines(100, "a regression");
+        let comment = capped(
+            full.clone(),
+            || short.clone(),
+            |_| 1,
+            MAX_COMMENT_CHARS,
+            COMMENT_TRUNCATED,
+        );
+        assert_eq!(comment, short);
+        let summary = capped(
+            full.clone(),
+            || short.clone(),
+            char::len_utf8,
+            MAX_SUMMARY_BYTES,
+            SUMMARY_TRUNCATED,
+        );
+        assert_eq!(summary, full);
+    }
+
+    #[test]
+    fn each_cap_is_kept_in_its_own_unit_with_a_notice_saying_where_the_rest_is() {
+        // Two bytes per character: the comment counts characters, the summary bytes.
+        let huge = lines(40_000, "é".repeat(40).as_str()); // ~3.4 MB
+        let comment = capped(
+            huge.clone(),
+            || huge.clone(),
+            |_| 1,
+            MAX_COMMENT_CHARS,
+            COMMENT_TRUNCATED,
+        );
+        assert!(comment.chars().count() <= MAX_COMMENT_CHARS);
+        assert!(
+            comment.chars().count() > MAX_COMMENT_CHARS - 200,
+            "cut at the last whole line"
+        );
+        assert!(comment.ends_with(COMMENT_TRUNCATED));
+        assert!(COMMENT_TRUNCATED.contains("The full report is in this run's job summary"));
+        let summary = capped(
+            huge.clone(),
+            || huge.clone(),
+            char::len_utf8,
+            MAX_SUMMARY_BYTES,
+            SUMMARY_TRUNCATED,
+        );
+        assert!(summary.len() <= MAX_SUMMARY_BYTES, "{}", summary.len());
+        assert!(summary.len() > MAX_SUMMARY_BYTES - 300);
+        assert!(summary.ends_with(SUMMARY_TRUNCATED));
+        assert!(SUMMARY_TRUNCATED.contains("JSON report uploaded as the run's artifact"));
+        let kept = summary.strip_suffix(SUMMARY_TRUNCATED).unwrap();
+        assert!(huge.starts_with(kept), "a prefix of the report");
+        assert!(
+            huge[kept.len()..].starts_with('\n'),
+            "cut at a line boundary"
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! Case checks: ids present and unique, expected tools in the catalog,
 //! exactly one task-success matcher.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use regex::Regex;
 use serde_json::Value;
@@ -9,9 +9,10 @@ use serde_json::Value;
 use crate::spec::load::Origin;
 use crate::spec::suite::Case;
 
+use super::catalog::Catalog;
 use super::context::Ctx;
 
-pub(super) fn validate(cx: &mut Ctx<'_>, tools: &BTreeSet<String>) -> Vec<Case> {
+pub(super) fn validate(cx: &mut Ctx<'_>, tools: &Catalog) -> Vec<Case> {
     let loaded = cx.loaded;
     let mut seen: BTreeMap<&str, String> = BTreeMap::new();
     let mut out = Vec::new();

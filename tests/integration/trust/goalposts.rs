@@ -174,7 +174,11 @@ fn a_pull_request_cannot_move_its_own_goalposts() {
     let (_, stderr) = expect(&compare(root, &["--baseline-ref", "empty"], &[]), 0);
     assert!(stderr.contains("has no baseline `main` yet"), "{stderr}");
     let (_, stderr) = expect(
-        &compare(root, &["--baseline-ref", "empty", "--require-baseline"], &[]),
+        &compare(
+            root,
+            &["--baseline-ref", "empty", "--require-baseline"],
+            &[],
+        ),
         65,
     );
     assert!(

@@ -90,6 +90,8 @@ fn hostile_suite() -> tempfile::TempDir {
             "--deterministic",
             "--traces",
             "suites/support-bot/traces",
+            "--evidence",
+            "suites/support-bot/evidence",
         ])
         .output()
         .unwrap();
@@ -146,9 +148,9 @@ fn check_comment(body: &str, marker: &str) {
         "the marker leads the body"
     );
     assert_eq!(
-        body.matches("agenteval-gate:main").count(),
+        body.matches("<!-- agenteval-gate:").count(),
         1,
-        "no second marker:\n{body}"
+        "no second raw marker (an escaped one in quoted data is inert):\n{body}"
     );
     for tag in html_events(body) {
         assert!(
