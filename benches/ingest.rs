@@ -73,6 +73,7 @@ fn main() {
         tier: TierChoice::Full,
         judge: JudgeChoice::None,
         judge_cache: dir.join("cache"),
+        judge_run: agenteval_gate::judge::tier::JudgeRun::default(),
         seed: 42,
         deterministic: true,
         shard: None,

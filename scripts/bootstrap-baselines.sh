@@ -27,4 +27,10 @@ done
   --traces suites/support-bot/traces --evidence suites/support-bot/evidence --deterministic
 "$bin" --isolated --quiet baseline update --name main --suite code-review --deterministic
 "$bin" --isolated --quiet baseline update --name main --suite airline-tau --deterministic
+# A second baseline of support-bot, judged by replaying the committed judge
+# cache (recorded from the SCRIPTED STAND-IN judge, not a model: see
+# scripts/record-judge-cache.sh), for `compare --baseline stand-in-judge --judge replay`.
+rm -rf baselines/stand-in-judge
+"$bin" --isolated --quiet baseline update --name stand-in-judge --suite support-bot \
+  --traces suites/support-bot/traces --evidence suites/support-bot/evidence --judge replay --deterministic
 "$bin" --isolated baseline list

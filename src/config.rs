@@ -13,7 +13,9 @@ use serde::Deserialize;
 use crate::cli::{CliEvalArgs, CliFailOn, CliGlobal, CliJudge, CliSuiteArgs, CliTier};
 use crate::diagnostic::{FileDiagnostic, named_source};
 use crate::error::{Error, Result};
+use crate::judge::JudgeMode;
 use crate::spec::SpecError;
+use crate::spec::judge::ProviderName;
 use crate::spec::model::FailOn;
 
 /// Name of the config file looked up by walking up from the working directory.
@@ -33,8 +35,9 @@ pub struct FileConfig {
     pub baselines_dir: Option<PathBuf>,
     #[serde(default)]
     pub tier: Option<TierChoice>,
+    /// A provider name (`judge: openai`) or the judge's settings map.
     #[serde(default)]
-    pub judge: Option<JudgeChoice>,
+    pub judge: Option<crate::spec::judge::JudgeConfigValue>,
     #[serde(default)]
     pub judge_cache: Option<PathBuf>,
     #[serde(default)]
@@ -76,7 +79,7 @@ impl Config {
             .map_err(|e| {
                 let d: FileDiagnostic = crate::spec::load::yaml_error(&path, &source, &e);
                 SpecError::Config(Box::new(d.with_help(
-                    "agenteval.yaml keys: suites_dir, baselines_dir, tier, judge, judge_cache, seed, resamples, fail_on, jobs, tags",
+                    "agenteval.yaml keys: suites_dir, baselines_dir, tier, judge (a provider name or a map: provider, model, base_url, api_key_env, auth, api_version, structured_output, price, concurrency, timeout_s, retries, fallback, max_cost_usd, max_total_tokens, temperature, max_tokens), judge_cache, seed, resamples, fail_on, jobs, tags",
                 )))
             })?;
         Ok(Self {
@@ -214,6 +217,9 @@ pub struct EvalSettings {
     pub tier: TierChoice,
     pub judge: JudgeChoice,
     pub judge_cache: PathBuf,
+    /// The judge's flags and `agenteval.yaml` settings, and the budgets the
+    /// command's suites share.
+    pub judge_run: crate::judge::tier::JudgeRun,
     pub seed: u64,
     pub deterministic: bool,
     pub shard: Option<Shard>,
@@ -236,25 +242,31 @@ impl EvalSettings {
             })
             .or(v.tier)
             .unwrap_or(default_tier);
-        let judge = args
-            .judge
-            .map(|j| match j {
-                CliJudge::None => JudgeChoice::None,
-                CliJudge::Openai => JudgeChoice::Openai,
-                CliJudge::Anthropic => JudgeChoice::Anthropic,
-                CliJudge::Replay => JudgeChoice::Replay,
-            })
-            .or(v.judge)
-            .unwrap_or(JudgeChoice::None);
-        if judge != JudgeChoice::None {
-            return Err(Error::usage_with_help(
-                format!(
-                    "`--judge {}` is not available in this build",
-                    judge.as_str()
-                ),
-                "the LLM judge is not built yet (see README, Status); tier-3 checkpoints are N/A with `--judge none`",
-            ));
-        }
+        let judge_options = crate::judge::JudgeOptions::resolve(
+            crate::judge::JudgeFlags {
+                mode: args.judge.map(|j| match j {
+                    CliJudge::None => JudgeMode::None,
+                    CliJudge::Openai => JudgeMode::Live(ProviderName::Openai),
+                    CliJudge::Anthropic => JudgeMode::Live(ProviderName::Anthropic),
+                    CliJudge::Replay => JudgeMode::Replay,
+                }),
+                model: args.judge_model.clone(),
+                base_url: args.judge_base_url.clone(),
+                cache: args.judge_cache.clone(),
+                max_cost_usd: args.judge_max_cost,
+                concurrency: args.judge_concurrency,
+            },
+            v.judge.as_ref(),
+            config.path.as_deref(),
+            v.judge_cache.as_deref().map(|p| config.rel(p)),
+        )
+        .map_err(crate::runner::RunnerError::from)?;
+        let judge = match judge_options.mode {
+            JudgeMode::None => JudgeChoice::None,
+            JudgeMode::Live(ProviderName::Openai) => JudgeChoice::Openai,
+            JudgeMode::Live(ProviderName::Anthropic) => JudgeChoice::Anthropic,
+            JudgeMode::Replay => JudgeChoice::Replay,
+        };
         let shard = args
             .shard
             .as_deref()
@@ -297,6 +309,7 @@ impl EvalSettings {
             }),
             tier,
             judge,
+            judge_run: crate::judge::tier::JudgeRun::new(judge_options),
             judge_cache: args
                 .judge_cache
                 .clone()

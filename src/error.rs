@@ -69,6 +69,10 @@ pub enum Error {
     #[diagnostic(transparent)]
     Compare(#[from] CompareError),
 
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Judge(#[from] crate::judge::JudgeError),
+
     /// A bug: an invariant did not hold.
     #[error("internal error: {0}")]
     #[diagnostic(
@@ -113,6 +117,7 @@ impl Error {
             Self::GitHub(e) => e.exit_code(),
             Self::Runner(e) => e.exit_code(),
             Self::Compare(e) => e.exit_code(),
+            Self::Judge(e) => e.exit_code(),
             Self::Internal(_) => ExitCode::Internal,
         }
     }

@@ -69,6 +69,8 @@ pub enum CliCommand {
     Config(CliConfig),
     /// Merge the shard reports of one run (`run --shard I/N --out FILE`) into one report.
     Merge(CliMerge),
+    /// Judge vs human labels on a golden set: agreement, Cohen's κ, Krippendorff's α, confusion matrix.
+    Calibrate(CliCalibrate),
     /// Print the JSON Schema of `suite.yaml`.
     #[command(hide = true)]
     Schema,
@@ -115,12 +117,24 @@ pub struct CliEvalArgs {
     /// Which cases: the smoke tier, the full suite, or smoke then full [default: progressive for compare, full for run].
     #[arg(long, value_enum, env = "AGENTEVAL_TIER")]
     pub tier: Option<CliTier>,
-    /// LLM judge for tier-3 checkpoints [default: none].
+    /// LLM judge for tier-3 checkpoints, step metrics and semantic task success: `openai` (any OpenAI-compatible API), `anthropic`, or `replay` (the judge cache only, no key) [default: none].
     #[arg(long, value_enum, env = "AGENTEVAL_JUDGE")]
     pub judge: Option<CliJudge>,
-    /// Judge cache directory [default: .agenteval-cache].
+    /// Judge model, e.g. `gpt-4o-mini` [default: the suite's or agenteval.yaml's `judge.model`].
+    #[arg(long, value_name = "MODEL", env = "AGENTEVAL_JUDGE_MODEL")]
+    pub judge_model: Option<String>,
+    /// Judge API root, e.g. `http://localhost:11434/v1` [default: `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`, then agenteval.yaml, then the provider's].
+    #[arg(long, value_name = "URL", env = "AGENTEVAL_JUDGE_BASE_URL")]
+    pub judge_base_url: Option<String>,
+    /// Judge cache directory [default: the suite's `judge.cache`, else .agenteval-cache].
     #[arg(long, value_name = "DIR", env = "AGENTEVAL_JUDGE_CACHE")]
     pub judge_cache: Option<PathBuf>,
+    /// Stop calling the judge past this estimated spend (USD); later questions are N/A "budget exhausted".
+    #[arg(long, value_name = "USD", env = "AGENTEVAL_JUDGE_MAX_COST")]
+    pub judge_max_cost: Option<f64>,
+    /// Judge calls in flight at once (1–256) [default: agenteval.yaml's `judge.concurrency`, else 8].
+    #[arg(long, value_name = "N", env = "AGENTEVAL_JUDGE_CONCURRENCY")]
+    pub judge_concurrency: Option<usize>,
     /// Seed for every random choice (bootstrap resampling) [default: 42].
     #[arg(long, env = "AGENTEVAL_SEED")]
     pub seed: Option<u64>,
@@ -416,4 +430,36 @@ pub struct CliMerge {
     /// Directory holding `<suite>/suite.yaml` [default: suites].
     #[arg(long, value_name = "DIR", env = "AGENTEVAL_SUITES_DIR")]
     pub suites_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CliCalibrateFormat {
+    Text,
+    Json,
+}
+
+/// `calibrate --suite NAME --judge PROVIDER [--judge-model M] [--golden FILE]`.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Judge vs human labels on a golden set.\n\n\
+The judge answers every labelled item of the suite's recorded traces (tier-3 checkpoints and judged \
+step metrics) through the same prompts, cache and settings as `run`; calibrate then reports the \
+agreement, Cohen's κ (nominal), Krippendorff's α (nominal for verdicts, ordinal for 1–5 scores), the \
+confusion matrix, and warns when κ is below the suite's `judge.kappa_threshold` (default 0.6).",
+    after_help = "Golden set (YAML): `source: <who labelled>` and `labels:` of `{case, checkpoint, label: PASS|PARTIAL|FAIL}` \
+or `{case, step, metric?, label: 1-5}`.\n\nExit codes: 0 reported (warnings do not fail); 64 no judge or not one suite; \
+65 a bad golden set; 69 the judge unavailable; 78 bad judge settings."
+)]
+pub struct CliCalibrate {
+    #[command(flatten)]
+    pub eval: CliEvalArgs,
+    /// Golden set [default: `<suite dir>/golden.yaml`].
+    #[arg(long, value_name = "FILE")]
+    pub golden: Option<PathBuf>,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = CliCalibrateFormat::Text)]
+    pub format: CliCalibrateFormat,
+    /// Also write the report as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }

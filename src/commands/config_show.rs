@@ -46,7 +46,9 @@ pub(crate) fn run(config: &Config) -> Result<ExitCode> {
     row(
         "judge",
         "AGENTEVAL_JUDGE",
-        v.judge.map(|j| j.as_str().to_owned()),
+        v.judge
+            .as_ref()
+            .and_then(|j| j.provider().map(str::to_owned)),
         "none".into(),
     )?;
     row(

@@ -4,7 +4,7 @@
 use crate::baseline::store::{baseline_path, list_names, read_baseline};
 use crate::cli::CliLint;
 use crate::compare::preflight::gate_warnings;
-use crate::config::{Config, JudgeChoice, SuiteSettings, resolve_fail_on};
+use crate::config::{Config, SuiteSettings, resolve_fail_on};
 use crate::diagnostic::{FileDiagnostic, Level};
 use crate::error::Result;
 use crate::exit_code::ExitCode;
@@ -25,7 +25,14 @@ fn gate_diagnostics(loaded: &LoadedSuite, suite: &Suite, config: &Config) -> Vec
         .ok()
         .filter(|v| !v.is_empty())
         .map_or_else(
-            || config.values.judge.is_some_and(|j| j != JudgeChoice::None),
+            || {
+                config
+                    .values
+                    .judge
+                    .as_ref()
+                    .and_then(|j| j.provider())
+                    .is_some_and(|p| p != "none")
+            },
             |v| v != "none",
         );
     let fail_on = resolve_fail_on(None, config, suite.gates.fail_on);

@@ -7,6 +7,7 @@ use crate::error::Result;
 use crate::exit_code::ExitCode;
 
 mod baseline;
+mod calibrate;
 mod comment;
 mod common;
 mod compare;
@@ -43,5 +44,6 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
         CliCommand::Baseline(cmd) => baseline::run(&cmd, &config()?, quiet),
         CliCommand::Config(crate::cli::CliConfig::Show) => config_show::run(&config()?),
         CliCommand::Merge(args) => merge::run(&args, &config()?, quiet),
+        CliCommand::Calibrate(args) => calibrate::run(&args, &config()?, quiet),
     }
 }

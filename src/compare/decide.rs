@@ -259,6 +259,11 @@ pub fn compare(
             infrastructure.push(format!("suite `{}`: {cause}", input.suite));
         }
     }
+    let (judge_error_rate, judge_breaches) = judge_error_gate(inputs);
+    for (reason, fails) in judge_breaches {
+        fail |= fails;
+        reasons.push(reason);
+    }
     let verdict = if !infrastructure.is_empty() {
         reasons.insert(
             0,
@@ -301,7 +306,7 @@ pub fn compare(
         coverage,
         regressions,
         absolute_breaches,
-        judge_error_rate: None,
+        judge_error_rate,
         suites: pairings.into_iter().map(|p| p.pairing).collect(),
         settings: CompareSettings {
             resamples: options.resamples,
@@ -422,6 +427,57 @@ pub fn suite_fails(report: &CompareReport, suite: &str, fail_on: FailOn) -> bool
                 .coverage
                 .iter()
                 .any(|c| c.suite == suite && c.unevaluated))
+}
+
+/// Default `gates.max_judge_error_rate`.
+pub const DEFAULT_MAX_JUDGE_ERROR_RATE: f64 = 0.1;
+
+/// The judge-error gate (DESIGN §8): per suite, the share of judge questions
+/// that got no usable answer (`judge.error_rate` of the head run) may not
+/// exceed `gates.max_judge_error_rate` (default 0.1): those items are N/A, so
+/// too many of them leave the gate unable to vouch for the run. Returns the
+/// pooled rate over every suite (`None` when no question reached a judge)
+/// and, per suite over its limit, the reason and whether it fails the gate
+/// (not under `--fail-on never`). A head judged by another judge than its
+/// baseline adds a reason that never fails: judged metrics then move with
+/// the judge, not the agent.
+fn judge_error_gate(inputs: &[SuiteInput<'_>]) -> (Option<f64>, Vec<(String, bool)>) {
+    let mut breaches = Vec::new();
+    let (mut errors, mut attempted) = (0u64, 0u64);
+    for input in inputs {
+        if let Some(note) = crate::judge::summary::mismatch(&input.base.judge, &input.head.judge) {
+            breaches.push((format!("`{}`: {note}", input.suite), false));
+        }
+        let j = &input.head.judge;
+        let reached = j
+            .questions
+            .saturating_sub(j.budget_exhausted + j.not_in_cache);
+        errors += j.errors;
+        attempted += reached;
+        let Some(rate) = crate::judge::summary::error_rate(j) else {
+            continue;
+        };
+        let max = input
+            .gates
+            .max_judge_error_rate
+            .unwrap_or(DEFAULT_MAX_JUDGE_ERROR_RATE);
+        if rate > max {
+            let fails = input.fail_on != FailOn::Never;
+            breaches.push((
+                format!(
+                    "judge errors in `{}`: {} of {} questions ({:.1}%) got no usable answer, above `gates.max_judge_error_rate` {:.1}%",
+                    input.suite,
+                    j.errors,
+                    reached,
+                    100.0 * rate,
+                    100.0 * max
+                ),
+                fails,
+            ));
+        }
+    }
+    let rate = (attempted > 0).then(|| errors as f64 / attempted as f64);
+    (rate, breaches)
 }
 
 /// Sort order: regressions first (by severity), then suspected, improvements, the rest.

@@ -90,14 +90,61 @@ pub struct ShardInfo {
     pub count: u32,
 }
 
+/// The run report's `judge` section. Counts are of questions (one per
+/// tier-3 checkpoint and repeat, judged step metric, semantic task), except
+/// `calls` (HTTP requests, retries included). Fields past `cost_usd` are
+/// omitted while zero, so reports without a judge keep their shape.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct JudgeSummary {
-    /// `none` when no judge is configured.
+    /// `none`, `openai`, `anthropic` or `replay`.
     pub provider: String,
     pub calls: u64,
     pub cache_hits: u64,
+    /// Questions no judge answered usably (N/A `judge_error`).
     pub errors: u64,
+    /// Actual cost of the calls made (cache hits cost nothing).
     pub cost_usd: f64,
+    /// `provider/model` answers were looked up under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Questions asked of the judge pipeline.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub questions: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_misses: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_in_cache: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub budget_exhausted: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retries: u64,
+    /// Questions answered by a fallback provider.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fallbacks: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub input_tokens: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub output_tokens: u64,
+    /// `errors / (questions − budget_exhausted − not_in_cache)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_rate: Option<f64>,
+    /// Error class → questions.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub error_classes: BTreeMap<String, u64>,
+    /// Verdicts that cited span ids not in the trace (flagged in their notes).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub invalid_citations: u64,
+    /// Some call was made by a judge without a price: `cost_usd` is a lower bound.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cost_incomplete: bool,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -67,6 +67,10 @@ pub enum RunnerError {
         signal: crate::runner::interrupt::Interrupt,
         partial: Option<Box<crate::report::model::RunReport>>,
     },
+    /// The judge's settings are unusable, or it cannot be reached at all.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Judge(#[from] crate::judge::JudgeError),
 
     #[error("no cases selected")]
     #[diagnostic(
@@ -91,6 +95,7 @@ impl RunnerError {
                 crate::runner::interrupt::Interrupt::Int => ExitCode::Interrupted,
                 crate::runner::interrupt::Interrupt::Term => ExitCode::Terminated,
             },
+            Self::Judge(e) => e.exit_code(),
         }
     }
 }

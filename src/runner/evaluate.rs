@@ -10,8 +10,13 @@ use rayon::prelude::*;
 
 use crate::config::EvalSettings;
 use crate::eval::case::{CaseContext, StepPart, TraceOutcome, evaluate_case};
-use crate::eval::checkpoint::JudgeVerdicts;
-use crate::eval::steps::{RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps};
+use crate::eval::metrics::evaluate_task_with;
+use crate::eval::steps::{
+    JudgedScorer, RulesScorer, StepContext, StepScorer, StepSettings, ToolCatalog, build_case_dag,
+    evaluate_steps, final_answer,
+};
+use crate::judge::questions::CaseView;
+use crate::judge::tier::{CaseJudgments, SuiteJudge};
 use crate::report::build::{RunMeta, build_run_report};
 use crate::report::model::{CaseReport, JudgeSummary, RunMode, RunReport, ShardInfo, Tier};
 use crate::runner::RunnerError;
@@ -74,11 +79,10 @@ where
     F: Fn(usize) -> CaseInput + Sync,
 {
     let suite = run.suite;
-    let judge = JudgeVerdicts::default();
     let catalog =
         ToolCatalog::new(&suite.tools).map_err(|e| RunnerError::Catalog(e.to_string()))?;
     let step_settings = StepSettings::from_suite(suite);
-    let scorer = RulesScorer;
+    let suite_judge = settings.judge_run.for_suite(suite)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(settings.jobs)
         .build()
@@ -87,33 +91,70 @@ where
             path: suite.path.clone(),
             source: std::io::Error::other(e),
         })?;
-    let results: Vec<Result<CaseReport, RunnerError>> = pool.install(|| {
+    // Read every case first: the judge asks about all of them in one run.
+    let loaded: Vec<(usize, Option<serde_json::Value>, CaseInput)> = pool.install(|| {
         run.indices
             .par_iter()
             .map(|&i| {
+                let evidence = load_evidence(suite, &suite.cases[i], settings.evidence.as_ref())?;
+                Ok((i, evidence, input(i)))
+            })
+            .collect::<Result<_, RunnerError>>()
+    })?;
+    let (judgments, judge_summary) = judge_cases(
+        suite_judge.as_ref(),
+        suite,
+        &catalog,
+        &step_settings,
+        &loaded,
+    )?;
+    let rules = RulesScorer;
+    let results: Vec<Result<CaseReport, RunnerError>> = pool.install(|| {
+        loaded
+            .into_par_iter()
+            .zip(judgments.into_par_iter())
+            .map(|((i, evidence, CaseInput { outcome, warnings }), judged)| {
                 let case = &suite.cases[i];
-                let evidence = load_evidence(suite, case, settings.evidence.as_ref())?;
-                let CaseInput { outcome, warnings } = input(i);
-                let (steps, step_warnings) = match &outcome {
+                let judged_scorer = JudgedScorer::new(&judged.steps);
+                let scorer: &dyn StepScorer = if suite_judge.is_some() {
+                    &judged_scorer
+                } else {
+                    &rules
+                };
+                let (mut steps, step_warnings) = match &outcome {
                     TraceOutcome::Loaded { trace, .. } => {
                         let ctx =
-                            StepContext::for_case(suite, case, &catalog, &step_settings, &scorer);
+                            StepContext::for_case(suite, case, &catalog, &step_settings, scorer);
                         evaluate_steps(trace, &ctx).into_part()
                     }
                     TraceOutcome::Failed { .. } => (StepPart::default(), Vec::new()),
                 };
+                if let (Some(semantic), Some(task), Some(expected)) = (
+                    &judged.task,
+                    steps.task.as_mut(),
+                    case.expected_output.as_ref(),
+                ) && let TraceOutcome::Loaded { trace, .. } = &outcome
+                {
+                    let dag = build_case_dag(trace, suite.workflow.as_ref());
+                    *task = evaluate_task_with(
+                        expected,
+                        final_answer(&dag, trace).as_deref(),
+                        Some(semantic),
+                    );
+                }
                 let cx = CaseContext {
                     suite,
                     case,
                     outcome: &outcome,
                     evidence: evidence.as_ref(),
-                    judge: &judge,
+                    judge: &judged.checkpoints,
                 };
                 let mut report = evaluate_case(&cx, steps);
                 // Case-specific warnings stay with their case, so shard
                 // reports merge into exactly what one run gives.
                 report.warnings.extend(warnings);
                 report.warnings.extend(step_warnings);
+                report.warnings.extend(judged.warnings);
                 Ok(report)
             })
             .collect()
@@ -128,10 +169,7 @@ where
         config_tags,
         evaluated_at: (!settings.deterministic).then(crate::clock::now_rfc3339),
         wall_time_ms: (!settings.deterministic).then(|| run.started.elapsed().as_millis() as u64),
-        judge: JudgeSummary {
-            provider: settings.judge.as_str().to_owned(),
-            ..JudgeSummary::default()
-        },
+        judge: judge_summary,
         shard: settings.shard.map(|s| ShardInfo {
             index: s.index,
             count: s.count,
@@ -149,4 +187,43 @@ pub fn display_path(path: &Path, base: &Path) -> String {
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
         .join("/")
+}
+
+/// The judge's answers for every loaded case (empty answers without a judge).
+fn judge_cases(
+    judge: Option<&SuiteJudge>,
+    suite: &Suite,
+    catalog: &ToolCatalog,
+    step_settings: &StepSettings,
+    loaded: &[(usize, Option<serde_json::Value>, CaseInput)],
+) -> Result<(Vec<CaseJudgments>, JudgeSummary), RunnerError> {
+    let Some(judge) = judge else {
+        return Ok((
+            vec![CaseJudgments::default(); loaded.len()],
+            crate::judge::summary::none(),
+        ));
+    };
+    let views: Vec<(usize, CaseView<'_>)> = loaded
+        .iter()
+        .enumerate()
+        .filter_map(|(k, (i, evidence, input))| match &input.outcome {
+            TraceOutcome::Loaded { trace, .. } => Some((
+                k,
+                CaseView {
+                    case: &suite.cases[*i],
+                    trace,
+                    evidence: evidence.as_ref(),
+                },
+            )),
+            TraceOutcome::Failed { .. } => None,
+        })
+        .collect();
+    let (positions, views): (Vec<usize>, Vec<CaseView<'_>>) = views.into_iter().unzip();
+    let (answers, summary) = judge.judge(suite, catalog, step_settings, &views)?;
+    let mut out = vec![CaseJudgments::default(); loaded.len()];
+    for (k, a) in positions.into_iter().zip(answers) {
+        out[k] = a;
+    }
+    // Cases without a trace fail every checkpoint before the judge is consulted.
+    Ok((out, summary))
 }

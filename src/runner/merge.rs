@@ -16,7 +16,7 @@ use miette::Diagnostic;
 use crate::config::Shard;
 use crate::exit_code::ExitCode;
 use crate::report::build::{RunMeta, build_run_report};
-use crate::report::model::{JudgeSummary, RunReport, Tier};
+use crate::report::model::{RunReport, Tier};
 use crate::runner::select::{in_shard, smoke_cases};
 use crate::spec::suite::Suite;
 
@@ -222,13 +222,7 @@ pub fn merge_shards(suite: &Suite, shards: Vec<ShardReport>) -> Result<RunReport
         // took as long as the slowest.
         evaluated_at: reports.iter().filter_map(|r| r.evaluated_at.clone()).max(),
         wall_time_ms: reports.iter().filter_map(|r| r.wall_time_ms).max(),
-        judge: JudgeSummary {
-            provider: first.report.judge.provider.clone(),
-            calls: reports.iter().map(|r| r.judge.calls).sum(),
-            cache_hits: reports.iter().map(|r| r.judge.cache_hits).sum(),
-            errors: reports.iter().map(|r| r.judge.errors).sum(),
-            cost_usd: reports.iter().map(|r| r.judge.cost_usd).sum(),
-        },
+        judge: crate::judge::summary::merge(reports.iter().map(|r| &r.judge)),
         shard: None,
         warnings,
     };

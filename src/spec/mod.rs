@@ -3,6 +3,8 @@
 
 pub mod discover;
 mod error;
+pub mod judge;
+pub mod judge_check;
 pub mod load;
 pub mod matcher;
 pub mod model;

@@ -9,6 +9,7 @@ mod fail_closed;
 mod github_api;
 mod github_e2e;
 mod html_report;
+mod judge;
 mod metric_families;
 mod policy;
 mod runner;

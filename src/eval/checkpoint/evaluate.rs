@@ -11,6 +11,7 @@ use crate::trace::Trace;
 
 use super::scope::applies;
 use super::tier1::holds;
+use super::tier3;
 use super::{EventLog, Verdict, eval_sequence, eval_state};
 
 /// Tier-3 verdicts computed before evaluation (the judge runs async, this
@@ -87,21 +88,7 @@ pub fn evaluate_checkpoints(inputs: &CheckpointInputs<'_>) -> Vec<CheckpointResu
                             "tier2",
                         ),
                     },
-                    Check::Semantic { .. } => {
-                        match (&inputs.judge.provider, inputs.judge.verdicts.get(&cp.id)) {
-                            (None, _) => Verdict::not_applicable_because(
-                                NaKind::NoJudge,
-                                "no judge configured",
-                                "none",
-                            ),
-                            (Some(_), Some(v)) => v.clone(),
-                            (Some(p), None) => Verdict::not_applicable_because(
-                                NaKind::JudgeError,
-                                format!("judge `{p}` returned no verdict"),
-                                "none",
-                            ),
-                        }
-                    }
+                    Check::Semantic { .. } => tier3::eval_semantic(&cp.id, inputs.judge),
                 }
             };
             let verdict = apply_partial_mode(verdict, suite.partial_mode);
@@ -117,7 +104,7 @@ pub fn evaluate_checkpoints(inputs: &CheckpointInputs<'_>) -> Vec<CheckpointResu
                 matched_criterion: verdict.matched_criterion,
                 cited_spans: verdict.cited_spans,
                 blocked_by: verdict.blocked_by,
-                confidence: None,
+                confidence: verdict.confidence,
                 na_kind: verdict.na_kind,
             }
         })
@@ -136,6 +123,7 @@ fn apply_partial_mode(v: Verdict, mode: PartialMode) -> Verdict {
         );
         failed.cited_spans = v.cited_spans;
         failed.matched_criterion = v.matched_criterion;
+        failed.confidence = v.confidence;
         return failed;
     }
     v

@@ -13,6 +13,7 @@ mod search;
 mod testing;
 mod tier1;
 mod tier2;
+pub mod tier3;
 mod verdict;
 
 pub use evaluate::{CheckpointInputs, JudgeVerdicts, evaluate_checkpoints};

@@ -1,6 +1,6 @@
 //! One checkpoint's outcome before it becomes a report row.
 
-use crate::report::model::{CheckpointState, NaKind};
+use crate::report::model::{CheckpointState, Confidence, NaKind};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {
@@ -14,6 +14,8 @@ pub struct Verdict {
     pub blocked_by: Option<String>,
     /// For N/A: the category of the reason.
     pub na_kind: Option<NaKind>,
+    /// Tier-3 repeat confidence (`judge.runs > 1`).
+    pub confidence: Option<Confidence>,
 }
 
 impl Verdict {
@@ -32,6 +34,7 @@ impl Verdict {
             matched_criterion: None,
             blocked_by: None,
             na_kind: None,
+            confidence: None,
         }
     }
 

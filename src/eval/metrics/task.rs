@@ -10,13 +10,15 @@
 //! - `regex`: the pattern matches somewhere in the answer;
 //! - `json_keys`: the answer is a JSON object (bare, in a fenced `json` code block, or
 //!   the outermost `{…}` in the text) holding every key;
-//! - `semantic`: needs a judge; without one, `success` is `None`.
+//! - `semantic`: decided by the judge ([`super::semantic`]); without one,
+//!   `success` is `None`.
 //!
 //! When a case gives several matchers (lint warns), all must hold.
 
 use regex::Regex;
 use serde_json::Value;
 
+use super::semantic::{SemanticJudgment, semantic_outcome};
 use crate::eval::checkpoint::eval_state;
 use crate::report::model::{CheckpointResult, CheckpointState, TaskResult};
 use crate::spec::model::ExpectedOutput;
@@ -95,6 +97,15 @@ fn decide(matcher: String, outcomes: Vec<(Option<bool>, String)>) -> TaskResult 
 
 /// Apply `expected` to `answer` (`None`: the run produced no answer).
 pub fn evaluate_task(expected: &ExpectedOutput, answer: Option<&str>) -> TaskResult {
+    evaluate_task_with(expected, answer, None)
+}
+
+/// [`evaluate_task`] with the judge's answer for the `semantic` matcher.
+pub fn evaluate_task_with(
+    expected: &ExpectedOutput,
+    answer: Option<&str>,
+    semantic: Option<&SemanticJudgment>,
+) -> TaskResult {
     let matchers = expected.matchers();
     let matcher = if matchers.is_empty() {
         "none".to_owned()
@@ -189,10 +200,7 @@ pub fn evaluate_task(expected: &ExpectedOutput, answer: Option<&str>) -> TaskRes
         });
     }
     if expected.semantic.is_some() {
-        outcomes.push((
-            None,
-            "semantic match needs a judge: no judge configured".into(),
-        ));
+        outcomes.push(semantic_outcome(semantic));
     }
     let success = if outcomes.iter().any(|(s, _)| *s == Some(false)) {
         Some(false)

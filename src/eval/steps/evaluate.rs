@@ -131,49 +131,70 @@ impl StepEvaluation {
     }
 }
 
-/// Evaluate the steps of one trace.
-pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
+/// The DAG `evaluate_steps` scores for `trace` under `workflow` (the judge
+/// builds the same one to ask about its steps).
+pub fn build_case_dag(trace: &Trace, workflow: Option<&WorkflowSpec>) -> Dag {
     let options = BuildOptions {
-        first_call_plans: ctx
-            .workflow
+        first_call_plans: workflow
             .is_some_and(|w| w.steps.iter().any(|s| s.step_type == StepType::Plan)),
     };
-    let dag = build_dag_with(trace, options);
-    let matched = ctx.workflow.map(|w| match_workflow(&dag, w));
-    let workflow_tools: Option<BTreeSet<String>> = ctx
-        .workflow
+    build_dag_with(trace, options)
+}
+
+/// The tools a schema workflow names, when it names any.
+pub fn workflow_tools(workflow: Option<&WorkflowSpec>) -> Option<BTreeSet<String>> {
+    workflow
         .map(|w| {
             w.steps
                 .iter()
                 .filter_map(|s| s.tool.clone())
                 .collect::<BTreeSet<String>>()
         })
-        .filter(|tools| !tools.is_empty());
+        .filter(|tools| !tools.is_empty())
+}
+
+/// What a scorer sees of node `i`: the node and its parents' outputs.
+pub fn step_input<'a>(
+    dag: &'a Dag,
+    i: usize,
+    ctx: &StepContext<'a>,
+    workflow_tools: Option<&'a BTreeSet<String>>,
+) -> StepInput<'a> {
+    let parents = dag
+        .parents(i)
+        .iter()
+        .map(|&p| {
+            let n = &dag.nodes[p];
+            ParentOutput {
+                id: &n.id,
+                step_type: n.step_type,
+                name: &n.name,
+                output: n.output.as_ref(),
+            }
+        })
+        .collect();
+    StepInput {
+        node: &dag.nodes[i],
+        parents,
+        catalog: ctx.catalog,
+        workflow_tools,
+        expected_output: ctx.expected_output,
+        case_input: ctx.case_input,
+    }
+}
+
+/// Evaluate the steps of one trace.
+pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
+    let dag = build_case_dag(trace, ctx.workflow);
+    let matched = ctx.workflow.map(|w| match_workflow(&dag, w));
+    let workflow_tools = workflow_tools(ctx.workflow);
 
     let scores: Vec<StepScore> = (0..dag.len())
         .map(|i| {
-            let parents = dag
-                .parents(i)
-                .iter()
-                .map(|&p| {
-                    let n = &dag.nodes[p];
-                    ParentOutput {
-                        id: &n.id,
-                        step_type: n.step_type,
-                        name: &n.name,
-                        output: n.output.as_ref(),
-                    }
-                })
-                .collect();
-            let input = StepInput {
-                node: &dag.nodes[i],
-                parents,
-                catalog: ctx.catalog,
-                workflow_tools: workflow_tools.as_ref(),
-                expected_output: ctx.expected_output,
-                case_input: ctx.case_input,
-            };
-            sanitize(ctx.scorer.score(&input))
+            sanitize(
+                ctx.scorer
+                    .score(&step_input(&dag, i, ctx, workflow_tools.as_ref())),
+            )
         })
         .collect();
 
@@ -253,7 +274,7 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
 
 /// The run's answer: the format's own record, else the DAG's final SYNTH,
 /// else the last model output of the root agent.
-fn final_answer(dag: &Dag, trace: &Trace) -> Option<String> {
+pub fn final_answer(dag: &Dag, trace: &Trace) -> Option<String> {
     if let Some(out) = &trace.final_output {
         return Some(out.clone());
     }

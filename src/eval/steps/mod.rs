@@ -4,13 +4,18 @@
 
 pub mod catalog;
 mod evaluate;
+pub mod judged;
 pub mod rules;
 pub mod scorer;
 pub mod settings;
 pub mod taxonomy;
 
 pub use catalog::{ArgCheck, CatalogError, ToolCatalog, Violation, ViolationKind};
-pub use evaluate::{StepContext, StepEvaluation, evaluate_steps};
+pub use evaluate::{
+    StepContext, StepEvaluation, build_case_dag, evaluate_steps, final_answer, step_input,
+    workflow_tools,
+};
+pub use judged::{JudgedScorer, MetricJudgment, StepJudgments};
 pub use rules::RulesScorer;
 pub use scorer::{Metric, ParentOutput, ScorerChain, StepInput, StepScore, StepScorer};
 pub use settings::{StepSettings, Thresholds};

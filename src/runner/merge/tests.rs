@@ -32,6 +32,7 @@ fn settings(dir: &Path, shard: Option<Shard>) -> EvalSettings {
         tier: TierChoice::Full,
         judge: JudgeChoice::None,
         judge_cache: dir.join("cache"),
+        judge_run: crate::judge::tier::JudgeRun::default(),
         seed: 42,
         deterministic: true,
         shard,

@@ -163,15 +163,5 @@ pub struct PriceSpec {
     pub output_per_mtok: f64,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct JudgeSpec {
-    /// Repeats per tier-3 item; > 1 reports confidence (range, mean, variance).
-    #[serde(default)]
-    pub runs: Option<u32>,
-    #[serde(default)]
-    pub model: Option<String>,
-    /// Stop calling the judge past this spend; remaining items become N/A.
-    #[serde(default)]
-    pub max_cost_usd: Option<f64>,
-}
+/// The suite's `judge:` block lives with the other judge settings.
+pub use crate::spec::judge::JudgeSpec;

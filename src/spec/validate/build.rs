@@ -9,7 +9,7 @@ use crate::spec::suite::Suite;
 
 use super::context::{Ctx, loc};
 use super::locations::Locations;
-use super::{cases, catalog, checkpoints, gates, task, workflow};
+use super::{cases, catalog, checkpoints, gates, judge, task, workflow};
 
 /// Suite-level metric names (DESIGN §13).
 pub const SUITE_METRICS: [&str; 6] = [
@@ -60,6 +60,7 @@ pub fn validate(loaded: &LoadedSuite) -> Validation {
     gates::gates(&mut cx, &locs, &declared, &workflow_steps);
     gates::agent(&mut cx, &locs);
     paths(&mut cx, &locs);
+    judge::validate(&mut cx);
     if file.checkpoints.is_empty() {
         cx.warning(
             loc(&file.suite),

@@ -13,6 +13,7 @@ mod context;
 mod evidence;
 mod gates;
 mod ids;
+mod judge;
 mod locations;
 mod matcher;
 mod sequence;

@@ -56,7 +56,7 @@ fn the_interface_is_the_documented_one() {
         inputs["judge"]["description"]
             .as_str()
             .unwrap()
-            .contains("not built yet")
+            .contains("persist the judge cache with `actions/cache`")
     );
     for (name, from) in [
         ("verdict", "verdict"),

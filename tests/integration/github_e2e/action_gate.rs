@@ -166,7 +166,7 @@ async fn the_gate_step_runs_compare_and_comment_with_the_inputs() {
     );
 
     // An unset judge is not exported (an empty `AGENTEVAL_JUDGE` is a usage
-    // error); a set one is, and this build refuses it.
+    // error); a set one is, and without a model it is a configuration error.
     let out = run_step(
         "gate",
         &repo(),
@@ -181,11 +181,11 @@ async fn the_gate_step_runs_compare_and_comment_with_the_inputs() {
             ],
         ),
     );
-    assert_eq!(out.status.code(), Some(64));
+    assert_eq!(out.status.code(), Some(78));
     assert!(
         outputs(&out)
             .1
-            .contains("`--judge openai` is not available in this build")
+            .contains("no judge model for suite `support-bot`")
     );
 }
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Re-record suites/support-bot/judge-cache/ from the SCRIPTED STAND-IN judge
+# (scripts/stand_in_judge.py: fixed keyword and number rules, NOT a language
+# model), so `compare --baseline main --judge replay` can show judged results
+# without an API key. The answers only illustrate the report fields; they are
+# not judgements.
+#
+# Records every question the judge is asked about the baseline recording
+# (traces/ + evidence/) and the regressed one (traces-regressed/ +
+# evidence-regressed/). Deterministic: re-running gives the same files.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --quiet
+bin=target/debug/agenteval-gate
+cache=suites/support-bot/judge-cache
+tmp=$(mktemp -d)
+python3 scripts/stand_in_judge.py --port 0 >"$tmp/server.log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
+for _ in $(seq 50); do
+  grep -q listening "$tmp/server.log" 2>/dev/null && break
+  sleep 0.1
+done
+url=$(sed -n 's/^listening on //p' "$tmp/server.log")
+rm -rf "$cache"
+for variant in "" "-regressed"; do
+  "$bin" --isolated --quiet run --suite support-bot --deterministic \
+    --traces "suites/support-bot/traces$variant" --evidence "suites/support-bot/evidence$variant" \
+    --judge openai --judge-model agenteval-stand-in-rules --judge-base-url "$url" \
+    --out "$tmp/run$variant.json" --format json >/dev/null
+done
+echo "recorded $(find "$cache" -name '*.json' | wc -l | tr -d ' ') answers of the stand-in judge into $cache"

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""A STAND-IN judge: an OpenAI-compatible chat-completions server whose
+answers come from a few fixed keyword and number rules, NOT from a language
+model. It exists so that the judge pipeline (prompts, HTTP client, cache,
+report fields) can be shown and tested on machines without an API key.
+
+Its answers are not judgements. Every answer says so in its notes and
+reasoning ("stand-in rule, not a model"), and its model name is
+`agenteval-stand-in-rules`. Judge quality must be measured against human
+labels with `agenteval-gate calibrate` on a real model.
+
+Usage:
+    python3 scripts/stand_in_judge.py [--port 0] [--latency-ms 0]
+
+It prints `listening on http://127.0.0.1:PORT/v1` on its first line, then
+serves `POST /v1/chat/completions` until killed. Standard library only.
+
+The rules read the prompts agenteval-gate renders (the built-in templates):
+- checkpoint questions: no final answer -> FAIL. "polite"/"next" requirements:
+  a polite phrase and a next step -> PASS, polite only -> PARTIAL (criterion 1),
+  else FAIL. Other requirements: the answer's numbers (amounts, ids, dates) are
+  counted; some found in the trace's tool results -> PASS, numbers none of
+  which are in the results -> FAIL, no numbers -> PARTIAL with criterion 1
+  (FAIL without criteria). Cites the last `llm` span of the excerpt.
+- step questions ("Score: N"): PLAN completeness 4 if the plan is at least 40
+  characters else 2, feasibility 4 if it names a listed tool else 3; TOOLSEL
+  accuracy 4 if the tool is listed else 1, relevance 4; PARAMGEN correctness 5
+  if every id-like value (A-1234, INV-…, APR-…, TCK-…) occurs in the request or
+  the parents' outputs else 2, completeness 4; SYNTH faithfulness 5 if every
+  number in the answer occurs in the parents' outputs or the request else 2,
+  completeness 4 if the answer is at least 60 characters else 2, coherence 4.
+- semantic questions: equivalent when at least 80% of the reference's words
+  occur in the answer.
+"""
+
+import argparse
+import json
+import re
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MODEL = "agenteval-stand-in-rules"
+LABEL = "stand-in rule, not a model"
+NUMBER = re.compile(r"\$?\d[\d,]*(?:\.\d+)?")
+ID_LIKE = re.compile(r"\b(?:A|INV|APR|TCK|CONV|RF)-\d+(?:-\d+)*\b")
+POLITE = ("thank", "please", "sorry", "happy to", "glad", "apolog", "hi ", "hello")
+NEXT = ("will ", "next", "within", "ticket", "follow up", "follow-up", "expect", "let me know", "reach out")
+
+
+def blocks(text):
+    """The fenced data blocks of a prompt: label -> content."""
+    out = {}
+    for m in re.finditer(r"<<<DATA (\S+) (\w+)>>>\n(.*?)\n<<<END DATA \1 \2>>>", text, re.S):
+        out.setdefault(m.group(1), m.group(3))
+    return out
+
+
+def numbers(text):
+    """Ids (A-1001, INV-2025-0204) as they are, other numbers by value."""
+    out = set(ID_LIKE.findall(text))
+    for n in NUMBER.findall(ID_LIKE.sub(" ", text)):
+        try:
+            out.add("%g" % float(n.strip("$").replace(",", "").rstrip(".")))
+        except ValueError:
+            pass
+    return out
+
+
+def checkpoint(system, user, structured):
+    data = blocks(user)
+    answer = data.get("final_answer", "")
+    trace = data.get("trace", "")
+    req = re.search(r"^Requirement: (.*)$", user, re.M)
+    requirement = (req.group(1) if req else "").lower()
+    has_criteria = "Partial-credit criteria:" in user
+    llm_spans = re.findall(r"^\[span (\S+)\] llm", trace, re.M)
+    cited = llm_spans[-1:] if llm_spans else []
+    if not answer or answer.startswith("(the run produced no final answer)"):
+        verdict, criterion, why = "FAIL", None, "the run has no final answer"
+    elif "polite" in requirement or "what happens next" in requirement:
+        low = answer.lower()
+        polite = any(p in low for p in POLITE)
+        nxt = any(n in low for n in NEXT)
+        if polite and nxt:
+            verdict, criterion, why = "PASS", None, "a polite phrase and a next step are present"
+        elif polite and has_criteria:
+            verdict, criterion, why = "PARTIAL", 1, "a polite phrase but no next step"
+        else:
+            verdict, criterion, why = "FAIL", None, "no polite phrase"
+    else:
+        in_answer = numbers(answer)
+        results = numbers(" ".join(re.findall(r"^  result: (.*)$", trace, re.M)))
+        found = in_answer & results
+        if found:
+            verdict, criterion, why = "PASS", None, f"{len(found)} of the answer's numbers occur in tool results"
+        elif in_answer:
+            verdict, criterion, why = "FAIL", None, "the answer's numbers occur in no tool result"
+        elif has_criteria:
+            verdict, criterion, why = "PARTIAL", 1, "the answer states no number"
+        else:
+            verdict, criterion, why = "FAIL", None, "the answer states no number"
+    body = {"verdict": verdict, "criterion": criterion, "notes": f"{LABEL}: {why}", "cited_spans": cited}
+    text = json.dumps(body)
+    return text
+
+
+def step(system, user):
+    metric = re.search(r"^Metric: (\w+) (.+)$", system, re.M)
+    step_type, name = (metric.group(1), metric.group(2)) if metric else ("", "")
+    data = blocks(user)
+    text = data.get("step", "")
+    parents = data.get("parents", "")
+    request = data.get("case_input", "")
+    tools = re.findall(r"^- (\w+):", user, re.M)
+    if step_type == "PLAN" and name == "completeness":
+        score, why = (4, "the plan is at least 40 characters") if len(text) >= 40 else (2, "the plan is short")
+    elif step_type == "PLAN":
+        score, why = (4, "it names a listed tool") if any(t in text for t in tools) else (3, "it names no listed tool")
+    elif step_type == "TOOLSEL" and name == "selection accuracy":
+        sel = text.replace("selected:", "").strip()
+        ok = all(s.strip() in tools for s in sel.split(",")) if tools else True
+        score, why = (4, "the selected tool is listed") if ok else (1, "the selected tool is not listed")
+    elif step_type == "PARAMGEN" and name == "correctness":
+        ids = set(ID_LIKE.findall(text))
+        context = request + parents
+        missing = sorted(i for i in ids if i not in context)
+        score, why = (2, f"{missing[0]} occurs nowhere before") if missing else (5, "every id-like value occurs before")
+    elif step_type == "SYNTH" and name == "faithfulness":
+        missing = sorted(numbers(text) - numbers(parents + request))
+        score, why = (2, f"{missing[0]} occurs in no earlier output") if missing else (5, "every number occurs in earlier outputs")
+    elif step_type == "SYNTH" and name == "completeness":
+        score, why = (4, "the answer is at least 60 characters") if len(text) >= 60 else (2, "the answer is short")
+    else:
+        score, why = 4, "default score for this metric"
+    return f"{LABEL}: {why}.\nScore: {score}"
+
+
+def semantic(user):
+    data = blocks(user)
+    ref = re.search(r"Reference answer \(what a correct answer must convey\):\n(.*?)\n\n", user, re.S)
+    words = set(re.findall(r"\w+", (ref.group(1) if ref else "").lower()))
+    answer = set(re.findall(r"\w+", data.get("final_answer", "").lower()))
+    share = len(words & answer) / len(words) if words else 0.0
+    return json.dumps({"equivalent": share >= 0.8, "notes": f"{LABEL}: {share:.0%} of the reference's words occur in the answer"})
+
+
+class Handler(BaseHTTPRequestHandler):
+    latency = 0.0
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def do_POST(self):
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self.send_error(404)
+            return
+        length = int(self.headers.get("content-length", "0"))
+        req = json.loads(self.rfile.read(length) or b"{}")
+        msgs = req.get("messages", [])
+        system = next((m["content"] for m in msgs if m.get("role") == "system"), "")
+        user = next((m["content"] for m in msgs if m.get("role") == "user"), "")
+        structured = "response_format" in req
+        if "one step of an AI agent's run" in system:
+            text = step(system, user)
+        elif 'single requirement (a "checkpoint")' in system:
+            text = checkpoint(system, user, structured)
+        elif "semantically equivalent" in system:
+            text = semantic(user)
+        else:
+            text = f"{LABEL}: unknown question.\nScore: 3"
+        if self.latency:
+            time.sleep(self.latency)
+        body = json.dumps({
+            "id": "stand-in",
+            "object": "chat.completion",
+            "model": req.get("model", MODEL),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": (len(system) + len(user)) // 4, "completion_tokens": len(text) // 4},
+        }).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--latency-ms", type=float, default=0.0)
+    args = ap.parse_args()
+    Handler.latency = args.latency_ms / 1000.0
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    print(f"listening on http://127.0.0.1:{server.server_address[1]}/v1", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

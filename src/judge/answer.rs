@@ -1,0 +1,340 @@
+//! What a judge must answer, and the strict parsers that accept only that.
+//!
+//! An answer that does not parse is never guessed at: the call fails with
+//! [`super::error::CallError::Invalid`] and the item becomes N/A
+//! `judge_error`. Only answers that parse are cached.
+//!
+//! - [`AnswerFormat::Checkpoint`]: one JSON object `{verdict, criterion,
+//!   notes, cited_spans}` (bare, or alone in one fenced ```` ```json ````
+//!   block), no other keys, `verdict` one of `PASS`/`PARTIAL`/`FAIL`,
+//!   `criterion` the 1-based number of a partial criterion for PARTIAL and
+//!   null otherwise. Sent as a JSON Schema where the server supports it.
+//! - [`AnswerFormat::Score`]: free reasoning whose last non-empty line is
+//!   exactly `Score: N` with N in the scale, and no other line starting
+//!   with `Score:`. Step metrics use 1–5; the 0–3 scale is there for
+//!   trace-level judges.
+//! - [`AnswerFormat::Semantic`]: one JSON object `{equivalent, notes}`.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// Longest note kept from an answer.
+pub const NOTES_CHARS: usize = 1_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AnswerFormat {
+    /// A tier-3 verdict; `criteria` is the number of partial criteria.
+    Checkpoint { criteria: usize },
+    /// `Score: N` on the last line, `min ≤ N ≤ max`.
+    Score { min: u8, max: u8 },
+    /// Semantic equivalence with a reference answer.
+    Semantic,
+}
+
+/// A tier-3 state as the judge gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum JudgedState {
+    Fail,
+    Partial,
+    Pass,
+}
+
+impl JudgedState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pass => "PASS",
+            Self::Partial => "PARTIAL",
+            Self::Fail => "FAIL",
+        }
+    }
+}
+
+/// A parsed answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed {
+    Checkpoint {
+        state: JudgedState,
+        /// 1-based partial criterion (PARTIAL only).
+        criterion: Option<usize>,
+        notes: String,
+        cited_spans: Vec<String>,
+    },
+    Score {
+        score: u8,
+        /// The reasoning before the score line, capped.
+        reasoning: String,
+    },
+    Semantic {
+        equivalent: bool,
+        notes: String,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawVerdict {
+    verdict: String,
+    #[serde(default)]
+    criterion: Option<Value>,
+    notes: String,
+    #[serde(default)]
+    cited_spans: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSemantic {
+    equivalent: bool,
+    notes: String,
+}
+
+impl AnswerFormat {
+    /// Stable name: part of the cache key and of the JSON Schema's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Checkpoint { .. } => "checkpoint_verdict",
+            Self::Score { .. } => "score_line",
+            Self::Semantic => "semantic_match",
+        }
+    }
+
+    /// The JSON Schema sent as structured output, for JSON answers.
+    pub fn json_schema(self) -> Option<Value> {
+        match self {
+            Self::Checkpoint { .. } => Some(json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["verdict", "criterion", "notes", "cited_spans"],
+                "properties": {
+                    "verdict": {"type": "string", "enum": ["PASS", "PARTIAL", "FAIL"]},
+                    "criterion": {"type": ["integer", "null"]},
+                    "notes": {"type": "string"},
+                    "cited_spans": {"type": "array", "items": {"type": "string"}}
+                }
+            })),
+            Self::Semantic => Some(json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["equivalent", "notes"],
+                "properties": {
+                    "equivalent": {"type": "boolean"},
+                    "notes": {"type": "string"}
+                }
+            })),
+            Self::Score { .. } => None,
+        }
+    }
+
+    /// Parse `text` strictly.
+    pub fn parse(self, text: &str) -> Result<Parsed, String> {
+        match self {
+            Self::Checkpoint { criteria } => parse_verdict(text, criteria),
+            Self::Score { min, max } => parse_score(text, min, max),
+            Self::Semantic => {
+                let raw: RawSemantic = serde_json::from_str(json_body(text)?)
+                    .map_err(|e| format!("not the expected JSON object: {e}"))?;
+                Ok(Parsed::Semantic {
+                    equivalent: raw.equivalent,
+                    notes: crate::judge::prompts::cap_chars(raw.notes.trim(), NOTES_CHARS),
+                })
+            }
+        }
+    }
+}
+
+/// The JSON object of an answer: the whole text, or the whole of one fenced block.
+fn json_body(text: &str) -> Result<&str, String> {
+    let t = text.trim();
+    let body = if let Some(rest) = t.strip_prefix("```") {
+        let rest = rest.strip_prefix("json").unwrap_or(rest);
+        let rest = rest
+            .strip_prefix('\n')
+            .or_else(|| rest.strip_prefix("\r\n"))
+            .ok_or("a fenced block must start with ```json and a newline")?;
+        let inner = rest
+            .strip_suffix("```")
+            .ok_or("the fenced block is not closed, or text follows it")?;
+        inner.trim()
+    } else {
+        t
+    };
+    if body.starts_with('{') && body.ends_with('}') {
+        Ok(body)
+    } else {
+        Err("the answer is not a single JSON object".to_owned())
+    }
+}
+
+fn parse_verdict(text: &str, criteria: usize) -> Result<Parsed, String> {
+    let raw: RawVerdict = serde_json::from_str(json_body(text)?)
+        .map_err(|e| format!("not the expected JSON object: {e}"))?;
+    let state = match raw.verdict.as_str() {
+        "PASS" => JudgedState::Pass,
+        "PARTIAL" => JudgedState::Partial,
+        "FAIL" => JudgedState::Fail,
+        other => return Err(format!("`verdict` is `{other}`, not PASS, PARTIAL or FAIL")),
+    };
+    let criterion = match raw.criterion {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(c) => Some(usize::try_from(c).unwrap_or(usize::MAX)),
+            None => return Err(format!("`criterion` is {n}, not a criterion number")),
+        },
+        Some(other) => return Err(format!("`criterion` is {other}, not a number or null")),
+    };
+    match (state, criterion) {
+        (JudgedState::Partial, None) => {
+            return Err("PARTIAL without the number of the matched criterion".to_owned());
+        }
+        (JudgedState::Partial, Some(c)) if c == 0 || c > criteria => {
+            return Err(if criteria == 0 {
+                "PARTIAL, but the checkpoint has no partial criteria".to_owned()
+            } else {
+                format!("criterion {c} does not exist (1–{criteria})")
+            });
+        }
+        (JudgedState::Pass | JudgedState::Fail, Some(c)) => {
+            return Err(format!("criterion {c} given with {}", state.as_str()));
+        }
+        _ => {}
+    }
+    let mut cited: Vec<String> = raw
+        .cited_spans
+        .into_iter()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect();
+    cited.dedup();
+    Ok(Parsed::Checkpoint {
+        state,
+        criterion,
+        notes: crate::judge::prompts::cap_chars(raw.notes.trim(), NOTES_CHARS),
+        cited_spans: cited,
+    })
+}
+
+fn parse_score(text: &str, min: u8, max: u8) -> Result<Parsed, String> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let Some((last, before)) = lines.split_last() else {
+        return Err("the answer is empty".to_owned());
+    };
+    let score_lines = lines
+        .iter()
+        .filter(|l| l.to_ascii_lowercase().starts_with("score:"))
+        .count();
+    if score_lines > 1 {
+        return Err(format!(
+            "{score_lines} lines start with `Score:`; exactly one may"
+        ));
+    }
+    let Some(value) = last.strip_prefix("Score:") else {
+        return Err("the last line is not `Score: N`".to_owned());
+    };
+    let value = value.trim();
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) || value.len() > 2 {
+        return Err(format!("`Score: {value}` is not a whole number"));
+    }
+    let score: u8 = value
+        .parse()
+        .map_err(|_| format!("`{value}` is not a score"))?;
+    if !(min..=max).contains(&score) {
+        return Err(format!("score {score} is outside {min}–{max}"));
+    }
+    Ok(Parsed::Score {
+        score,
+        reasoning: crate::judge::prompts::cap_chars(&before.join(" "), NOTES_CHARS),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CP: AnswerFormat = AnswerFormat::Checkpoint { criteria: 2 };
+    const STEP: AnswerFormat = AnswerFormat::Score { min: 1, max: 5 };
+
+    #[test]
+    fn verdicts_parse_bare_or_fenced_and_nothing_else() {
+        let ok = r#"{"verdict": "PARTIAL", "criterion": 2, "notes": " n ", "cited_spans": ["a", "a", " "]}"#;
+        assert_eq!(
+            CP.parse(ok).unwrap(),
+            Parsed::Checkpoint {
+                state: JudgedState::Partial,
+                criterion: Some(2),
+                notes: "n".into(),
+                cited_spans: vec!["a".into()],
+            }
+        );
+        assert!(CP.parse(&format!("```json\n{ok}\n```")).is_ok());
+        for bad in [
+            "PASS",
+            "Sure! {\"verdict\": \"PASS\", \"notes\": \"x\"}",
+            r#"{"verdict": "pass", "notes": "x"}"#,
+            r#"{"verdict": "PASS", "notes": "x", "confidence": 1}"#,
+            r#"{"verdict": "PARTIAL", "notes": "x"}"#,
+            r#"{"verdict": "PARTIAL", "criterion": 3, "notes": "x"}"#,
+            r#"{"verdict": "PASS", "criterion": 1, "notes": "x"}"#,
+            r#"{"verdict": "PASS", "criterion": "1", "notes": "x"}"#,
+            "```json\n{\"verdict\": \"PASS\", \"notes\": \"x\"}\n``` and more",
+            "",
+        ] {
+            assert!(CP.parse(bad).is_err(), "accepted {bad:?}");
+        }
+        assert!(
+            AnswerFormat::Checkpoint { criteria: 0 }
+                .parse(r#"{"verdict": "PARTIAL", "criterion": 1, "notes": "x"}"#)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn scores_need_exactly_one_final_score_line() {
+        assert_eq!(
+            STEP.parse("Covers everything.\n\nScore: 4\n").unwrap(),
+            Parsed::Score {
+                score: 4,
+                reasoning: "Covers everything.".into()
+            }
+        );
+        for bad in [
+            "Score: 6",
+            "Score: 0",
+            "Score: 4.5",
+            "Score: four",
+            "score: 4",
+            "Score: 3\nScore: 4",
+            "Score: 4\nbecause",
+            "**Score: 4**",
+            "",
+        ] {
+            assert!(STEP.parse(bad).is_err(), "accepted {bad:?}");
+        }
+        assert!(
+            AnswerFormat::Score { min: 0, max: 3 }
+                .parse("Score: 0")
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn semantic_answers_are_strict_json() {
+        assert_eq!(
+            AnswerFormat::Semantic
+                .parse(r#"{"equivalent": false, "notes": "wrong date"}"#)
+                .unwrap(),
+            Parsed::Semantic {
+                equivalent: false,
+                notes: "wrong date".into()
+            }
+        );
+        assert!(
+            AnswerFormat::Semantic
+                .parse(r#"{"equivalent": "yes", "notes": ""}"#)
+                .is_err()
+        );
+    }
+}

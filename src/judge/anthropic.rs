@@ -1,0 +1,139 @@
+//! Anthropic messages: `POST {base}/v1/messages` with `x-api-key` and
+//! `anthropic-version`. Anthropic has no JSON-Schema response format on this
+//! endpoint, so answers are parsed strictly.
+//! <https://docs.anthropic.com/en/api/messages>
+
+use std::time::Duration;
+
+use reqwest::header::{HeaderName, HeaderValue};
+use serde_json::{Value, json};
+
+use super::config::ProviderSettings;
+use super::error::{CallError, JudgeError};
+use super::http::{self, Reply};
+use super::provider::{BoxFuture, Completion, Judge, JudgeIdentity, RawAnswer};
+use crate::spec::judge::JudgePrice;
+
+/// The API version this client speaks.
+const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+pub struct AnthropicJudge {
+    client: reqwest::Client,
+    identity: JudgeIdentity,
+    url: String,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    price: Option<JudgePrice>,
+    timeout: Duration,
+}
+
+impl AnthropicJudge {
+    pub fn new(settings: &ProviderSettings, timeout: Duration) -> Result<Self, JudgeError> {
+        let base = settings.base_url.trim_end_matches('/');
+        let base = base.strip_suffix("/v1").unwrap_or(base);
+        let mut headers = vec![http::header("anthropic-version", ANTHROPIC_VERSION)?];
+        if let Some(key) = &settings.api_key {
+            headers.push(http::header("x-api-key", key.expose())?);
+        }
+        Ok(Self {
+            client: http::client(timeout)?,
+            identity: JudgeIdentity::new("anthropic", &settings.model),
+            url: format!("{base}/v1/messages"),
+            headers,
+            price: settings.price,
+            timeout,
+        })
+    }
+
+    async fn send(&self, call: &Completion) -> Result<RawAnswer, CallError> {
+        let body = json!({
+            "model": self.identity.model,
+            "max_tokens": call.params.max_tokens,
+            "temperature": call.params.temperature,
+            "system": call.prompt.system,
+            "messages": [{"role": "user", "content": call.prompt.user}],
+        });
+        let reply =
+            http::post_json(&self.client, &self.url, &self.headers, &body, self.timeout).await?;
+        parse(&reply)
+    }
+}
+
+fn parse(reply: &Reply) -> Result<RawAnswer, CallError> {
+    if !(200..300).contains(&reply.status) {
+        return Err(http::status_error(reply));
+    }
+    let v: Value = serde_json::from_str(&reply.body)
+        .map_err(|e| CallError::Malformed(format!("the body is not JSON: {e}")))?;
+    match v.get("stop_reason").and_then(Value::as_str) {
+        Some("refusal") => return Err(CallError::Refusal("stop_reason `refusal`".into())),
+        Some("max_tokens") => return Err(CallError::Truncated),
+        _ => {}
+    }
+    let blocks = v
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| CallError::Malformed("no `content` array in the reply".into()))?;
+    let text: String = blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("");
+    if text.trim().is_empty() {
+        return Err(CallError::Malformed("the answer has no text".into()));
+    }
+    let tokens = |k: &str| {
+        v.pointer(&format!("/usage/{k}"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    Ok(RawAnswer {
+        text,
+        input_tokens: tokens("input_tokens"),
+        output_tokens: tokens("output_tokens"),
+    })
+}
+
+impl Judge for AnthropicJudge {
+    fn identity(&self) -> &JudgeIdentity {
+        &self.identity
+    }
+
+    fn price(&self) -> Option<JudgePrice> {
+        self.price
+    }
+
+    fn complete<'a>(&'a self, call: &'a Completion) -> BoxFuture<'a, Result<RawAnswer, CallError>> {
+        Box::pin(self.send(call))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_parse_or_say_why_not() {
+        let reply = |status, body: &str| Reply {
+            status,
+            retry_after: None,
+            body: body.to_owned(),
+        };
+        let ok = r#"{"content":[{"type":"text","text":"Score: 2"}],"stop_reason":"end_turn","usage":{"input_tokens":7,"output_tokens":2}}"#;
+        assert_eq!(parse(&reply(200, ok)).unwrap().text, "Score: 2");
+        let refused = r#"{"content":[],"stop_reason":"refusal"}"#;
+        assert!(matches!(
+            parse(&reply(200, refused)),
+            Err(CallError::Refusal(_))
+        ));
+        let cut = r#"{"content":[{"type":"text","text":"Sc"}],"stop_reason":"max_tokens"}"#;
+        assert_eq!(parse(&reply(200, cut)), Err(CallError::Truncated));
+        assert!(matches!(
+            parse(&reply(
+                529,
+                r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#
+            )),
+            Err(CallError::Server { status: 529, .. })
+        ));
+    }
+}

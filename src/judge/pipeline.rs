@@ -1,0 +1,402 @@
+//! The judge engine: every question goes through the same pipeline,
+//! whatever asks it (tier-3 checkpoints, step metrics, semantic task
+//! success today; trace-level judges and judged root causes later).
+//!
+//! 1. Keys and cache lookups for every question, in parallel (rayon): a hit
+//!    whose answer still parses is answered at once and costs nothing.
+//! 2. `replay`: every miss is N/A "not in judge cache". Live: misses are
+//!    charged to the budget in question order (see [`super::budget`]);
+//!    past it, they are N/A "budget exhausted".
+//! 3. The rest are sent, at most `concurrency` at a time, each through the
+//!    fallback chain: per provider, the cache, then the call with retries
+//!    ([`super::retry`]), then strict parsing. The first provider whose
+//!    answer parses wins, and its answer is cached under its own key.
+//! 4. A question no provider answered is `Failed` with the first error: the
+//!    caller makes it N/A `judge_error`, never a pass.
+//!
+//! Outcomes come back in question order, so results never depend on which
+//! call finished first.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rayon::prelude::*;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use super::answer::{AnswerFormat, Parsed};
+use super::anthropic::AnthropicJudge;
+use super::budget::Budget;
+use super::cache::{self, Cache, Entry, Lookup};
+use super::config::{JudgeMode, JudgeSettings};
+use super::error::{CallError, JudgeError};
+use super::openai::OpenAiJudge;
+use super::prompts::Prompt;
+use super::provider::{Completion, Judge, JudgeIdentity, Params, cost_of};
+use super::replay::ReplayJudge;
+use super::retry::RetryPolicy;
+pub use super::stats::RunStats;
+use crate::spec::judge::ProviderName;
+
+/// One question.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    pub prompt: Prompt,
+    pub format: AnswerFormat,
+    /// 0-based repeat index (`judge.runs > 1` asks the same question again).
+    pub repeat: u32,
+}
+
+/// A parsed answer and who gave it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub parsed: Parsed,
+    pub by: JudgeIdentity,
+    pub cached: bool,
+}
+
+/// What became of one question.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Answered(Answer),
+    /// No provider answered usably: N/A `judge_error`.
+    Failed(CallError),
+    BudgetExhausted,
+    NotInCache,
+}
+
+/// The engine of one suite's judge run.
+#[derive(Clone)]
+pub struct Engine {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    chain: Vec<Arc<dyn Judge>>,
+    mode: JudgeMode,
+    cache: Cache,
+    retry: RetryPolicy,
+    concurrency: usize,
+    budget: Arc<Budget>,
+    params: Params,
+    stats: Mutex<RunStats>,
+}
+
+impl Engine {
+    /// An engine over `chain` (primary first). `replay` engines never call.
+    pub fn new(
+        chain: Vec<Arc<dyn Judge>>,
+        mode: JudgeMode,
+        cache: Cache,
+        retry: RetryPolicy,
+        concurrency: usize,
+        budget: Arc<Budget>,
+        params: Params,
+    ) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                chain,
+                mode,
+                cache,
+                retry,
+                concurrency: concurrency.max(1),
+                budget,
+                params,
+                stats: Mutex::default(),
+            }),
+        }
+    }
+
+    /// The engine `settings` describe, with its HTTP clients.
+    pub fn from_settings(
+        settings: &JudgeSettings,
+        budget: Arc<Budget>,
+    ) -> Result<Self, JudgeError> {
+        let chain: Vec<Arc<dyn Judge>> = match settings.mode {
+            JudgeMode::Replay | JudgeMode::None => {
+                vec![Arc::new(ReplayJudge::new(settings.identity.clone()))]
+            }
+            JudgeMode::Live(_) => settings
+                .chain
+                .iter()
+                .map(|p| -> Result<Arc<dyn Judge>, JudgeError> {
+                    Ok(match p.provider {
+                        ProviderName::Openai => Arc::new(OpenAiJudge::new(p, settings.timeout)?),
+                        ProviderName::Anthropic => {
+                            Arc::new(AnthropicJudge::new(p, settings.timeout)?)
+                        }
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        Ok(Self::new(
+            chain,
+            settings.mode,
+            Cache::new(
+                &settings.cache_dir,
+                matches!(settings.mode, JudgeMode::Live(_)),
+            ),
+            RetryPolicy::new(settings.retries),
+            settings.concurrency,
+            budget,
+            settings.params,
+        ))
+    }
+
+    /// The identity answers are looked up under.
+    pub fn identity(&self) -> &JudgeIdentity {
+        self.inner.chain[0].identity()
+    }
+
+    /// Run `requests` on a private runtime (the engine's own tokio).
+    pub fn run_blocking(
+        &self,
+        requests: &[Request],
+    ) -> Result<(Vec<Outcome>, RunStats), JudgeError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| JudgeError::Client(format!("cannot start the async runtime: {e}")))?;
+        Ok(runtime.block_on(self.run(requests)))
+    }
+
+    /// Answer `requests`; outcomes in request order.
+    pub async fn run(&self, requests: &[Request]) -> (Vec<Outcome>, RunStats) {
+        let inner = &self.inner;
+        *inner.stats.lock().unwrap_or_else(PoisonError::into_inner) = RunStats {
+            items: requests.len() as u64,
+            ..RunStats::default()
+        };
+        let primary = inner.chain[0].identity().clone();
+        let params = inner.params;
+        let looked_up: Vec<(String, Result<Option<Answer>, ()>)> = requests
+            .par_iter()
+            .map(|r| {
+                let key = cache::key(&primary, params, r.format, &r.prompt, r.repeat);
+                let found = match inner.cache.get(&key) {
+                    Lookup::Hit(entry) => {
+                        Ok(r.format.parse(&entry.text).ok().map(|parsed| Answer {
+                            parsed,
+                            by: primary.clone(),
+                            cached: true,
+                        }))
+                    }
+                    Lookup::Miss => Ok(None),
+                    Lookup::Corrupt => Err(()),
+                };
+                (key, found)
+            })
+            .collect();
+
+        let mut outcomes: Vec<Option<Outcome>> = vec![None; requests.len()];
+        let mut misses = Vec::new();
+        {
+            let mut s = inner.stats.lock().unwrap_or_else(PoisonError::into_inner);
+            for (i, (key, found)) in looked_up.into_iter().enumerate() {
+                match found {
+                    Ok(Some(answer)) => {
+                        s.cache_hits += 1;
+                        s.answered += 1;
+                        outcomes[i] = Some(Outcome::Answered(answer));
+                    }
+                    Ok(None) => misses.push((i, key)),
+                    Err(()) => {
+                        s.corrupt_entries += 1;
+                        misses.push((i, key));
+                    }
+                }
+            }
+        }
+
+        let semaphore = Arc::new(Semaphore::new(inner.concurrency));
+        let mut tasks = JoinSet::new();
+        let price = inner.chain[0].price();
+        for (i, key) in misses {
+            let request = &requests[i];
+            if inner.mode == JudgeMode::Replay || inner.mode == JudgeMode::None {
+                inner
+                    .stats
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .not_in_cache += 1;
+                outcomes[i] = Some(Outcome::NotInCache);
+                continue;
+            }
+            if !inner
+                .budget
+                .try_charge(&request.prompt, params.max_tokens, price)
+            {
+                inner
+                    .stats
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .budget_exhausted += 1;
+                outcomes[i] = Some(Outcome::BudgetExhausted);
+                continue;
+            }
+            let Ok(permit) = Arc::clone(&semaphore).acquire_owned().await else {
+                break;
+            };
+            let engine = Arc::clone(&self.inner);
+            let request = request.clone();
+            tasks.spawn(async move {
+                let outcome = engine.answer(&request, key).await;
+                drop(permit);
+                (i, outcome)
+            });
+        }
+        while let Some(joined) = tasks.join_next().await {
+            match joined {
+                Ok((i, outcome)) => outcomes[i] = Some(outcome),
+                Err(e) => {
+                    // A panicking call is a failed call: recorded, never a pass.
+                    let mut s = inner.stats.lock().unwrap_or_else(PoisonError::into_inner);
+                    s.errors += 1;
+                    s.first_error
+                        .get_or_insert_with(|| format!("a judge call panicked: {e}"));
+                }
+            }
+        }
+        let outcomes = outcomes
+            .into_iter()
+            .map(|o| {
+                o.unwrap_or(Outcome::Failed(CallError::Malformed(
+                    "the call did not finish".into(),
+                )))
+            })
+            .collect::<Vec<_>>();
+        let mut stats = inner
+            .stats
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        // The first error in question order, whatever finished first.
+        if let Some((i, Outcome::Failed(e))) = outcomes
+            .iter()
+            .enumerate()
+            .find(|(_, o)| matches!(o, Outcome::Failed(_)))
+        {
+            stats.first_error = Some(format!("question {}: {e}", i + 1));
+        }
+        (outcomes, stats)
+    }
+}
+
+impl Inner {
+    fn stats(&self) -> std::sync::MutexGuard<'_, RunStats> {
+        self.stats.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// One question through the fallback chain.
+    async fn answer(&self, request: &Request, primary_key: String) -> Outcome {
+        let completion = Completion {
+            prompt: request.prompt.clone(),
+            format: request.format,
+            params: self.params,
+        };
+        let mut first: Option<CallError> = None;
+        for (j, judge) in self.chain.iter().enumerate() {
+            let key = if j == 0 {
+                primary_key.clone()
+            } else {
+                cache::key(
+                    judge.identity(),
+                    self.params,
+                    request.format,
+                    &request.prompt,
+                    request.repeat,
+                )
+            };
+            if j > 0
+                && let Lookup::Hit(entry) = self.cache.get(&key)
+                && let Ok(parsed) = request.format.parse(&entry.text)
+            {
+                let mut s = self.stats();
+                s.cache_hits += 1;
+                s.answered += 1;
+                s.fallbacks += 1;
+                return Outcome::Answered(Answer {
+                    parsed,
+                    by: judge.identity().clone(),
+                    cached: true,
+                });
+            }
+            let error = match self.call(judge.as_ref(), &completion).await {
+                Ok(raw) => {
+                    let cost = cost_of(judge.price(), raw.input_tokens, raw.output_tokens);
+                    {
+                        let mut s = self.stats();
+                        s.input_tokens += raw.input_tokens;
+                        s.output_tokens += raw.output_tokens;
+                        match cost {
+                            Some(c) => s.cost_usd += c,
+                            None => s.cost_incomplete = true,
+                        }
+                    }
+                    match request.format.parse(&raw.text) {
+                        Ok(parsed) => {
+                            let entry = Entry::new(
+                                judge.identity(),
+                                raw.text,
+                                raw.input_tokens,
+                                raw.output_tokens,
+                                cost,
+                            );
+                            let wrote = self.cache.put(&key, &entry);
+                            let mut s = self.stats();
+                            if wrote.is_err() {
+                                s.cache_write_errors += 1;
+                            }
+                            s.answered += 1;
+                            if j > 0 {
+                                s.fallbacks += 1;
+                            }
+                            return Outcome::Answered(Answer {
+                                parsed,
+                                by: judge.identity().clone(),
+                                cached: false,
+                            });
+                        }
+                        Err(why) => CallError::Invalid(why),
+                    }
+                }
+                Err(e) => e,
+            };
+            first.get_or_insert(error);
+        }
+        let error = first.unwrap_or(CallError::Malformed("no judge configured".into()));
+        let mut s = self.stats();
+        s.errors += 1;
+        *s.error_classes.entry(error.class().to_owned()).or_default() += 1;
+        if error.is_unavailability() {
+            s.unavailable += 1;
+        }
+        Outcome::Failed(error)
+    }
+
+    /// One provider, with retries.
+    async fn call(
+        &self,
+        judge: &dyn Judge,
+        completion: &Completion,
+    ) -> Result<super::provider::RawAnswer, CallError> {
+        let mut attempt = 0u32;
+        loop {
+            attempt += 1;
+            self.stats().calls += 1;
+            match judge.complete(completion).await {
+                Ok(raw) => return Ok(raw),
+                Err(e) => match self.retry.delay(attempt, &e) {
+                    Some(wait) => {
+                        self.stats().retries += 1;
+                        self.retry
+                            .sleeper
+                            .sleep(wait.min(Duration::from_secs(600)))
+                            .await;
+                    }
+                    None => return Err(e),
+                },
+            }
+        }
+    }
+}

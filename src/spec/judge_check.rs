@@ -1,0 +1,299 @@
+//! Range checks of the judge settings (`lint` for a suite's `judge:`, the
+//! config resolver for `agenteval.yaml`), and the limits the flags share.
+//! Every problem names its key and the allowed range.
+
+use std::fmt;
+
+use super::judge::{JudgeConfigSpec, JudgePrice, JudgeSpec};
+
+/// Allowed ranges (inclusive), shared by `lint`, `agenteval.yaml` and the flags.
+pub mod limits {
+    pub const RUNS: (u32, u32) = (1, 10);
+    pub const TEMPERATURE: (f64, f64) = (0.0, 2.0);
+    pub const MAX_TOKENS: (u32, u32) = (16, 32_768);
+    pub const CONCURRENCY: (usize, usize) = (1, 256);
+    pub const TIMEOUT_S: (f64, f64) = (1.0, 600.0);
+    pub const RETRIES: (u32, u32) = (0, 10);
+    pub const EXCERPT_CHARS: (usize, usize) = (1_000, 200_000);
+    pub const KAPPA: (f64, f64) = (-1.0, 1.0);
+    /// USD per million tokens: 0 (a free local model) to 10,000.
+    pub const PRICE: (f64, f64) = (0.0, 10_000.0);
+    pub const DEFAULT_RUNS: u32 = 1;
+    pub const DEFAULT_TEMPERATURE: f64 = 0.0;
+    pub const DEFAULT_MAX_TOKENS: u32 = 1024;
+    pub const DEFAULT_CONCURRENCY: usize = 8;
+    pub const DEFAULT_TIMEOUT_S: f64 = 60.0;
+    pub const DEFAULT_RETRIES: u32 = 3;
+    pub const DEFAULT_EXCERPT_CHARS: usize = 12_000;
+    pub const DEFAULT_KAPPA: f64 = 0.6;
+}
+
+/// One setting out of range: the key, what is wrong, and the allowed range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Dotted key, e.g. `judge.runs`.
+    pub key: String,
+    pub message: String,
+    pub help: String,
+}
+
+fn range_problem<T: PartialOrd + fmt::Display + Copy>(
+    out: &mut Vec<Problem>,
+    key: &str,
+    value: Option<T>,
+    (lo, hi): (T, T),
+    unit: &str,
+) {
+    if let Some(v) = value
+        && !(v >= lo && v <= hi)
+    {
+        out.push(Problem {
+            key: key.to_owned(),
+            message: format!("`{key}` is {v}; it must lie between {lo} and {hi}{unit}"),
+            help: format!("set `{key}` to a value from {lo} to {hi}"),
+        });
+    }
+}
+
+fn positive_problem(out: &mut Vec<Problem>, key: &str, value: Option<f64>) {
+    if let Some(v) = value
+        && !(v.is_finite() && v > 0.0)
+    {
+        out.push(Problem {
+            key: key.to_owned(),
+            message: format!("`{key}` is {v}; it must be a positive number of US dollars"),
+            help: format!("set `{key}` above 0, e.g. 5.0"),
+        });
+    }
+}
+
+fn token_budget_problem(out: &mut Vec<Problem>, key: &str, value: Option<u64>) {
+    if value == Some(0) {
+        out.push(Problem {
+            key: key.to_owned(),
+            message: format!("`{key}` is 0; it must be at least 1 token"),
+            help: format!("remove `{key}` or set it to the most tokens a run may spend"),
+        });
+    }
+}
+
+fn price_problems(out: &mut Vec<Problem>, key: &str, price: Option<&JudgePrice>) {
+    if let Some(p) = price {
+        range_problem(
+            out,
+            &format!("{key}.input_per_mtok"),
+            Some(p.input_per_mtok),
+            limits::PRICE,
+            " USD per million tokens",
+        );
+        range_problem(
+            out,
+            &format!("{key}.output_per_mtok"),
+            Some(p.output_per_mtok),
+            limits::PRICE,
+            " USD per million tokens",
+        );
+    }
+}
+
+/// Environment variables a judge key may never come from: the key is sent
+/// to the judge's base URL, and these hold the CI's own credentials.
+pub fn forbidden_key_env(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    ["GITHUB_", "ACTIONS_", "RUNNER_", "AGENTEVAL_GITHUB"]
+        .iter()
+        .any(|p| upper.starts_with(p))
+}
+
+fn key_env_problems(out: &mut Vec<Problem>, key: &str, value: Option<&str>) {
+    let Some(name) = value else { return };
+    let valid = !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit());
+    if !valid {
+        out.push(Problem {
+            key: key.to_owned(),
+            message: format!("`{key}` is `{name}`, which is not an environment variable name"),
+            help: "name the variable that holds the key, e.g. `OPENAI_API_KEY`".to_owned(),
+        });
+    } else if forbidden_key_env(name) {
+        out.push(Problem {
+            key: key.to_owned(),
+            message: format!(
+                "`{key}` names `{name}`: GitHub and Actions credentials are never sent to a judge"
+            ),
+            help: "store the judge's key in its own secret, e.g. `OPENAI_API_KEY`".to_owned(),
+        });
+    }
+}
+
+fn url_problems(out: &mut Vec<Problem>, key: &str, value: Option<&str>) {
+    if let Some(url) = value
+        && !(url.starts_with("https://") || url.starts_with("http://"))
+    {
+        out.push(Problem {
+            key: key.to_owned(),
+            message: format!("`{key}` is `{url}`; it must start with `https://` or `http://`"),
+            help: "e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`".to_owned(),
+        });
+    }
+}
+
+impl JudgeSpec {
+    /// Every out-of-range value in the suite's `judge:` block (`key` is `judge.<field>`).
+    pub fn problems(&self) -> Vec<Problem> {
+        let mut out = Vec::new();
+        range_problem(&mut out, "judge.runs", self.runs, limits::RUNS, "");
+        range_problem(
+            &mut out,
+            "judge.temperature",
+            self.temperature,
+            limits::TEMPERATURE,
+            "",
+        );
+        range_problem(
+            &mut out,
+            "judge.max_tokens",
+            self.max_tokens,
+            limits::MAX_TOKENS,
+            " tokens",
+        );
+        positive_problem(&mut out, "judge.max_cost_usd", self.max_cost_usd);
+        token_budget_problem(&mut out, "judge.max_total_tokens", self.max_total_tokens);
+        range_problem(
+            &mut out,
+            "judge.kappa_threshold",
+            self.kappa_threshold,
+            limits::KAPPA,
+            "",
+        );
+        range_problem(
+            &mut out,
+            "judge.excerpt_chars",
+            self.excerpt_chars,
+            limits::EXCERPT_CHARS,
+            " characters",
+        );
+        if let Some(m) = &self.model
+            && m.trim().is_empty()
+        {
+            out.push(Problem {
+                key: "judge.model".into(),
+                message: "`judge.model` is empty".into(),
+                help: "name the model, e.g. `gpt-4o-mini`, or remove the key".into(),
+            });
+        }
+        out
+    }
+}
+
+impl JudgeConfigSpec {
+    /// Every out-of-range value in `agenteval.yaml`'s `judge:` map.
+    pub fn problems(&self) -> Vec<Problem> {
+        let mut out = Vec::new();
+        if let Some(p) = &self.provider
+            && !matches!(p.as_str(), "none" | "openai" | "anthropic" | "replay")
+        {
+            out.push(Problem {
+                key: "judge.provider".into(),
+                message: format!("`judge.provider` is `{p}`"),
+                help: "use `none`, `openai` (any OpenAI-compatible API), `anthropic` or `replay`"
+                    .into(),
+            });
+        }
+        url_problems(&mut out, "judge.base_url", self.base_url.as_deref());
+        key_env_problems(&mut out, "judge.api_key_env", self.api_key_env.as_deref());
+        price_problems(&mut out, "judge.price", self.price.as_ref());
+        range_problem(
+            &mut out,
+            "judge.concurrency",
+            self.concurrency,
+            limits::CONCURRENCY,
+            "",
+        );
+        range_problem(
+            &mut out,
+            "judge.timeout_s",
+            self.timeout_s,
+            limits::TIMEOUT_S,
+            " seconds",
+        );
+        range_problem(&mut out, "judge.retries", self.retries, limits::RETRIES, "");
+        range_problem(
+            &mut out,
+            "judge.temperature",
+            self.temperature,
+            limits::TEMPERATURE,
+            "",
+        );
+        range_problem(
+            &mut out,
+            "judge.max_tokens",
+            self.max_tokens,
+            limits::MAX_TOKENS,
+            " tokens",
+        );
+        positive_problem(&mut out, "judge.max_cost_usd", self.max_cost_usd);
+        token_budget_problem(&mut out, "judge.max_total_tokens", self.max_total_tokens);
+        for (i, f) in self.fallback.iter().enumerate() {
+            let key = format!("judge.fallback[{i}]");
+            url_problems(&mut out, &format!("{key}.base_url"), f.base_url.as_deref());
+            key_env_problems(
+                &mut out,
+                &format!("{key}.api_key_env"),
+                f.api_key_env.as_deref(),
+            );
+            price_problems(&mut out, &format!("{key}.price"), f.price.as_ref());
+            if f.model.as_deref().is_none_or(|m| m.trim().is_empty()) {
+                out.push(Problem {
+                    key: format!("{key}.model"),
+                    message: format!("`{key}` has no `model`"),
+                    help: "every fallback names its model, e.g. `{provider: anthropic, model: claude-3-5-haiku-latest}`".into(),
+                });
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_of_range_values_name_the_range() {
+        let spec: JudgeSpec = serde_saphyr::from_str(
+            "{runs: 0, temperature: 3, max_cost_usd: -1, excerpt_chars: 10}",
+        )
+        .unwrap();
+        let keys: Vec<String> = spec.problems().into_iter().map(|p| p.key).collect();
+        assert_eq!(
+            keys,
+            [
+                "judge.runs",
+                "judge.temperature",
+                "judge.max_cost_usd",
+                "judge.excerpt_chars"
+            ]
+        );
+        let p = &spec.problems()[0];
+        assert!(p.message.contains("between 1 and 10"), "{}", p.message);
+        let cfg: JudgeConfigSpec = serde_saphyr::from_str(
+            "{provider: gpt, api_key_env: GITHUB_TOKEN, concurrency: 0, base_url: ftp://x, fallback: [{provider: openai}]}",
+        )
+        .unwrap();
+        let keys: Vec<String> = cfg.problems().into_iter().map(|p| p.key).collect();
+        assert_eq!(
+            keys,
+            [
+                "judge.provider",
+                "judge.base_url",
+                "judge.api_key_env",
+                "judge.concurrency",
+                "judge.fallback[0].model"
+            ]
+        );
+        assert!(JudgeSpec::default().problems().is_empty());
+        assert!(JudgeConfigSpec::default().problems().is_empty());
+    }
+}

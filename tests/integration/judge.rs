@@ -1,0 +1,9 @@
+//! The LLM judge (issue 11): the real HTTP clients against loopback servers
+//! (wiremock, and the scripted stand-in judge), the cache across processes,
+//! faults that must never turn into a pass, and `calibrate`.
+
+mod calibrate;
+mod cli;
+mod engine;
+mod stand_in;
+mod support;

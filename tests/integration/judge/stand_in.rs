@@ -1,0 +1,167 @@
+//! The scripted stand-in judge (`scripts/stand_in_judge.py`, rule-based,
+//! not a model) and the support-bot judge cache recorded from it.
+
+#![expect(clippy::unwrap_used, reason = "tests panic on setup failures")]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+use super::support::{JudgeSuite, checkpoint, run};
+use crate::common::{bin, outputs, repo};
+
+/// The stand-in server on a free port; killed on drop.
+struct StandIn {
+    child: Child,
+    url: String,
+}
+
+impl StandIn {
+    fn start() -> Self {
+        let mut child = Command::new("python3")
+            .arg(repo().join("scripts/stand_in_judge.py"))
+            .args(["--port", "0"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap()
+            .to_owned();
+        Self { child, url }
+    }
+}
+
+impl Drop for StandIn {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_stand_in_answers_like_a_judge_and_says_it_is_not_one() {
+    let stand_in = StandIn::start();
+    let s = JudgeSuite::new("{}", &["c1", "inject"]);
+    let config = s.config("{}");
+    let cache = s.path("cache");
+    let cache = cache.to_str().unwrap();
+    let model = "agenteval-stand-in-rules";
+    let (out, live) = run(
+        &s,
+        &config,
+        &[
+            "--judge",
+            "openai",
+            "--judge-model",
+            model,
+            "--judge-base-url",
+            &stand_in.url,
+            "--judge-cache",
+            cache,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+    let live = live.unwrap();
+    assert_eq!(live["judge"]["errors"], 0, "{}", live["judge"]);
+    // The answer's $10 is in the lookup result: PASS, citing the final llm span.
+    let cp = checkpoint(&live, "c1", "T3-01");
+    assert_eq!(cp["result"], "PASS", "{cp}");
+    assert_eq!(
+        cp["notes"],
+        "stand-in rule, not a model: 1 of the answer's numbers occur in tool results"
+    );
+    assert_eq!(cp["cited_spans"].as_array().unwrap().len(), 1);
+    for case in live["cases"].as_array().unwrap() {
+        for st in case["steps"].as_array().unwrap() {
+            if st["scored_by"].as_str().unwrap().contains("judge:") {
+                assert!(
+                    st["notes"]
+                        .as_str()
+                        .unwrap()
+                        .contains("stand-in rule, not a model"),
+                    "{st}"
+                );
+            }
+        }
+    }
+    drop(stand_in);
+    let (out, replayed) = run(
+        &s,
+        &config,
+        &[
+            "--judge",
+            "replay",
+            "--judge-model",
+            model,
+            "--judge-cache",
+            cache,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(replayed.unwrap()["cases"], live["cases"]);
+}
+
+/// The committed cache answers every question the judge asks about
+/// support-bot's recordings. When a prompt template or the question set
+/// changes, re-record it with `scripts/record-judge-cache.sh`.
+#[test]
+fn the_committed_support_bot_cache_is_complete_and_labelled() {
+    for variant in ["", "-regressed"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out_file = dir.path().join("r.json");
+        let out = bin()
+            .current_dir(repo())
+            .args([
+                "run",
+                "--suite",
+                "support-bot",
+                "--deterministic",
+                "--judge",
+                "replay",
+                "--traces",
+            ])
+            .arg(format!("suites/support-bot/traces{variant}"))
+            .arg("--evidence")
+            .arg(format!("suites/support-bot/evidence{variant}"))
+            .arg("--out")
+            .arg(&out_file)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+        let r: Value = serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
+        let j = &r["judge"];
+        assert_eq!(j["model"], "openai/agenteval-stand-in-rules");
+        assert!(j["questions"].as_u64().unwrap() > 300, "{j}");
+        assert_eq!(
+            j.get("not_in_cache"),
+            None,
+            "stale cache: run scripts/record-judge-cache.sh ({j})"
+        );
+        assert_eq!(j["cache_hits"], j["questions"]);
+        let tier3: Vec<&Value> = r["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|c| c["checkpoints"].as_array().unwrap())
+            .filter(|c| c["tier"] == 3 && c["result"] != "BLOCKED")
+            .collect();
+        assert!(!tier3.is_empty());
+        for cp in tier3 {
+            assert_eq!(cp["evaluated_by"], "judge:openai/agenteval-stand-in-rules");
+            assert!(
+                cp["notes"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("stand-in rule, not a model"),
+                "{cp}"
+            );
+        }
+    }
+}
