@@ -3,6 +3,8 @@
 
 mod args;
 mod rubric;
+mod suggest;
 
 pub use args::*;
 pub use rubric::*;
+pub use suggest::without_weakening_suggestions;

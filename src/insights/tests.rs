@@ -32,6 +32,7 @@ fn step(id: &str, t: StepType, name: &str, agent: Option<&str>, notes: &str) -> 
         notes: notes.into(),
         compensated: false,
         metrics: BTreeMap::new(),
+        attempt: None,
     }
 }
 

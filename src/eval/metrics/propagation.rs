@@ -105,7 +105,6 @@ mod tests {
             id: id.into(),
             step_type: StepType::Exec,
             name: id.into(),
-            agent: None,
             span_id: None,
             score: Some(if failed { 1.0 } else { 5.0 }),
             scored_by: "rules".into(),
@@ -121,6 +120,8 @@ mod tests {
             notes: String::new(),
             compensated: false,
             metrics: BTreeMap::new(),
+            agent: None,
+            attempt: None,
         }
     }
 

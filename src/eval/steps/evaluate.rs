@@ -17,7 +17,7 @@ use crate::eval::case::StepPart;
 use crate::eval::metrics::cost::cost_metrics;
 use crate::eval::metrics::task::evaluate_task;
 use crate::eval::metrics::tool_use::tool_use_metrics;
-use crate::report::model::{Cost, DagInfo, StepResult, TaskResult, ToolUse};
+use crate::report::model::{Cost, DagInfo, StepAttempt, StepResult, TaskResult, ToolUse};
 use crate::spec::model::{ExpectedOutput, PriceSpec, StepType, WorkflowSpec};
 use crate::spec::suite::{Case, Suite};
 use crate::trace::model::Trace;
@@ -225,7 +225,6 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
                 id: node.id.clone(),
                 step_type: node.step_type,
                 name: node.name.clone(),
-                agent: node.agent.clone(),
                 span_id: node.span_id.clone(),
                 score: s.score,
                 scored_by: s.scored_by.clone(),
@@ -244,6 +243,11 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
                     .iter()
                     .map(|(m, v)| (m.as_str().to_owned(), *v))
                     .collect(),
+                agent: node.agent.clone(),
+                attempt: node.attempt.map(|a| StepAttempt {
+                    number: a.number,
+                    of: a.of,
+                }),
             }
         })
         .collect();

@@ -14,7 +14,7 @@ use crate::insights::{
 };
 use crate::output::plural;
 
-use super::insights_escape as esc;
+use crate::output::escape as esc;
 
 /// Characters of an issue's example message shown in a table cell.
 const CELL_CHARS: usize = 160;
@@ -347,6 +347,6 @@ mod tests {
             !out.contains('\u{1b}') && !out.contains('\u{202e}'),
             "{out:?}"
         );
-        assert!(out.contains("\\u{1b}[31m"), "{out}");
+        assert!(out.contains("\\x1b[31m"), "{out}");
     }
 }
