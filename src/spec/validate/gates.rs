@@ -205,3 +205,16 @@ pub(super) fn agent(cx: &mut Ctx<'_>, locs: &Locations) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn gpa_dimensions_are_metrics_and_others_are_not() {
+        let none = BTreeSet::new();
+        assert!(super::known_metric("gpa:tool_calling", &none, &none).is_ok());
+        let err = super::known_metric("gpa:helpfulness", &none, &none).unwrap_err();
+        assert!(err.starts_with("no GPA dimension `helpfulness`"), "{err}");
+    }
+}
