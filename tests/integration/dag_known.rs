@@ -5,6 +5,8 @@
 #[cfg(test)]
 mod build;
 #[cfg(test)]
+mod charge;
+#[cfg(test)]
 mod formats;
 #[cfg(test)]
 mod props;
