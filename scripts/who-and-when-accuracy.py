@@ -108,6 +108,8 @@ def write_suite(tmp, directory, episodes, judged):
     ]
     if judged:
         lines.append("scoring: {root_cause: judge}")
+        # Only the root-cause question: one judge call per failed case.
+        lines.append("judge: {steps: false}")
     lines += [
         "checkpoints:",
         "  - id: WW-01",

@@ -14,6 +14,10 @@
 //!   with `Score:`. Step metrics use 1–5; the 0–3 scale is there for
 //!   trace-level judges.
 //! - [`AnswerFormat::Semantic`]: one JSON object `{equivalent, notes}`.
+//! - [`AnswerFormat::RootCause`]: one JSON object `{step, agent, reason}`,
+//!   `step` a non-empty id, `agent` a name or null, `reason` non-empty. Whether
+//!   the step and agent exist in the trace is checked by the caller
+//!   ([`super::rca`]), which has the trace.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -29,6 +33,8 @@ pub enum AnswerFormat {
     Score { min: u8, max: u8 },
     /// Semantic equivalence with a reference answer.
     Semantic,
+    /// The decisive error step and agent of a failed run.
+    RootCause,
 }
 
 /// A tier-3 state as the judge gives it.
@@ -68,6 +74,19 @@ pub enum Parsed {
         equivalent: bool,
         notes: String,
     },
+    RootCause {
+        step: String,
+        agent: Option<String>,
+        reason: String,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRootCause {
+    step: String,
+    agent: Option<String>,
+    reason: String,
 }
 
 #[derive(Deserialize)]
@@ -95,6 +114,7 @@ impl AnswerFormat {
             Self::Checkpoint { .. } => "checkpoint_verdict",
             Self::Score { .. } => "score_line",
             Self::Semantic => "semantic_match",
+            Self::RootCause => "root_cause",
         }
     }
 
@@ -121,6 +141,16 @@ impl AnswerFormat {
                     "notes": {"type": "string"}
                 }
             })),
+            Self::RootCause => Some(json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["step", "agent", "reason"],
+                "properties": {
+                    "step": {"type": "string"},
+                    "agent": {"type": ["string", "null"]},
+                    "reason": {"type": "string"}
+                }
+            })),
             Self::Score { .. } => None,
         }
     }
@@ -138,8 +168,35 @@ impl AnswerFormat {
                     notes: crate::judge::prompts::cap_chars(raw.notes.trim(), NOTES_CHARS),
                 })
             }
+            Self::RootCause => parse_root_cause(text),
         }
     }
+}
+
+fn parse_root_cause(text: &str) -> Result<Parsed, String> {
+    let value: Value = serde_json::from_str(json_body(text)?)
+        .map_err(|e| format!("not the expected JSON object: {e}"))?;
+    if value.get("agent").is_none() {
+        return Err("`agent` is missing (give null when no agent applies)".to_owned());
+    }
+    let raw: RawRootCause =
+        serde_json::from_value(value).map_err(|e| format!("not the expected JSON object: {e}"))?;
+    let step = raw.step.trim();
+    if step.is_empty() {
+        return Err("`step` is empty".to_owned());
+    }
+    let reason = raw.reason.trim();
+    if reason.is_empty() {
+        return Err("`reason` is empty".to_owned());
+    }
+    Ok(Parsed::RootCause {
+        step: step.to_owned(),
+        agent: raw
+            .agent
+            .map(|a| a.trim().to_owned())
+            .filter(|a| !a.is_empty()),
+        reason: crate::judge::prompts::cap_chars(reason, NOTES_CHARS),
+    })
 }
 
 /// The JSON object of an answer: the whole text, or the whole of one fenced block.
@@ -318,6 +375,39 @@ mod tests {
                 .parse("Score: 0")
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn root_causes_are_strict_json() {
+        let f = AnswerFormat::RootCause;
+        assert_eq!(
+            f.parse(r#"{"step": " s4 ", "agent": "Orchestrator", "reason": "asked for code without giving any"}"#)
+                .unwrap(),
+            Parsed::RootCause {
+                step: "s4".into(),
+                agent: Some("Orchestrator".into()),
+                reason: "asked for code without giving any".into()
+            }
+        );
+        assert_eq!(
+            f.parse(r#"{"step": "m2", "agent": null, "reason": "x"}"#)
+                .unwrap(),
+            Parsed::RootCause {
+                step: "m2".into(),
+                agent: None,
+                reason: "x".into()
+            }
+        );
+        for bad in [
+            r#"{"step": "", "agent": "a", "reason": "x"}"#,
+            r#"{"step": "s1", "agent": "a", "reason": " "}"#,
+            r#"{"step": 4, "agent": "a", "reason": "x"}"#,
+            r#"{"step": "s1", "reason": "x"}"#,
+            r#"{"step": "s1", "agent": "a", "reason": "x", "confidence": 0.9}"#,
+            "The root cause is step s1.",
+        ] {
+            assert!(f.parse(bad).is_err(), "accepted {bad:?}");
+        }
     }
 
     #[test]

@@ -125,6 +125,9 @@ pub struct JudgeSummary {
     pub input_tokens: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub output_tokens: u64,
+    /// Root-cause questions (`scoring.root_cause: judge`): one per failed case.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub root_cause_questions: u64,
     /// `errors / (questions − budget_exhausted − not_in_cache)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_rate: Option<f64>,

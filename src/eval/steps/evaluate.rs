@@ -20,7 +20,7 @@ use crate::eval::metrics::tool_use::tool_use_metrics;
 use crate::report::model::{
     CaseRootCause, Cost, DagInfo, RootCauseStatus, StepResult, TaskResult, ToolUse,
 };
-use crate::spec::model::{ExpectedOutput, PriceSpec, StepType, WorkflowSpec};
+use crate::spec::model::{ExpectedOutput, PriceSpec, RootCauseMode, StepType, WorkflowSpec};
 use crate::spec::suite::{Case, Suite};
 use crate::trace::model::Trace;
 
@@ -212,7 +212,13 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
         .map(|(n, s)| NodeVerdict::new(s.score, thresholds.get(n.step_type)))
         .collect();
     let attributions = attribute_root_causes(&dag, &verdicts, ctx.settings.root_cause);
-    let root_cause = decisive_root(&dag, &attributions).map(|i| {
+    // With `root_cause: judge` the judge names the case's root cause after
+    // evaluation (`judge::rca`); the walk above still marks the steps.
+    let decisive = match ctx.settings.root_cause {
+        RootCauseMode::Judge => None,
+        _ => decisive_root(&dag, &attributions),
+    };
+    let root_cause = decisive.map(|i| {
         let s = &scores[i];
         let node = &dag.nodes[i];
         CaseRootCause {
