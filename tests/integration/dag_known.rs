@@ -3,6 +3,8 @@
 //! taxonomy outcomes, the views, and the tau-bench subset.
 
 #[cfg(test)]
+mod accuracy;
+#[cfg(test)]
 mod build;
 #[cfg(test)]
 mod charge;
