@@ -399,22 +399,19 @@ impl Builder<'_> {
             node.arguments.clone_from(&args);
             node.output.clone_from(&args);
             node.synthetic = true;
-            let paramgen = match self.requester(execution.requested_by) {
-                // The arguments came from another agent's turn (a chat's code
-                // executor runs the code of the message before it): the
-                // PARAMGEN is that turn's, so a failure charged to it lands
-                // on the agent that wrote the arguments.
-                Some((requester, from)) => {
-                    let requester_span = &self.trace.spans[requester];
-                    let requester_agent = self.index.agent(requester).to_owned();
-                    let pg = self.push(node, span, &requester_agent, &[(from, EdgeKind::Call)]);
-                    self.nodes[pg].span_id = Some(requester_span.id.clone());
-                    pg
-                }
-                None => {
-                    let inputs = self.step_inputs(&agent, span);
-                    self.push(node, span, &agent, &inputs)
-                }
+            // When the arguments came from another agent's turn (a chat's
+            // code executor runs the code of the message before it), the
+            // PARAMGEN is that turn's, so a failure charged to it lands on
+            // the agent that wrote the arguments.
+            let paramgen = if let Some((requester, from)) = self.requester(execution.requested_by) {
+                let requester_id = self.trace.spans[requester].id.clone();
+                let requester_agent = self.index.agent(requester).to_owned();
+                let pg = self.push(node, span, &requester_agent, &[(from, EdgeKind::Call)]);
+                self.nodes[pg].span_id = Some(requester_id);
+                pg
+            } else {
+                let inputs = self.step_inputs(&agent, span);
+                self.push(node, span, &agent, &inputs)
             };
             (paramgen, agent.clone(), args)
         };

@@ -149,7 +149,7 @@ where
                 let cx = CaseContext {
                     suite,
                     case,
-                    outcome: &outcome,
+                    outcome,
                     evidence: evidence.as_ref(),
                     judge: &judged.checkpoints,
                 };

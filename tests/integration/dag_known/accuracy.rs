@@ -8,7 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
-use agenteval_gate::eval::steps::{RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps};
+use agenteval_gate::eval::steps::{
+    RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
+};
 use agenteval_gate::trace::model::SpanKind;
 use agenteval_gate::trace::read_trace;
 use serde_json::Value;
@@ -39,15 +41,21 @@ fn direct(dir: &Path) -> BTreeMap<String, Half> {
         let trace = read_trace(&path).unwrap();
         let label_agent = trace.metadata["mistake_agent"].as_str().unwrap().to_owned();
         let label_span = trace.metadata["mistake_span"].as_str().unwrap().to_owned();
-        let messages: Vec<_> = trace.spans.iter().filter(|s| s.kind != SpanKind::Agent).collect();
+        let messages: Vec<_> = trace
+            .spans
+            .iter()
+            .filter(|s| s.kind != SpanKind::Agent)
+            .collect();
         let agents: BTreeSet<&str> = messages.iter().filter_map(|s| s.agent.as_deref()).collect();
         let eval = evaluate_steps(&trace, &StepContext::new(&catalog, &settings, &RulesScorer));
         let rc = eval.root_cause.as_ref();
         for h in [half.as_str(), "total"] {
             let e = halves.entry(h.to_owned()).or_default();
             e.episodes += 1;
-            e.agent_correct += u64::from(rc.and_then(|r| r.agent.as_deref()) == Some(label_agent.as_str()));
-            e.step_correct += u64::from(rc.and_then(|r| r.span_id.as_deref()) == Some(label_span.as_str()));
+            e.agent_correct +=
+                u64::from(rc.and_then(|r| r.agent.as_deref()) == Some(label_agent.as_str()));
+            e.step_correct +=
+                u64::from(rc.and_then(|r| r.span_id.as_deref()) == Some(label_span.as_str()));
             e.no_root_cause += u64::from(rc.is_none());
             e.random_agent += 1.0 / agents.len() as f64;
             e.random_step += 1.0 / messages.len() as f64;
@@ -75,7 +83,11 @@ fn the_accuracy_script_agrees_with_a_direct_computation() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let printed: Value = serde_json::from_slice(&std::fs::read(&json_out).unwrap()).unwrap();
 
     let want = direct(&samples);
@@ -84,11 +96,19 @@ fn the_accuracy_script_agrees_with_a_direct_computation() {
         let got = &printed["summary"][name];
         let count = |k: &str| got[k].as_u64().unwrap();
         assert_eq!(
-            (count("episodes"), count("agent_correct"), count("step_correct"), count("no_root_cause")),
+            (
+                count("episodes"),
+                count("agent_correct"),
+                count("step_correct"),
+                count("no_root_cause")
+            ),
             (w.episodes, w.agent_correct, w.step_correct, w.no_root_cause),
             "{name}: {got}"
         );
-        for (k, v) in [("random_agent", w.random_agent), ("random_step", w.random_step)] {
+        for (k, v) in [
+            ("random_agent", w.random_agent),
+            ("random_step", w.random_step),
+        ] {
             let g = got[k].as_f64().unwrap();
             assert!((g - v).abs() < 1e-12, "{name} {k}: printed {g}, direct {v}");
         }
@@ -99,9 +119,18 @@ fn the_accuracy_script_agrees_with_a_direct_computation() {
             .unwrap_or_else(|| panic!("no `{name}` row in:\n{stdout}"));
         let n = w.episodes;
         let pct = |k: u64| format!("{k}/{n}");
-        assert!(line.contains(&pct(w.agent_correct)) && line.contains(&pct(w.step_correct)), "{line}");
-        assert!(line.contains(&format!("{:.1}%", 100.0 * w.random_step)), "{line}");
-        assert!(line.trim_end().ends_with(&format!(" {}", w.no_root_cause)), "{line}");
+        assert!(
+            line.contains(&pct(w.agent_correct)) && line.contains(&pct(w.step_correct)),
+            "{line}"
+        );
+        assert!(
+            line.contains(&format!("{:.1}%", 100.0 * w.random_step)),
+            "{line}"
+        );
+        assert!(
+            line.trim_end().ends_with(&format!(" {}", w.no_root_cause)),
+            "{line}"
+        );
     }
     // The halves partition the total.
     let halves: u64 = ["algorithm-generated", "hand-crafted"]

@@ -81,9 +81,10 @@ cases:
             .args(args)
             .output()
             .unwrap();
-        let report = std::fs::read(&out_file)
-            .map(|b| serde_json::from_slice(&b).unwrap())
-            .unwrap_or_else(|_| panic!("no report: {:?}", outputs(&out)));
+        let Ok(bytes) = std::fs::read(&out_file) else {
+            panic!("no report: {:?}", outputs(&out));
+        };
+        let report = serde_json::from_slice(&bytes).unwrap();
         (out, report)
     }
 
