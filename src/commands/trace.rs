@@ -159,5 +159,15 @@ fn steps_text(e: &StepEvaluation) -> String {
     for d in &e.dag.deviations {
         let _ = writeln!(out, "  deviation {}: {} ({})", d.kind, d.step, d.detail);
     }
+    if let Some(rc) = &e.root_cause {
+        let _ = writeln!(
+            out,
+            "root cause: {} (span {}, agent {}): {}",
+            rc.step.as_deref().unwrap_or("—"),
+            rc.span_id.as_deref().unwrap_or("—"),
+            rc.agent.as_deref().unwrap_or("—"),
+            crate::output::truncate_chars(&rc.reason, 200)
+        );
+    }
     out
 }
