@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+use super::stand_in::StandIn;
 use super::support::{chat, judge_bin};
 use crate::common::outputs;
 
@@ -294,4 +295,41 @@ async fn a_replay_cache_miss_is_not_available_and_no_judge_is_said_so() {
     // Without a judge the steps are still attributed (greedy), only the case's root cause waits.
     let steps = case(&none, FAILED)["steps"].as_array().unwrap();
     assert!(steps.iter().any(|st| st["root_cause"] == true));
+}
+
+#[test]
+fn the_stand_in_answers_root_cause_questions_with_its_labelled_rule() {
+    let s = WhoAndWhen::new();
+    let stand_in = StandIn::start();
+    let args: Vec<String> = [
+        "--judge",
+        "openai",
+        "--judge-model",
+        "agenteval-stand-in-rules",
+        "--judge-base-url",
+        &stand_in.url,
+        "--judge-cache",
+        &s.cache(),
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let (out, report) = s.run(&args);
+    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+    let rc = &case(&report, FAILED)["root_cause"];
+    // The rule: the first step reporting an error is the EXEC s7, which ran after s6.
+    assert_eq!(
+        (
+            rc["status"].as_str(),
+            rc["step"].as_str(),
+            rc["agent"].as_str()
+        ),
+        (Some("named"), Some("s6"), Some("DataVerification_Expert"))
+    );
+    assert!(
+        rc["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("stand-in rule, not a model: the first step that reports an error (s7)"),
+        "{rc}"
+    );
 }
