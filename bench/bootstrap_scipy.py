@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Time scipy.stats.bootstrap on the bench data written by `cargo bench --bench bootstrap`.
+"""Time scipy on the bench data written by `cargo bench --bench bootstrap`.
 
 Loads bench/out/diffs.npy (float64, 100 metrics x 1,000 cases), and for each metric runs
 `scipy.stats.bootstrap((d,), np.mean, n_resamples=10_000, method="percentile",
 vectorized=True)`: the same 10^9 index draws as the Rust batch, vectorized by scipy. One
 full pass over the 100 metrics is one run; prints each run, then `MEDIAN_SECONDS <s>`.
+Then the same for the sign-flip test: `scipy.stats.permutation_test` with
+`permutation_type="samples"` (pairs swapped = signs flipped), 10,000 resamples, one-sided,
+vectorized; prints `SIGNFLIP_MEDIAN_SECONDS <s>`.
 
     python3 bench/bootstrap_scipy.py [--runs N]      (default 3: a run takes tens of seconds)
 """
@@ -44,6 +47,17 @@ def main() -> None:
     print(f"  {args.runs} runs: median {statistics.median(times):.2f} s, min {min(times):.2f} s, max {max(times):.2f} s")
     print(f"  CPU time per run: median {statistics.median(cpu):.2f} s")
     print(f"MEDIAN_SECONDS {statistics.median(times):.6f}")
+
+    flip = []
+    for run in range(args.runs):
+        start = time.perf_counter()
+        for row in data:
+            st.permutation_test((row, np.zeros_like(row)), lambda a, b, axis: np.mean(a - b, axis=axis),
+                                permutation_type="samples", alternative="less", n_resamples=10_000,
+                                vectorized=True, rng=rng)
+        flip.append(time.perf_counter() - start)
+        print(f"  permutation_test run {run + 1}: {flip[-1]:.2f} s wall")
+    print(f"SIGNFLIP_MEDIAN_SECONDS {statistics.median(flip):.6f}")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
-//! Bootstrap bench (DESIGN §12): 1,000 cases × 100 metrics × 10,000 resamples, timed over
-//! several runs, plus a simulation of the test's size and power.
+//! Statistics bench (DESIGN §12): 1,000 cases × 100 metrics × 10,000 resamples, timed over
+//! several runs on all threads and on one; then a simulation of the false-alarm rate (size)
+//! and power of the gate's test (the sign-flip test) next to the centered bootstrap p it
+//! replaced, on the same simulated data.
 //!
 //! ```text
 //! cargo bench --bench bootstrap                 # timing, then power
@@ -23,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use agenteval_gate::stats::{
     BootstrapConfig, MetricRng, minimum_detectable_effect, paired_bootstrap, paired_bootstrap_many,
+    paired_test_many, sign_flip_test,
 };
 use statrs::distribution::{ContinuousCDF, Normal};
 
@@ -162,10 +165,14 @@ fn timing(runs: usize) {
         .num_threads(1)
         .build()
         .expect("one-thread pool");
-    let start = Instant::now();
-    let one_thread = single.install(|| paired_bootstrap_many(&items, &cfg));
-    let one_thread_secs = start.elapsed().as_secs_f64();
-    assert_eq!(one_thread, reference, "thread count changed the numbers");
+    let mut one_thread_times = Vec::with_capacity(runs);
+    for _ in 0..runs.div_ceil(2) {
+        let start = Instant::now();
+        let one_thread = single.install(|| paired_bootstrap_many(&items, &cfg));
+        one_thread_times.push(start.elapsed());
+        assert_eq!(one_thread, reference, "thread count changed the numbers");
+    }
+    let (one_thread_secs, _, _) = summary(&mut one_thread_times);
 
     let alarms = reference
         .iter()
@@ -173,10 +180,10 @@ fn timing(runs: usize) {
         .filter(|r| r.p_value < 0.05)
         .count();
     println!(
-        "  {alarms}/{METRICS} metrics with p < 0.05 (20 continuous and 10 checkpoint metrics carry a true drop)"
+        "  {alarms}/{METRICS} metrics with bootstrap p < 0.05 (20 continuous and 10 checkpoint metrics carry a true drop)"
     );
     let (median, min, max) = summary(&mut times);
-    println!("  {runs} runs: median {median:.3} s, min {min:.3} s, max {max:.3} s");
+    println!("  bootstrap CI, {runs} runs: median {median:.3} s, min {min:.3} s, max {max:.3} s");
     if cpu.len() == runs {
         cpu.sort_by(f64::total_cmp);
         let cpu_median = cpu[cpu.len() / 2];
@@ -186,24 +193,54 @@ fn timing(runs: usize) {
         );
     }
     println!(
-        "  per index draw: {:.2} ns wall, {:.2} ns on one thread ({one_thread_secs:.3} s)",
+        "  per index draw: {:.2} ns wall, {:.2} ns on one thread",
         median / draws * 1e9,
         one_thread_secs / draws * 1e9
     );
+    println!("ONE_THREAD_SECONDS {one_thread_secs:.6}");
+
+    // The whole per-metric test of a compare: sign-flip p plus bootstrap CI.
+    let full_reference = paired_test_many(&items, &cfg);
+    let mut full_times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        let results = paired_test_many(&items, &cfg);
+        full_times.push(start.elapsed());
+        assert_eq!(results, full_reference, "a run gave different numbers");
+    }
+    let (full_median, _, _) = summary(&mut full_times);
+    let mut flip_times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        for (m, d) in &items {
+            sign_flip_test(d, m, cfg.resamples, cfg.seed).expect("finite bench data");
+        }
+        flip_times.push(start.elapsed());
+    }
+    let (flip_median, _, _) = summary(&mut flip_times);
+    let flips = full_reference
+        .iter()
+        .flatten()
+        .filter(|r| r.p_value <= 0.05)
+        .count();
+    println!(
+        "  the gate's test (sign-flip p + bootstrap CI), {runs} runs: median {full_median:.3} s; the sign-flip part alone, one thread: median {flip_median:.3} s; {flips}/{METRICS} metrics with p <= 0.05"
+    );
+    println!("SIGNFLIP_ONE_THREAD_SECONDS {flip_median:.6}");
     println!("  data: {}", npy.display());
     println!("MEDIAN_SECONDS {median:.6}");
 }
 
-/// Rejection rate of the test (p < α) over `compares` simulated compares.
-fn rejection_rate(
+/// Simulated paired differences: `compares` samples of `n`, shifted by `shift_sd` standard
+/// deviations of one difference (negative = worse).
+fn simulated(
     compares: usize,
     n: usize,
     shift_sd: f64,
     checkpoint: bool,
-    cfg: &BootstrapConfig,
-) -> f64 {
+) -> Vec<(String, Vec<f64>)> {
     let mut rng = MetricRng::new(SEED, &format!("power:{n}:{shift_sd}:{checkpoint}"));
-    let data: Vec<(String, Vec<f64>)> = (0..compares)
+    (0..compares)
         .map(|i| {
             let diffs = if checkpoint {
                 // Pass rate 0.7 before; after, lower by `shift_sd` standard deviations of one diff.
@@ -219,48 +256,64 @@ fn rejection_rate(
             };
             (format!("sim:{i}"), diffs)
         })
-        .collect();
+        .collect()
+}
+
+/// Rejection rates at α of the centered bootstrap p (`p < α`, as the gate used to decide)
+/// and of the sign-flip test (`p ≤ α`), on the same simulated data.
+fn rejection_rates(data: &[(String, Vec<f64>)], cfg: &BootstrapConfig) -> (f64, f64) {
     let items: Vec<(&str, &[f64])> = data
         .iter()
         .map(|(m, d)| (m.as_str(), d.as_slice()))
         .collect();
-    let results = paired_bootstrap_many(&items, cfg);
-    let hits = results
+    let boot = paired_bootstrap_many(&items, cfg)
         .iter()
         .flatten()
         .filter(|r| r.p_value < 0.05)
         .count();
-    hits as f64 / compares as f64
+    let flip = paired_test_many(&items, cfg)
+        .iter()
+        .flatten()
+        .filter(|r| r.p_value <= 0.05)
+        .count();
+    let total = data.len() as f64;
+    (boot as f64 / total, flip as f64 / total)
 }
 
 fn power() {
-    const COMPARES: usize = 2_000;
+    const COMPARES: usize = 4_000;
     let cfg = BootstrapConfig::new(2_000, 0.95, SEED).expect("valid power config");
     let z = Normal::standard();
     println!(
-        "\npower at alpha = 0.05 ({COMPARES} simulated compares per cell, B = {}; shift in sd of one difference;",
+        "\nsize and power at alpha = 0.05 ({COMPARES} simulated compares per cell, B = {}; shift in sd of one difference;",
         cfg.resamples
     );
-    println!("the MC standard error of a rate r is sqrt(r(1-r)/{COMPARES}), at most 0.011)");
     println!(
-        "{:>26} {:>5} {:>6} {:>10} {:>12}",
-        "data", "n", "shift", "rejection", "normal pred."
+        "the MC standard error of a rate r is sqrt(r(1-r)/{COMPARES}): 0.0034 at 0.05, at most 0.008)"
+    );
+    println!(
+        "{:>22} {:>5} {:>6} {:>14} {:>14} {:>12}",
+        "data", "n", "shift", "old bootstrap", "sign-flip", "normal pred."
     );
     for (label, checkpoint) in [("normal", false), ("paired 0/1 (rate 0.7)", true)] {
-        for n in [30, 100] {
-            for shift in [0.0, 0.2, 0.3, 0.5] {
-                let rate = rejection_rate(COMPARES, n, shift, checkpoint, &cfg);
+        for n in [5, 8, 12, 20, 30, 100] {
+            for shift in [0.0, 0.3, 0.5] {
+                let data = simulated(COMPARES, n, shift, checkpoint);
+                let (boot, flip) = rejection_rates(&data, &cfg);
                 let predicted = z.cdf(shift * (n as f64).sqrt() - z.inverse_cdf(0.95));
-                println!("{label:>26} {n:>5} {shift:>6.2} {rate:>10.3} {predicted:>12.3}");
+                println!(
+                    "{label:>22} {n:>5} {shift:>6.2} {boot:>14.4} {flip:>14.4} {predicted:>12.3}"
+                );
             }
         }
     }
     // The MDE the PR comment reports for sd 1: its simulated power should be near 0.8.
     for n in [30, 100] {
         if let Some(mde) = minimum_detectable_effect(n, 1.0, 0.05) {
-            let rate = rejection_rate(COMPARES, n, mde, false, &cfg);
+            let data = simulated(COMPARES, n, mde, false);
+            let (_, flip) = rejection_rates(&data, &cfg);
             println!(
-                "normal n = {n}: MDE (power 0.8 by normal approx.) = {mde:.3} sd, simulated power {rate:.3}"
+                "normal n = {n}: MDE (power 0.8 by normal approx.) = {mde:.3} sd, simulated power of the sign-flip test {flip:.3}"
             );
         }
     }

@@ -3,8 +3,13 @@
 //! next to the ceiling of parsing the same bytes with `serde_json` into a
 //! `Value` (also in parallel). Prints medians of several runs and the ratio.
 //!
-//! `cargo bench --bench ingest -- [N] [RUNS]` (defaults 2000 traces, 7 runs),
-//! or `bench/ingest.sh`.
+//! Then one deep trace: a chain of `CHAIN` spans (20,000; each the child of
+//! the previous, alternating model calls and tool runs), parsed, built into
+//! its DAG and scored by the rules, as `agenteval-gate trace` does. DAG
+//! building used to be quadratic here (29 s); it must stay under a second.
+//!
+//! `cargo bench --bench ingest -- [N] [RUNS] [CHAIN]` (defaults 2000 traces,
+//! 7 runs, 20000 spans), or `bench/ingest.sh`.
 
 #![allow(
     clippy::print_stdout,
@@ -31,6 +36,7 @@ fn main() {
         .collect();
     let n: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(2000);
     let runs: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(7);
+    let chain: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(20_000);
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("bench/out/ingest");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("traces")).unwrap();
@@ -94,6 +100,61 @@ fn main() {
             secs / ceiling
         );
     }
+    deep_chain(chain, runs);
+}
+
+/// Parse + DAG + rules scores of one `n`-span chain; prints the median.
+fn deep_chain(n: usize, runs: usize) {
+    use agenteval_gate::eval::steps::{
+        RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
+    };
+    let bytes = chain_trace(n).into_bytes();
+    let catalog = ToolCatalog::new(&[]).unwrap();
+    let settings = StepSettings::default();
+    let mut nodes = 0;
+    let secs = measure(runs.min(5), || {
+        let trace = agenteval_gate::trace::parse_trace(&bytes, Path::new("chain.json")).unwrap();
+        let ctx = StepContext::new(&catalog, &settings, &RulesScorer);
+        let e = evaluate_steps(&trace, &ctx);
+        nodes = e.steps.len();
+        std::hint::black_box(e);
+    });
+    println!(
+        "deep chain: {n} spans ({:.1} MB) → {nodes} steps: parse + DAG + rules median {:.1} ms",
+        bytes.len() as f64 / 1e6,
+        secs * 1e3
+    );
+}
+
+/// An OTLP trace of `n` spans, each the child of the previous one.
+fn chain_trace(n: usize) -> String {
+    let t0: u64 = 1_760_000_000_000_000_000;
+    let mut parent = String::new();
+    let spans: Vec<String> = (0..n)
+        .map(|i| {
+            let id = format!("{:016x}", i + 1);
+            let attrs = if i % 2 == 0 {
+                r#"[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}},{"key":"gen_ai.request.model","value":{"stringValue":"m"}}]"#.to_owned()
+            } else {
+                format!(
+                    r#"[{{"key":"gen_ai.operation.name","value":{{"stringValue":"execute_tool"}}}},{{"key":"gen_ai.tool.name","value":{{"stringValue":"lookup"}}}},{{"key":"gen_ai.tool.call.id","value":{{"stringValue":"call_{i}"}}}}]"#
+                )
+            };
+            let start = t0 + i as u64 * 1000;
+            let span = format!(
+                r#"{{"traceId":"{:032x}","spanId":"{id}","parentSpanId":"{parent}","name":"{}","kind":1,"startTimeUnixNano":"{start}","endTimeUnixNano":"{}","attributes":{attrs},"status":{{"code":1}}}}"#,
+                1,
+                if i % 2 == 0 { "chat m" } else { "execute_tool lookup" },
+                start + 500
+            );
+            parent = id;
+            span
+        })
+        .collect();
+    format!(
+        r#"{{"resourceSpans":[{{"resource":{{"attributes":[]}},"scopeSpans":[{{"scope":{{"name":"chain"}},"spans":[{}]}}]}}]}}"#,
+        spans.join(",")
+    )
 }
 
 /// Median wall time in seconds of `runs` calls (after one warm-up).

@@ -24,7 +24,7 @@ done
 # The recorded traces, in replay mode (support-bot declares `agent:`, so
 # without --traces it would run the agent, which gives the same traces).
 "$bin" --isolated --quiet baseline update --name main --suite support-bot \
-  --traces suites/support-bot/traces --deterministic
+  --traces suites/support-bot/traces --evidence suites/support-bot/evidence --deterministic
 "$bin" --isolated --quiet baseline update --name main --suite code-review --deterministic
 "$bin" --isolated --quiet baseline update --name main --suite airline-tau --deterministic
 # A second baseline of support-bot, judged by replaying the committed judge
@@ -32,5 +32,5 @@ done
 # scripts/record-judge-cache.sh), for `compare --baseline stand-in-judge --judge replay`.
 rm -rf baselines/stand-in-judge
 "$bin" --isolated --quiet baseline update --name stand-in-judge --suite support-bot \
-  --traces suites/support-bot/traces --judge replay --deterministic
+  --traces suites/support-bot/traces --evidence suites/support-bot/evidence --judge replay --deterministic
 "$bin" --isolated baseline list

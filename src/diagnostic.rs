@@ -6,7 +6,20 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode, SourceSpan};
+use crate::output::escape::{same_length_printable, terminal_text};
+use miette::{
+    Diagnostic, LabeledSpan, MietteError, MietteSpanContents, NamedSource, SourceCode, SourceSpan,
+    SpanContents,
+};
+
+/// A line longer than this many bytes is shown as a window around the
+/// error: miette pads the caret line with a format width, which panics past
+/// 65,535 columns, and a minified multi-megabyte line is no snippet anyway.
+const MAX_SNIPPET_LINE_BYTES: usize = 240;
+/// Bytes of context kept on each side of the error in a long line.
+const WINDOW_BYTES: usize = 80;
+/// The caret underlines at most this many bytes.
+const MAX_LABEL_BYTES: usize = 80;
 
 /// Severity of a [`FileDiagnostic`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -27,7 +40,7 @@ pub struct FileDiagnostic {
     pub column: usize,
     pub label: Option<String>,
     pub help: Option<String>,
-    source: Option<Arc<NamedSource<String>>>,
+    source: Option<Snippet>,
     span: Option<SourceSpan>,
 }
 
@@ -61,9 +74,13 @@ impl FileDiagnostic {
         self.column = column;
         if line > 0 {
             let offset = offset_of(text.inner(), line, column.max(1));
-            let len = token_len(text.inner(), offset);
+            let len = token_len(text.inner(), offset).min(MAX_LABEL_BYTES);
+            let len = text
+                .inner()
+                .floor_char_boundary(offset + len)
+                .saturating_sub(offset);
             self.span = Some(SourceSpan::new(offset.into(), len));
-            self.source = Some(Arc::clone(text));
+            self.source = Some(Snippet(display_source(text)));
         }
         self
     }
@@ -112,12 +129,15 @@ impl FileDiagnostic {
 
 /// With a snippet, miette prints the location in the snippet header, so the
 /// message stands alone; without one, the location leads the message.
+/// Messages quote data (ids, tool names, file content): control characters
+/// in them are shown as escapes (`terminal_text`), never sent to a terminal.
 impl fmt::Display for FileDiagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let message = terminal_text(&self.message);
         if self.source.is_some() {
-            f.write_str(&self.message)
+            f.write_str(&message)
         } else {
-            write!(f, "{}: {}", self.location(), self.message)
+            write!(f, "{}: {message}", terminal_text(&self.location()))
         }
     }
 }
@@ -135,16 +155,19 @@ impl Diagnostic for FileDiagnostic {
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         self.help
             .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+            .map(|h| Box::new(terminal_text(h).into_owned()) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        self.source.as_deref().map(|s| s as &dyn SourceCode)
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let span = self.span?;
-        let label = self.label.clone().unwrap_or_else(|| "here".to_owned());
+        let label = self
+            .label
+            .as_deref()
+            .map_or_else(|| "here".to_owned(), |l| terminal_text(l).into_owned());
         Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
             Some(label),
             span,
@@ -152,9 +175,64 @@ impl Diagnostic for FileDiagnostic {
     }
 }
 
+/// A file's text as miette reads it for a snippet: short lines as they are,
+/// a long line as a window of about [`WINDOW_BYTES`] on each side of the
+/// error, with the true line and column in the header.
+#[derive(Debug, Clone)]
+struct Snippet(Arc<NamedSource<String>>);
+
+impl SourceCode for Snippet {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let text = self.0.inner().as_str();
+        let offset = text.floor_char_boundary(span.offset().min(text.len()));
+        let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+        if line_end - line_start <= MAX_SNIPPET_LINE_BYTES {
+            return self
+                .0
+                .read_span(span, context_lines_before, context_lines_after);
+        }
+        // The header asks for the span alone (no context): start at the
+        // span so its line and column are exact. The snippet gets a window.
+        let (start, end) = if context_lines_before == 0 && context_lines_after == 0 {
+            (offset, (offset + span.len()).min(line_end))
+        } else {
+            (
+                text.floor_char_boundary(offset.saturating_sub(WINDOW_BYTES).max(line_start)),
+                text.ceil_char_boundary((offset + span.len() + WINDOW_BYTES).min(line_end)),
+            )
+        };
+        let (line, column) = line_col_of(text, start);
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.0.name().to_owned(),
+            &text.as_bytes()[start..end],
+            SourceSpan::new(start.into(), end - start),
+            line - 1,
+            column - 1,
+            1,
+        )))
+    }
+}
+
 /// Wrap a file's text for snippets.
 pub fn named_source(path: &Path, text: String) -> Arc<NamedSource<String>> {
     Arc::new(NamedSource::new(path.display().to_string(), text))
+}
+
+/// The text a snippet shows: control characters replaced by printable ones
+/// of the same length (offsets and columns stay right), so a snippet of
+/// hostile content cannot drive the terminal. The parsed text is untouched.
+fn display_source(text: &Arc<NamedSource<String>>) -> Arc<NamedSource<String>> {
+    let name = terminal_text(text.name());
+    match (same_length_printable(text.inner()), name) {
+        (std::borrow::Cow::Borrowed(_), std::borrow::Cow::Borrowed(_)) => Arc::clone(text),
+        (clean, name) => Arc::new(NamedSource::new(&name, clean.into_owned())),
+    }
 }
 
 /// Byte offset of a 1-based line/column (column counted in characters).
@@ -218,5 +296,46 @@ mod tests {
         assert_eq!(d.one_line(), "s.yaml:2:1: bad `y`");
         assert_eq!(d.to_string(), "bad `y`");
         assert_eq!(d.labels().unwrap().count(), 1);
+    }
+
+    fn render(d: &FileDiagnostic) -> String {
+        let mut out = String::new();
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .with_context_lines(1)
+            .with_wrap_lines(false)
+            .render_report(&mut out, d)
+            .unwrap();
+        out
+    }
+
+    /// Issue 12: miette pads the caret line with a format width, which
+    /// panicked ("Formatting argument out of range") past column 65,535.
+    #[test]
+    fn columns_past_65535_render_a_window_with_the_true_position() {
+        for column in [65_536, 70_000, 200_000] {
+            let text = format!("{{\"a\":{}é x\n}}\n", " ".repeat(column - 7));
+            let src = named_source(Path::new("big.json"), text);
+            let d = FileDiagnostic::error("big.json", "malformed JSON")
+                .at(&src, 1, column)
+                .with_label("here");
+            let out = render(&d);
+            assert!(out.contains(&format!("big.json:1:{column}")), "{out}");
+            assert!(
+                out.len() < 2_000,
+                "snippet is a window: {} bytes",
+                out.len()
+            );
+            assert!(out.contains("here"), "{out}");
+        }
+    }
+
+    #[test]
+    fn a_huge_token_is_underlined_in_part() {
+        let text = format!("x: {}\n", "y".repeat(100_000));
+        let src = named_source(Path::new("s.yaml"), text);
+        let d = FileDiagnostic::error("s.yaml", "bad").at(&src, 1, 4);
+        let out = render(&d);
+        assert!(out.contains("s.yaml:1:4"), "{out}");
+        assert!(out.len() < 2_000, "{}", out.len());
     }
 }

@@ -19,17 +19,23 @@ pub enum ExitCode {
     Usage = 64,
     /// Bad input data: a trace, evidence, report or baseline file.
     DataError = 65,
-    /// Judge or GitHub unavailable after retries, when the verdict could not be reached.
+    /// The verdict could not be reached: judge or GitHub unavailable after retries, or most
+    /// cases failed for one infrastructure cause (the agent could not start).
     Unavailable = 69,
     /// I/O error: a file could not be read or written.
     Io = 74,
     /// Invalid suite spec or configuration.
     Config = 78,
+    /// Stopped by SIGINT (128 + 2): agents killed, scratch removed, what was
+    /// known written.
+    Interrupted = 130,
+    /// Stopped by SIGTERM (128 + 15), as for SIGINT.
+    Terminated = 143,
 }
 
 impl ExitCode {
     /// All codes, for docs and tests.
-    pub const ALL: [ExitCode; 9] = [
+    pub const ALL: [ExitCode; 11] = [
         Self::Success,
         Self::Internal,
         Self::GateFailed,
@@ -39,6 +45,8 @@ impl ExitCode {
         Self::Unavailable,
         Self::Io,
         Self::Config,
+        Self::Interrupted,
+        Self::Terminated,
     ];
 
     pub fn code(self) -> u8 {
@@ -55,9 +63,13 @@ impl ExitCode {
             Self::NothingEvaluated => "nothing evaluated (--allow-empty turns this into 0)",
             Self::Usage => "usage error",
             Self::DataError => "bad input data (trace, evidence, report, baseline)",
-            Self::Unavailable => "judge or GitHub unavailable after retries",
+            Self::Unavailable => {
+                "verdict not reached: judge or GitHub unavailable, or the agent could not run"
+            }
             Self::Io => "I/O error",
             Self::Config => "invalid suite spec or config",
+            Self::Interrupted => "interrupted by SIGINT",
+            Self::Terminated => "terminated by SIGTERM",
         }
     }
 }
@@ -75,6 +87,6 @@ mod tests {
     #[test]
     fn codes_are_distinct_and_match_design() {
         let codes: Vec<u8> = ExitCode::ALL.iter().map(|c| c.code()).collect();
-        assert_eq!(codes, [0, 1, 2, 4, 64, 65, 69, 74, 78]);
+        assert_eq!(codes, [0, 1, 2, 4, 64, 65, 69, 74, 78, 130, 143]);
     }
 }

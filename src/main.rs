@@ -1,5 +1,7 @@
 //! The `agenteval-gate` binary: parse, run, exit with the verdict's code.
 
 fn main() -> std::process::ExitCode {
+    // Before any thread starts: SIGINT/SIGTERM are handled by one watcher.
+    agenteval_gate::runner::interrupt::install();
     agenteval_gate::main_entry(std::env::args_os()).into()
 }

@@ -19,17 +19,17 @@ where
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            // Help and version go to stdout and succeed; usage errors exit 64 (not clap's 2,
-            // which is the gate's "failed" code).
+            // `--help` and `--version` go to stdout and succeed. Usage errors,
+            // and no subcommand at all (help on stderr), exit 64: not clap's
+            // 2, which is the gate's "failed" code, and never 0, which a CI
+            // step would read as a passing gate.
             let code = match e.kind() {
-                clap::error::ErrorKind::DisplayHelp
-                | clap::error::ErrorKind::DisplayVersion
-                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
                     ExitCode::Success
                 }
                 _ => ExitCode::Usage,
             };
-            let _ignored = e.print();
+            let _ignored = crate::cli::without_weakening_suggestions(e).print();
             return code;
         }
     };
@@ -41,8 +41,11 @@ where
     .resolve();
     set_color(color);
     install_reporter(color);
+    if let Some(bytes) = cli.global.max_file_size {
+        crate::fsutil::set_max_input_bytes(bytes);
+    }
 
-    match crate::commands::dispatch(cli) {
+    let code = match crate::commands::dispatch(cli) {
         Ok(code) => code,
         Err(err) if err.is_broken_pipe() => ExitCode::Success,
         Err(err) => {
@@ -50,6 +53,13 @@ where
             report_error(err);
             code
         }
+    };
+    // A signal during a graceful section (agents running, a baseline being
+    // written): the work stopped or finished, the exit code says why.
+    match crate::runner::interrupt::received() {
+        Some(crate::runner::interrupt::Interrupt::Int) => ExitCode::Interrupted,
+        Some(crate::runner::interrupt::Interrupt::Term) => ExitCode::Terminated,
+        None => code,
     }
 }
 
@@ -71,5 +81,7 @@ fn install_reporter(color: bool) {
 
 fn report_error(err: Error) {
     let report = miette::Report::new(err);
-    crate::output::write_stderr(&format!("{report:?}\n"));
+    crate::output::write_stderr(&crate::output::escape::rendered_report(&format!(
+        "{report:?}\n"
+    )));
 }

@@ -23,6 +23,44 @@ pub enum BaselineError {
     #[diagnostic(transparent)]
     Invalid(Box<FileDiagnostic>),
 
+    /// A baseline or suite name that cannot be a plain directory/file name.
+    #[error("invalid {kind} `{name}`")]
+    #[diagnostic(
+        code(agenteval::baseline::name),
+        help(
+            "use letters, digits, `-`, `_` and `.` (not first): the name becomes a directory or file under the baselines directory"
+        )
+    )]
+    InvalidName { kind: &'static str, name: String },
+
+    /// A report written by an interrupted run: it lacks cases.
+    #[error(
+        "the report of suite `{suite}` is partial (the run was interrupted): not written as a baseline"
+    )]
+    #[diagnostic(
+        code(agenteval::baseline::partial),
+        help("run the suite to completion, then update the baseline")
+    )]
+    Partial { suite: String },
+
+    /// The baseline directory's lock could not be taken.
+    #[error("cannot lock baseline directory `{}`", path.display())]
+    #[diagnostic(code(agenteval::baseline::lock))]
+    Lock {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+
+    /// `--baseline-ref`: git could not read the baselines at a revision.
+    #[error("cannot read the baseline from git revision `{rev}`: {message}")]
+    #[diagnostic(code(agenteval::baseline::git), help("{help}"))]
+    Git {
+        rev: String,
+        message: String,
+        help: String,
+    },
+
     #[error("no baseline `{name}` for suite `{suite}` (looked for `{}`)", path.display())]
     #[diagnostic(
         code(agenteval::baseline::missing),
@@ -40,8 +78,10 @@ pub enum BaselineError {
 impl BaselineError {
     pub fn exit_code(&self) -> ExitCode {
         match self {
-            Self::Io { .. } => ExitCode::Io,
-            Self::Invalid(_) | Self::Missing { .. } => ExitCode::DataError,
+            Self::Io { .. } | Self::Lock { .. } => ExitCode::Io,
+            Self::InvalidName { .. } => ExitCode::Usage,
+            Self::Git { .. } => ExitCode::Config,
+            Self::Invalid(_) | Self::Missing { .. } | Self::Partial { .. } => ExitCode::DataError,
         }
     }
 }

@@ -1,7 +1,12 @@
-//! Baselines: `baselines/<name>/<suite>.json` and its append-only history.
+//! Baselines: `baselines/<name>/<suite>.json` and its append-only history,
+//! updated as one unit under a lock; read from the working tree or from a
+//! git revision (`--baseline-ref`).
 
 mod error;
 pub mod model;
+pub mod name;
+pub mod source;
 pub mod store;
 
 pub use error::BaselineError;
+pub use name::{NameKind, check_name};

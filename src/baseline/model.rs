@@ -33,6 +33,13 @@ pub struct BaselineMeta {
     pub spec_version: String,
     pub spec_hash: String,
     pub config_tags: BTreeMap<String, String>,
+    /// Sequence number of the update that wrote this file; its history line
+    /// carries the same number. History lines with a higher number belong
+    /// to an update that was killed before it committed (the baseline file
+    /// is written last), so readers ignore them. Set by `write_baseline`;
+    /// absent in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update: Option<u64>,
 }
 
 /// One line of `<suite>.history.jsonl`.
@@ -49,4 +56,7 @@ pub struct HistoryLine {
     pub config_tags: BTreeMap<String, String>,
     /// Suite mean of every metric.
     pub metrics: BTreeMap<String, f64>,
+    /// The update that wrote this line (see [`BaselineMeta::update`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update: Option<u64>,
 }

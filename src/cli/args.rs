@@ -34,6 +34,9 @@ pub struct CliGlobal {
     /// Only errors on stderr.
     #[arg(long, short, global = true)]
     pub quiet: bool,
+    /// Largest input file read (trace, suite, report, baseline…), e.g. `64MiB`, `1GiB` [default: 256MiB].
+    #[arg(long, global = true, value_name = "SIZE", env = "AGENTEVAL_MAX_FILE_SIZE", value_parser = crate::fsutil::parse_size)]
+    pub max_file_size: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
@@ -71,6 +74,17 @@ pub enum CliCommand {
     /// Print the JSON Schema of `suite.yaml`.
     #[command(hide = true)]
     Schema,
+    /// Print a shell completion script on stdout (e.g. `agenteval-gate completions bash > ~/.local/share/bash-completion/completions/agenteval-gate`).
+    Completions(CliCompletions),
+    /// Print the man page (roff) on stdout (e.g. `agenteval-gate man > agenteval-gate.1`).
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct CliCompletions {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Flags shared by `run`, `compare`, `baseline update` and `lint`.
@@ -239,6 +253,10 @@ pub struct CliCompare {
     /// Accepted for compatibility: passing without a baseline is now the default.
     #[arg(long, hide = true, conflicts_with = "require_baseline")]
     pub allow_missing_baseline: bool,
+    /// Read `baselines/` from git object REF (a sha, branch or `origin/agenteval-baselines`), or `worktree`
+    /// [default: the PR's base commit in a `pull_request` event, else the working tree].
+    #[arg(long, value_name = "REF", env = "AGENTEVAL_BASELINE_REF")]
+    pub baseline_ref: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -284,9 +302,25 @@ pub struct CliBaselineShow {
     pub suite: CliSuiteArgs,
     #[arg(long, value_name = "NAME", default_value = "main")]
     pub name: String,
-    /// Print JSON instead of a table.
-    #[arg(long)]
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = CliBaselineShowFormat::Table)]
+    pub format: CliBaselineShowFormat,
+    /// The former spelling of `--format json`.
+    #[arg(long, hide = true)]
     pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CliBaselineShowFormat {
+    Table,
+    Json,
+}
+
+impl CliBaselineShow {
+    /// `--format json`, or the hidden `--json`.
+    pub fn wants_json(&self) -> bool {
+        self.json || self.format == CliBaselineShowFormat::Json
+    }
 }
 
 #[derive(Debug, Args)]

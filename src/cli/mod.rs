@@ -2,5 +2,7 @@
 //! They are converted into validated settings before anything runs.
 
 mod args;
+mod suggest;
 
 pub use args::*;
+pub use suggest::without_weakening_suggestions;

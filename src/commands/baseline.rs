@@ -6,14 +6,15 @@ use comfy_table::{ContentArrangement, Table, presets};
 
 use crate::baseline::model::{BASELINE_SCHEMA_VERSION, BaselineFile, BaselineMeta};
 use crate::baseline::store::{
-    DEFAULT_HISTORY_CAP, baseline_path, history_path, list_names, read_baseline, read_history,
-    write_baseline,
+    DEFAULT_HISTORY_CAP, baseline_path, committed_history, history_path, list_names, read_baseline,
+    read_history, write_baseline,
 };
 use crate::cli::{CliBaseline, CliBaselineList, CliBaselineShow, CliBaselineUpdate};
 use crate::config::{Config, EvalSettings, SuiteSettings, TierChoice};
 use crate::error::{Error, Result};
 use crate::exit_code::ExitCode;
 use crate::output::plural;
+use crate::report::ReportError;
 use crate::report::model::{RunReport, Tier};
 use crate::report::read::read_run_report;
 use crate::report::render::fmt::metric;
@@ -45,7 +46,7 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
     } else {
         args.from_report
             .iter()
-            .map(|p| read_run_report(p).map_err(Error::from))
+            .map(|p| read_baseline_candidate(p).map_err(Error::from))
             .collect::<Result<_>>()?
     };
     if reports.is_empty() {
@@ -54,12 +55,6 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
         } else {
             Err(RunnerError::NothingSelected.into())
         };
-    }
-    if let Some(r) = reports.iter().find(|r| r.shard.is_some()) {
-        return Err(Error::usage_with_help(
-            format!("the report of suite `{}` covers one shard only", r.suite),
-            "merge shard reports first (`agenteval-gate merge`), then update the baseline",
-        ));
     }
     let git_sha = args.git_sha.clone().or_else(|| {
         (!settings.deterministic)
@@ -85,6 +80,7 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
                 spec_version: report.spec_version.clone(),
                 spec_hash: report.spec_hash.clone(),
                 config_tags: report.config_tags.clone(),
+                update: None, // numbered by `write_baseline`
             },
             report,
         };
@@ -101,19 +97,43 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
     Ok(ExitCode::Success)
 }
 
-fn validate_name(name: &str) -> Result<()> {
-    if name.is_empty()
-        || name.starts_with('.')
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-    {
-        return Err(Error::usage_with_help(
-            format!("invalid baseline name `{name}`"),
-            "use letters, digits, `-`, `_` and `.`: the name is a directory under the baselines directory",
+/// A saved run report that may become a baseline: the full tier of the whole suite. A smoke
+/// report would put a handful of cases' means into the history (the 2σ band) and a shard
+/// report a fraction of the suite; both are refused (65) with the fix.
+fn read_baseline_candidate(path: &Path) -> std::result::Result<RunReport, ReportError> {
+    let report = read_run_report(path)?;
+    let refuse = |reason: String, help: &str| ReportError::NotABaseline {
+        path: path.to_path_buf(),
+        reason,
+        help: help.to_owned(),
+    };
+    if report.tier == Tier::Smoke {
+        return Err(refuse(
+            format!(
+                "it holds the smoke tier of suite `{}` ({}), not the full suite",
+                report.suite,
+                plural(report.cases.len(), "case", "cases")
+            ),
+            "write the report with `agenteval-gate run --tier full --out FILE` (the default tier of `run`)",
         ));
     }
-    Ok(())
+    if let Some(shard) = report.shard {
+        return Err(refuse(
+            format!(
+                "it covers shard {}/{} of suite `{}` only",
+                shard.index, shard.count, report.suite
+            ),
+            "merge the shard reports first (`agenteval-gate merge REPORT… --out FILE`), then update the baseline from the merged report",
+        ));
+    }
+    Ok(report)
+}
+
+fn validate_name(name: &str) -> Result<()> {
+    Ok(crate::baseline::check_name(
+        crate::baseline::NameKind::Baseline,
+        name,
+    )?)
 }
 
 /// Output of a git command, trimmed; `None` when git is unavailable.
@@ -128,6 +148,7 @@ fn git(args: &[&str]) -> Option<String> {
 }
 
 fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
+    validate_name(&args.name)?;
     let settings = SuiteSettings::resolve(&args.suite, config);
     let dir = &settings.baselines_dir;
     let suites = suites_of(dir, &args.name, &settings.suites);
@@ -143,8 +164,11 @@ fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
         let Some(file) = read_baseline(&path)? else {
             continue;
         };
-        let history = read_history(&history_path(dir, &args.name, &suite))?;
-        if args.json {
+        let history = committed_history(
+            read_history(&history_path(dir, &args.name, &suite))?,
+            Some(&file),
+        );
+        if args.wants_json() {
             json.push(serde_json::json!({
                 "baseline": file.baseline,
                 "cases": file.report.cases.len(),
@@ -188,7 +212,7 @@ fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
         }
         outln!("{t}")?;
     }
-    if args.json {
+    if args.wants_json() {
         crate::output::write_stdout(&to_json(&json))?;
     }
     Ok(ExitCode::Success)
@@ -227,7 +251,10 @@ fn list(args: &CliBaselineList, config: &Config) -> Result<ExitCode> {
             let Some(file) = read_baseline(&baseline_path(dir, &name, &suite))? else {
                 continue;
             };
-            let history = read_history(&history_path(dir, &name, &suite))?;
+            let history = committed_history(
+                read_history(&history_path(dir, &name, &suite))?,
+                Some(&file),
+            );
             t.add_row(vec![
                 name.clone(),
                 suite,

@@ -5,7 +5,9 @@ use crate::diagnostic::{FileDiagnostic, Level};
 /// Print a diagnostic with its snippet on stderr.
 pub(crate) fn print_diagnostic(d: &FileDiagnostic) {
     let report = miette::Report::new(d.clone());
-    crate::output::write_stderr(&format!("{report:?}\n"));
+    crate::output::write_stderr(&crate::output::escape::rendered_report(&format!(
+        "{report:?}\n"
+    )));
 }
 
 /// Print warnings unless `quiet`.

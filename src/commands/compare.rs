@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use crate::baseline::BaselineError;
 use crate::baseline::model::{BaselineFile, HistoryLine};
-use crate::baseline::store::{baseline_path, history_path, read_baseline, read_history};
+use crate::baseline::source::BaselineLoader;
 use crate::cli::{CliCompare, CliCompareFormat, CliOnOff};
 use crate::compare::decide::{
     AlphaPlan, CompareOptions, compare, no_baseline_report, smoke_spent_alpha, smoke_stops,
@@ -42,17 +42,23 @@ struct Prepared {
 
 pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<ExitCode> {
     let settings = EvalSettings::resolve(&args.eval, config, TierChoice::Progressive)?;
+    // The PR's base commit in a pull request (DESIGN §9), else the working tree.
+    let loader = BaselineLoader::resolve(
+        &settings.suite.baselines_dir,
+        &args.baseline,
+        args.baseline_ref.as_deref(),
+        |k| std::env::var(k).ok(),
+    )?;
     let resamples = resolve_resamples(args.resamples, config)?;
     let mut prepared = Vec::new();
     let mut missing = Vec::new();
     for suite in load_suites(&settings, quiet)? {
-        let path = baseline_path(&settings.suite.baselines_dir, &args.baseline, &suite.name);
-        let Some(baseline) = read_baseline(&path)? else {
+        let Some((baseline, history)) = loader.load(&suite.name)? else {
             if args.require_baseline {
                 return Err(BaselineError::Missing {
                     name: args.baseline.clone(),
                     suite: suite.name.clone(),
-                    path,
+                    path: loader.location(&suite.name),
                 }
                 .into());
             }
@@ -66,11 +72,6 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
             missing.push(suite.name.clone());
             continue;
         };
-        let history = read_history(&history_path(
-            &settings.suite.baselines_dir,
-            &args.baseline,
-            &suite.name,
-        ))?;
         let fail_on = resolve_fail_on(args.fail_on, config, suite.gates.fail_on);
         prepared.push(Prepared {
             suite,
@@ -101,6 +102,7 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
         report.missing_baselines = missing;
         report
     };
+    report.baseline.source = Some(loader.info());
     report.evaluated_at = (!settings.deterministic).then(crate::clock::now_rfc3339);
 
     let stdout = match args.format {

@@ -3,18 +3,72 @@
 
 use crate::baseline::store::{baseline_path, list_names, read_baseline};
 use crate::cli::CliLint;
-use crate::config::{Config, SuiteSettings};
+use crate::compare::preflight::gate_warnings;
+use crate::config::{Config, SuiteSettings, resolve_fail_on};
 use crate::diagnostic::{FileDiagnostic, Level};
 use crate::error::Result;
 use crate::exit_code::ExitCode;
 use crate::output::plural;
 use crate::spec::SpecError;
 use crate::spec::discover::suite_paths;
-use crate::spec::load::load_suite;
+use crate::spec::load::{LoadedSuite, Origin, load_suite};
 use crate::spec::stability::check_id_stability;
-use crate::spec::validate::validate;
+use crate::spec::suite::Suite;
+use crate::spec::validate::{check_evidence_pointers, validate};
 
 use super::common::print_diagnostic;
+
+/// The gate's pre-flight warnings ([`gate_warnings`]) located in `suite.yaml`: at the
+/// checkpoint's `id`, or at the `tiers:` line for the smoke tier.
+fn gate_diagnostics(loaded: &LoadedSuite, suite: &Suite, config: &Config) -> Vec<FileDiagnostic> {
+    let judge = std::env::var("AGENTEVAL_JUDGE")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .map_or_else(
+            || {
+                config
+                    .values
+                    .judge
+                    .as_ref()
+                    .and_then(|j| j.provider())
+                    .is_some_and(|p| p != "none")
+            },
+            |v| v != "none",
+        );
+    let fail_on = resolve_fail_on(None, config, suite.gates.fail_on);
+    gate_warnings(suite, judge, fail_on)
+        .into_iter()
+        .map(|w| {
+            let origin = match &w.checkpoint {
+                Some(id) => loaded
+                    .file
+                    .checkpoints
+                    .iter()
+                    .find(|c| c.id.value == *id)
+                    .map(|c| LoadedSuite::yaml_origin(c.id.referenced)),
+                None => line_of(loaded, "tiers:"),
+            }
+            .unwrap_or_else(|| LoadedSuite::yaml_origin(loaded.file.suite.referenced));
+            loaded
+                .diagnostic_at(&origin, false, w.message)
+                .with_help(w.help)
+        })
+        .collect()
+}
+
+/// The first line of `suite.yaml` that starts with `key`.
+fn line_of(loaded: &LoadedSuite, key: &str) -> Option<Origin> {
+    loaded
+        .source
+        .inner()
+        .lines()
+        .position(|l| l.starts_with(key))
+        .map(|i| Origin {
+            include: None,
+            line: i + 1,
+            column: 1,
+        })
+}
 
 pub(crate) fn run(args: &CliLint, config: &Config) -> Result<ExitCode> {
     let settings = SuiteSettings::resolve(&args.suite, config);
@@ -29,7 +83,14 @@ pub(crate) fn run(args: &CliLint, config: &Config) -> Result<ExitCode> {
             }
             Err(other) => return Err(other.into()),
         };
-        diagnostics.extend(validate(&loaded).diagnostics);
+        let validation = validate(&loaded);
+        let mut found = validation.diagnostics;
+        found.extend(check_evidence_pointers(&loaded));
+        if let Some(suite) = &validation.suite {
+            found.extend(gate_diagnostics(&loaded, suite, config));
+        }
+        found.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+        diagnostics.extend(found);
         let mut baselines = Vec::new();
         for name in list_names(&settings.baselines_dir) {
             let p = baseline_path(&settings.baselines_dir, &name, &loaded.file.suite.value);

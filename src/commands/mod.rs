@@ -11,6 +11,7 @@ mod calibrate;
 mod comment;
 mod common;
 mod compare;
+mod completions;
 mod config_show;
 mod lint;
 mod merge;
@@ -22,21 +23,27 @@ mod trace;
 
 pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
     let quiet = cli.global.quiet;
-    if let CliCommand::Schema = cli.command {
-        return schema::run();
-    }
-    let config = Config::discover(&cli.global)?;
+    // Commands that print something built in need no `agenteval.yaml`.
+    let config = || Config::discover(&cli.global);
     match cli.command {
         CliCommand::Schema => schema::run(),
-        CliCommand::Run(args) => run::run(&args, &config, quiet),
-        CliCommand::Compare(args) => compare::run(&args, &config, quiet),
-        CliCommand::Lint(args) => lint::run(&args, &config),
-        CliCommand::Report(args) => report::run(&args),
-        CliCommand::Trace(args) => trace::run(&args, &config),
-        CliCommand::Comment(args) => comment::run(&args, quiet),
-        CliCommand::Baseline(cmd) => baseline::run(&cmd, &config, quiet),
-        CliCommand::Config(crate::cli::CliConfig::Show) => config_show::run(&config),
-        CliCommand::Merge(args) => merge::run(&args, &config, quiet),
-        CliCommand::Calibrate(args) => calibrate::run(&args, &config, quiet),
+        CliCommand::Completions(args) => completions::completions(args.shell),
+        CliCommand::Man => completions::man(),
+        CliCommand::Run(args) => run::run(&args, &config()?, quiet),
+        CliCommand::Compare(args) => compare::run(&args, &config()?, quiet),
+        CliCommand::Lint(args) => lint::run(&args, &config()?),
+        CliCommand::Report(args) => {
+            config()?;
+            report::run(&args)
+        }
+        CliCommand::Trace(args) => trace::run(&args, &config()?),
+        CliCommand::Comment(args) => {
+            config()?;
+            comment::run(&args, quiet)
+        }
+        CliCommand::Baseline(cmd) => baseline::run(&cmd, &config()?, quiet),
+        CliCommand::Config(crate::cli::CliConfig::Show) => config_show::run(&config()?),
+        CliCommand::Merge(args) => merge::run(&args, &config()?, quiet),
+        CliCommand::Calibrate(args) => calibrate::run(&args, &config()?, quiet),
     }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::compare::model::{CompareReport, MetricStatus};
 use crate::github::{AnnotationLevel, GitHubContext, PublishRequest, annotation, publish};
-use crate::report::render::compare_markdown::render_compare_markdown;
+use crate::report::render::compare_markdown::{render_compare_markdown, render_compare_summary};
 use crate::report::render::compare_text::effect;
 
 /// GitHub shows at most 10 error and 10 warning annotations per step.
@@ -30,6 +30,9 @@ pub(crate) fn publish_compare(report: &CompareReport, out: Option<&Path>, quiet:
         }
     };
     let body = render_compare_markdown(report);
+    // Its own cap (1 MiB): when the comment had to be cut, the summary it
+    // points to still holds the full report.
+    let summary = render_compare_summary(report);
     let marker_key = marker_key(report);
     let outputs = vec![
         ("verdict".to_owned(), report.verdict.as_str().to_owned()),
@@ -64,7 +67,7 @@ pub(crate) fn publish_compare(report: &CompareReport, out: Option<&Path>, quiet:
     let request = PublishRequest {
         marker_key: &marker_key,
         markdown_body: &body,
-        summary_markdown: &body,
+        summary_markdown: &summary,
         outputs,
         annotations: errors,
     };

@@ -21,7 +21,7 @@ use crate::report::render::{
 pub(crate) fn run(args: &CliReport) -> Result<ExitCode> {
     let (_, value) = read_json::<serde_json::Value>(&args.file, "report")?;
     let text = match kind_of(&value) {
-        Some(ReportKind::Run) => render_run(&read_run_report(&args.file)?, args.format),
+        Some(ReportKind::Run) => render_run(&read_run_report(&args.file)?, args.format)?,
         Some(ReportKind::Compare) => {
             let found = value
                 .get("schema_version")
@@ -36,7 +36,7 @@ pub(crate) fn run(args: &CliReport) -> Result<ExitCode> {
                 .into());
             }
             let (report, _) = read_json::<CompareReport>(&args.file, "compare report")?;
-            render_compare(&report, args.format)
+            render_compare(&report, args.format)?
         }
         None => {
             return Err(ReportError::Invalid(Box::new(
@@ -53,22 +53,22 @@ pub(crate) fn run(args: &CliReport) -> Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-fn render_run(report: &RunReport, format: CliReportFormat) -> String {
-    match format {
+fn render_run(report: &RunReport, format: CliReportFormat) -> Result<String> {
+    Ok(match format {
         CliReportFormat::Table => render_run_table(report),
         CliReportFormat::Markdown => render_run_markdown(report),
         CliReportFormat::Json => to_json(report),
         CliReportFormat::Junit => render_run_junit(&[report]),
-        CliReportFormat::Html => render_run_html(report),
-    }
+        CliReportFormat::Html => render_run_html(report).map_err(ReportError::Render)?,
+    })
 }
 
-fn render_compare(report: &CompareReport, format: CliReportFormat) -> String {
-    match format {
+fn render_compare(report: &CompareReport, format: CliReportFormat) -> Result<String> {
+    Ok(match format {
         CliReportFormat::Table => render_compare_table(report),
         CliReportFormat::Markdown => render_compare_markdown(report),
         CliReportFormat::Json => to_json(report),
         CliReportFormat::Junit => render_compare_junit(report),
-        CliReportFormat::Html => render_compare_html(report),
-    }
+        CliReportFormat::Html => render_compare_html(report).map_err(ReportError::Render)?,
+    })
 }

@@ -119,8 +119,17 @@ pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCod
         ));
     }
     let mut evaluated = Vec::new();
+    let mut interrupted = None;
     for suite in suites {
-        match evaluate_tier(&suite, tier, &settings, &session)? {
+        let result = match evaluate_tier(&suite, tier, &settings, &session) {
+            // SIGINT/SIGTERM: keep what is known, stop, exit 130/143 below.
+            Err(Error::Runner(RunnerError::Interrupted { signal, partial })) => {
+                interrupted = Some(signal);
+                partial.map(|p| *p)
+            }
+            other => other?,
+        };
+        match result {
             Some(report) => evaluated.push(Evaluated { suite, report }),
             None if !quiet => noteln!(
                 "suite `{}`: no case in the {tier} tier{}",
@@ -129,6 +138,17 @@ pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCod
             ),
             None => {}
         }
+        if interrupted.is_some() {
+            break;
+        }
+    }
+    if let Some(signal) = interrupted {
+        write_reports(args.out.as_deref(), args.out_dir.as_deref(), &evaluated)?;
+        return Err(RunnerError::Interrupted {
+            signal,
+            partial: None,
+        }
+        .into());
     }
     if evaluated.is_empty() {
         return if settings.allow_empty {

@@ -14,6 +14,7 @@ use crate::eval::steps::{
     RulesScorer, StepContext, StepEvaluation, StepSettings, ToolCatalog, evaluate_steps,
 };
 use crate::exit_code::ExitCode;
+use crate::output::escape::terminal;
 use crate::report::render::json::to_json;
 use crate::spec::discover::{load_checked, suite_paths};
 use crate::spec::suite::Suite;
@@ -119,6 +120,16 @@ fn steps_text(e: &StepEvaluation) -> String {
         e.workflow_quality
             .map_or_else(|| "—".to_owned(), |q| format!("{q:.2}"))
     );
+    // Parents of every step, gathered once (a step-by-step scan of the edges
+    // was quadratic on long traces).
+    let mut parents_of: std::collections::HashMap<&str, Vec<&str>> =
+        std::collections::HashMap::new();
+    for [from, to] in &e.dag.edges {
+        parents_of
+            .entry(to.as_str())
+            .or_default()
+            .push(from.as_str());
+    }
     for s in &e.steps {
         let score = s
             .score
@@ -126,25 +137,24 @@ fn steps_text(e: &StepEvaluation) -> String {
         let mark = if s.root_cause {
             " ROOT CAUSE".to_owned()
         } else if let Some(r) = &s.propagated_from {
-            format!(" propagated from {r}")
+            format!(" propagated from {}", terminal(r))
         } else if s.failed {
             " failed".to_owned()
         } else {
             String::new()
         };
-        let parents: Vec<&str> = e
-            .dag
-            .edges
-            .iter()
-            .filter(|[_, to]| *to == s.id)
-            .map(|[from, _]| from.as_str())
+        let parents: Vec<std::borrow::Cow<'_, str>> = parents_of
+            .get(s.id.as_str())
+            .into_iter()
+            .flatten()
+            .map(|from| terminal(from))
             .collect();
         let _ = write!(
             out,
             "  {:<4} {:<8} {:<28} {:>4} ({}){mark}",
-            s.id,
+            terminal(&s.id),
             s.step_type.as_str(),
-            crate::output::truncate_chars(&s.name, 28),
+            crate::output::truncate_chars(&terminal(&s.name), 28),
             score,
             s.scored_by
         );
@@ -157,16 +167,22 @@ fn steps_text(e: &StepEvaluation) -> String {
         out.push('\n');
     }
     for d in &e.dag.deviations {
-        let _ = writeln!(out, "  deviation {}: {} ({})", d.kind, d.step, d.detail);
+        let _ = writeln!(
+            out,
+            "  deviation {}: {} ({})",
+            d.kind,
+            terminal(&d.step),
+            terminal(&d.detail)
+        );
     }
     if let Some(rc) = &e.root_cause {
         let _ = writeln!(
             out,
             "root cause: {} (span {}, agent {}): {}",
-            rc.step.as_deref().unwrap_or("—"),
-            rc.span_id.as_deref().unwrap_or("—"),
-            rc.agent.as_deref().unwrap_or("—"),
-            crate::output::truncate_chars(&rc.reason, 200)
+            terminal(rc.step.as_deref().unwrap_or("—")),
+            terminal(rc.span_id.as_deref().unwrap_or("—")),
+            terminal(rc.agent.as_deref().unwrap_or("—")),
+            crate::output::truncate_chars(&terminal(&rc.reason), 200)
         );
     }
     out

@@ -286,6 +286,7 @@ pub fn compare(
         .map(MetricComparison::qualified_name)
         .collect();
     let first = inputs.first();
+    let views = crate::report::views::compare_views(&metrics, inputs);
     Ok(CompareReport {
         schema_version: COMPARE_REPORT_SCHEMA_VERSION,
         tool_version: crate::VERSION.to_owned(),
@@ -297,6 +298,7 @@ pub fn compare(
             git_sha: first.and_then(|i| i.meta.git_sha.clone()),
             updated_at: first.and_then(|i| i.meta.updated_at.clone()),
             history_points: inputs.iter().map(|i| i.history.len()).min().unwrap_or(0),
+            source: None, // set by the command from the baseline loader
         },
         tiers: Vec::new(),
         metrics,
@@ -320,6 +322,7 @@ pub fn compare(
         missing_baselines: Vec::new(),
         worst_case: None,
         evaluated_at: None,
+        views: Some(views),
     })
 }
 
@@ -337,6 +340,7 @@ pub fn no_baseline_report(baseline: &str, fail_on: FailOn, suites: &[String]) ->
             git_sha: None,
             updated_at: None,
             history_points: 0,
+            source: None,
         },
         tiers: Vec::new(),
         metrics: Vec::new(),
@@ -362,6 +366,7 @@ pub fn no_baseline_report(baseline: &str, fail_on: FailOn, suites: &[String]) ->
         missing_baselines: suites.to_vec(),
         worst_case: None,
         evaluated_at: None,
+        views: None,
     }
 }
 

@@ -9,6 +9,7 @@ pub mod error;
 pub mod localize;
 pub mod model;
 pub mod pairing;
+pub mod preflight;
 pub mod settings;
 #[cfg(test)]
 mod tests;

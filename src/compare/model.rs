@@ -53,6 +53,10 @@ pub struct CompareReport {
     pub worst_case: Option<WorstCase>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evaluated_at: Option<String>,
+    /// What the drawn views (HTML report, history charts) need when the report
+    /// is rendered later from the saved file; size policy in `report::views::build`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub views: Option<crate::report::views::CompareViews>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,6 +88,10 @@ pub struct BaselineRef {
     pub updated_at: Option<String>,
     /// Fewest history points over the suites (the 2σ leg needs 5).
     pub history_points: usize,
+    /// Where the baseline was read from (`--baseline-ref`), and the
+    /// baseline files the working tree changes relative to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<crate::baseline::source::SourceInfo>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

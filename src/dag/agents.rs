@@ -6,7 +6,7 @@
 //! followed with a visited set, so a parent cycle in bad input cannot hang
 //! the builder; it is reported instead (and the DAG falls back to flat).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 use crate::trace::model::Trace;
 
@@ -17,67 +17,134 @@ pub(crate) struct AgentIndex {
     agent_of: Vec<String>,
     /// Agent → its caller, for agents nested under another agent's span.
     caller: BTreeMap<String, String>,
-    /// Per span index: its parent's index, when the parent is in the trace.
-    parent_of: Vec<Option<usize>>,
+    /// Per span index: position in a depth-first walk of the span tree, and
+    /// the last position inside its subtree (`is_descendant` in O(1)).
+    tin: Vec<usize>,
+    tout: Vec<usize>,
     /// Set when following parents met a cycle: the span id where it closed.
     pub(crate) cycle_at: Option<String>,
 }
 
+/// Walk state of a span while resolving agents.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    New,
+    OnPath,
+    Done,
+}
+
 impl AgentIndex {
+    /// Linear in the number of spans: every span's agent and nearest
+    /// other-agent ancestor are resolved once (memoised walks up the parent
+    /// links), so a 20,000-span chain costs no more than 20,000 siblings.
     pub(crate) fn new(trace: &Trace) -> Self {
-        let mut by_id: HashMap<&str, usize> = HashMap::with_capacity(trace.spans.len());
+        let n = trace.spans.len();
+        let mut by_id: HashMap<&str, usize> = HashMap::with_capacity(n);
         for (i, span) in trace.spans.iter().enumerate() {
             by_id.entry(span.id.as_str()).or_insert(i);
         }
-        let parent_of: Vec<Option<usize>> = trace
+        let mut parent_of: Vec<Option<usize>> = trace
             .spans
             .iter()
             .map(|s| s.parent.as_deref().and_then(|p| by_id.get(p).copied()))
             .collect();
 
+        // The span whose `agent` names each span's agent (None: the unnamed
+        // top-level agent). A parent cycle is cut where it closes: that span
+        // becomes a root of the tree below.
+        let mut source: Vec<Option<usize>> = vec![None; n];
+        let mut walk = vec![Walk::New; n];
         let mut cycle_at = None;
-        let mut agent_of = Vec::with_capacity(trace.spans.len());
-        for i in 0..trace.spans.len() {
-            let mut seen = BTreeSet::new();
+        let mut path = Vec::new();
+        for i in 0..n {
+            if walk[i] == Walk::Done {
+                continue;
+            }
+            path.clear();
             let mut cur = Some(i);
-            let mut found = String::new();
+            let mut found = None;
             while let Some(c) = cur {
-                if !seen.insert(c) {
-                    cycle_at.get_or_insert_with(|| trace.spans[c].id.clone());
-                    break;
+                match walk[c] {
+                    Walk::Done => {
+                        found = source[c];
+                        break;
+                    }
+                    Walk::OnPath => {
+                        cycle_at.get_or_insert_with(|| trace.spans[c].id.clone());
+                        // Cut the cycle at `c`: its parent link points back into the path.
+                        parent_of[c] = None;
+                        break;
+                    }
+                    Walk::New => {}
                 }
-                if let Some(agent) = &trace.spans[c].agent {
-                    found.clone_from(agent);
+                walk[c] = Walk::OnPath;
+                path.push(c);
+                if trace.spans[c].agent.is_some() {
+                    found = Some(c);
                     break;
                 }
                 cur = parent_of[c];
             }
-            agent_of.push(found);
+            for &p in &path {
+                source[p] = found;
+                walk[p] = Walk::Done;
+            }
+        }
+        let agent_of: Vec<String> = source
+            .iter()
+            .map(|s| {
+                s.and_then(|c| trace.spans[c].agent.clone())
+                    .unwrap_or_default()
+            })
+            .collect();
+
+        // Children lists of the (now acyclic) tree, then one depth-first
+        // walk from the roots: entry/exit positions, and each span's nearest
+        // ancestor of another agent.
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut roots = Vec::new();
+        for (i, p) in parent_of.iter().enumerate() {
+            match p {
+                Some(p) => children[*p].push(i),
+                None => roots.push(i),
+            }
+        }
+        let mut tin = vec![0; n];
+        let mut tout = vec![0; n];
+        let mut other: Vec<Option<usize>> = vec![None; n];
+        let mut clock = 0;
+        let mut stack: Vec<(usize, bool)> = roots.iter().rev().map(|&r| (r, false)).collect();
+        while let Some((v, done)) = stack.pop() {
+            if done {
+                tout[v] = clock;
+                continue;
+            }
+            clock += 1;
+            tin[v] = clock;
+            if let Some(p) = parent_of[v] {
+                other[v] = if agent_of[p] == agent_of[v] {
+                    other[p]
+                } else {
+                    Some(p)
+                };
+            }
+            stack.push((v, true));
+            stack.extend(children[v].iter().rev().map(|&c| (c, false)));
         }
 
         let mut caller = BTreeMap::new();
-        for i in 0..trace.spans.len() {
-            let me = &agent_of[i];
-            if caller.contains_key(me) {
-                continue;
-            }
-            let mut seen = BTreeSet::from([i]);
-            let mut cur = parent_of[i];
-            while let Some(c) = cur {
-                if !seen.insert(c) {
-                    break;
-                }
-                if agent_of[c] != *me {
-                    caller.insert(me.clone(), agent_of[c].clone());
-                    break;
-                }
-                cur = parent_of[c];
+        for i in 0..n {
+            if let Some(o) = other[i] {
+                caller
+                    .entry(agent_of[i].clone())
+                    .or_insert_with(|| agent_of[o].clone());
             }
         }
         Self {
             agent_of,
             caller,
-            parent_of,
+            tin,
+            tout,
             cycle_at,
         }
     }
@@ -109,20 +176,23 @@ impl AgentIndex {
     }
 
     /// Whether span `i` is a (transitive) child of span `ancestor`.
+    #[cfg(test)]
     pub(crate) fn is_descendant(&self, i: usize, ancestor: usize) -> bool {
-        let mut cur = self.parent_of.get(i).copied().flatten();
-        let mut hops = 0;
-        while let Some(c) = cur {
-            if c == ancestor {
-                return true;
-            }
-            hops += 1;
-            if hops > self.parent_of.len() {
-                return false;
-            }
-            cur = self.parent_of[c];
+        match (
+            self.tin.get(i),
+            self.tin.get(ancestor),
+            self.tout.get(ancestor),
+        ) {
+            (Some(&t), Some(&a_in), Some(&a_out)) => a_in < t && t <= a_out,
+            _ => false,
         }
-        false
+    }
+
+    /// Depth-first entry position of span `i` and the last position inside
+    /// its subtree: the descendants of `i` are exactly the spans whose entry
+    /// position lies in `(entry, exit]`.
+    pub(crate) fn subtree(&self, i: usize) -> Option<(usize, usize)> {
+        Some((*self.tin.get(i)?, *self.tout.get(i)?))
     }
 }
 

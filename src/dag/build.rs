@@ -47,6 +47,7 @@ use super::classify::{
 use super::graph::Dag;
 use super::model::{Edge, EdgeKind, Node};
 use super::retry::{Unrolled, unroll_retries};
+use super::scan::StepScan;
 use crate::report::model::DagStatus;
 use crate::spec::model::StepType;
 use crate::trace::model::{Span, SpanKind, ToolCall, Trace, TraceFormat};
@@ -82,10 +83,12 @@ pub fn build_dag_with(trace: &Trace, options: BuildOptions) -> Dag {
             last_model_call.insert(index.agent(i).to_owned(), pos);
         }
     }
+    let scan = StepScan::new(trace, &index, &order);
     let mut builder = Builder {
         trace,
         last_model_call,
         index: &index,
+        scan: &scan,
         order: &order,
         nodes: Vec::new(),
         edges: Vec::new(),
@@ -157,6 +160,7 @@ struct AgentState {
 struct Builder<'a> {
     trace: &'a Trace,
     index: &'a AgentIndex,
+    scan: &'a StepScan,
     order: &'a [usize],
     nodes: Vec<Node>,
     edges: Vec<Edge>,
@@ -331,8 +335,8 @@ impl Builder<'_> {
             self.pending.request_final(call.id.clone());
         }
         if last.is_none() {
-            let ends =
-                ends_turn(trace, self.index, self.order, pos) || self.last_of_agent(&agent, pos);
+            let ends = ends_turn(trace, self.index, self.scan, self.order, pos)
+                || self.last_of_agent(&agent, pos);
             let step_type = if ends {
                 StepType::Synth
             } else {

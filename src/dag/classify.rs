@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::agents::AgentIndex;
 use super::model::Node;
+use super::scan::StepScan;
 use crate::spec::model::StepType;
 use crate::trace::model::{Span, SpanKind, Trace};
 
@@ -69,26 +70,24 @@ pub(crate) fn states_plan(text: &str) -> bool {
 /// the next step-like span (model call, tool, user turn) is a user turn, or
 /// belongs to an agent that neither is this agent nor runs under it, or
 /// there is none.
-pub(crate) fn ends_turn(trace: &Trace, index: &AgentIndex, order: &[usize], pos: usize) -> bool {
+pub(crate) fn ends_turn(
+    trace: &Trace,
+    index: &AgentIndex,
+    scan: &StepScan,
+    order: &[usize],
+    pos: usize,
+) -> bool {
     let Some(&me) = order.get(pos) else {
         return true;
     };
     let agent = index.agent(me);
-    for &j in &order[pos + 1..] {
-        let span = &trace.spans[j];
-        if index.is_descendant(j, me) {
-            continue;
-        }
-        match span.kind {
-            SpanKind::User => return true,
-            SpanKind::Llm | SpanKind::Tool | SpanKind::Retriever => {
-                return !index.runs_under(index.agent(j), agent);
-            }
-            _ if span.tool.is_some() => return !index.runs_under(index.agent(j), agent),
-            _ => {}
-        }
+    let Some(j) = scan.next_outside(index, me, pos).and_then(|p| order.get(p)) else {
+        return true;
+    };
+    match trace.spans[*j].kind {
+        SpanKind::User => true,
+        _ => !index.runs_under(index.agent(*j), agent),
     }
-    true
 }
 
 pub(crate) fn span_error(span: &Span) -> Option<String> {

@@ -11,6 +11,7 @@ pub mod model;
 pub mod outcome;
 pub mod rca;
 mod retry;
+mod scan;
 pub mod view;
 pub mod workflow;
 

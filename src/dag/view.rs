@@ -6,6 +6,8 @@
 
 use std::fmt::Write as _;
 
+use crate::output::escape::{mermaid_id_ok, mermaid_label};
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -130,26 +132,34 @@ pub fn render_mermaid_case(case: &CaseReport) -> String {
 }
 
 fn mermaid(steps: &[StepResult], edges: &[[String; 2]]) -> String {
+    let ids = node_ids(steps);
+    let index: std::collections::HashMap<&str, usize> = steps
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, s)| (s.id.as_str(), i))
+        .collect();
+    let id_of = |step: &str| index.get(step).map(|&i| ids[i].as_str());
     let mut out = String::from("flowchart TD\n");
-    for step in steps {
+    for (step, id) in steps.iter().zip(&ids) {
         let score = step
             .score
             .map_or_else(|| "N/A".to_owned(), |s| format!("{s:.1}"));
         let mut label = format!(
             "{} {} {}<br/>{score}",
-            step.id,
+            mermaid_label(&step.id),
             step.step_type,
-            truncate(&step.name, 40)
+            mermaid_label(&truncate(&step.name, 40))
         );
         if step.root_cause {
             label.push_str(" · root cause");
         } else if let Some(root) = &step.propagated_from {
-            let _ = write!(label, " · from {root}");
+            let _ = write!(label, " · from {}", mermaid_label(root));
         }
         if step.compensated {
             label.push_str(" · retried");
         }
-        let _ = writeln!(out, "    {}[\"{}\"]", step.id, escape(&label));
+        let _ = writeln!(out, "    {id}[\"{label}\"]");
     }
     let compensated: std::collections::BTreeSet<&str> = steps
         .iter()
@@ -157,12 +167,15 @@ fn mermaid(steps: &[StepResult], edges: &[[String; 2]]) -> String {
         .map(|s| s.id.as_str())
         .collect();
     for [from, to] in edges {
+        let (Some(a), Some(b)) = (id_of(from), id_of(to)) else {
+            continue;
+        };
         let arrow = if compensated.contains(from.as_str()) {
             "-.->"
         } else {
             "-->"
         };
-        let _ = writeln!(out, "    {from} {arrow} {to}");
+        let _ = writeln!(out, "    {a} {arrow} {b}");
     }
     out.push_str("    classDef root fill:#f8d7da,stroke:#c62828,stroke-width:2px,color:#000\n");
     out.push_str("    classDef propagated fill:#ffe0b2,stroke:#ef6c00,color:#000\n");
@@ -175,26 +188,40 @@ fn mermaid(steps: &[StepResult], edges: &[[String; 2]]) -> String {
         ("propagated", |s| s.propagated_from.is_some()),
         ("compensated", |s| s.compensated),
     ] {
-        let ids: Vec<&str> = steps
+        let picked: Vec<&str> = steps
             .iter()
-            .filter(|s| pick(s))
-            .map(|s| s.id.as_str())
+            .zip(&ids)
+            .filter(|(s, _)| pick(s))
+            .map(|(_, id)| id.as_str())
             .collect();
-        if !ids.is_empty() {
-            let _ = writeln!(out, "    class {} {class}", ids.join(","));
+        if !picked.is_empty() {
+            let _ = writeln!(out, "    class {} {class}", picked.join(","));
         }
     }
     out
 }
 
-/// Escape text for a quoted Mermaid label (`#` first: it starts entity codes).
-fn escape(text: &str) -> String {
-    text.replace('#', "#35;")
-        .replace('"', "#quot;")
-        .replace('<', "#lt;")
-        .replace('>', "#gt;")
-        .replace("#lt;br/#gt;", "<br/>")
-        .replace(['\n', '\r'], " ")
+/// Mermaid node ids: a step id that is a safe Mermaid identifier as is
+/// (`s3`, `lookup`), else `n<index>` (step ids in saved reports are
+/// untrusted), never two alike.
+fn node_ids(steps: &[StepResult]) -> Vec<String> {
+    let mut used = std::collections::BTreeSet::new();
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let mut id = if mermaid_id_ok(&s.id) {
+                s.id.clone()
+            } else {
+                format!("n{i}")
+            };
+            while used.contains(&id) {
+                id.push('_');
+            }
+            used.insert(id.clone());
+            id
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -218,6 +245,8 @@ mod tests {
             notes: String::new(),
             compensated: false,
             metrics: std::collections::BTreeMap::new(),
+            agent: None,
+            attempt: None,
         }
     }
 

@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use crate::eval::checkpoint::{CheckpointInputs, JudgeVerdicts, evaluate_checkpoints};
 use crate::eval::compliance;
+use crate::eval::metrics::task::{combine, evaluate_ground_truth};
 use crate::report::model::{
     CaseError, CaseReport, CaseStatus, Cost, DagInfo, Scores, StepResult, TaskResult, ToolUse,
     TraceInfo,
@@ -23,6 +24,9 @@ pub enum TraceOutcome {
         status: CaseStatus,
         error: CaseError,
         info: Option<TraceInfo>,
+        /// Run mode: wall time until the agent failed or was killed, so a crashing head
+        /// does not look faster (omitted with `--deterministic`).
+        elapsed_ms: Option<f64>,
     },
 }
 
@@ -63,6 +67,7 @@ pub fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport {
             status,
             error,
             info,
+            ..
         } => {
             let reason = format!("{status}: {}", error.message);
             (
@@ -74,8 +79,17 @@ pub fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport {
             )
         }
     };
+    let mut steps = steps;
+    if let TraceOutcome::Failed {
+        elapsed_ms: Some(ms),
+        ..
+    } = cx.outcome
+    {
+        steps.cost.latency_ms = Some(*ms);
+    }
     let checkpoints = evaluate_checkpoints(&CheckpointInputs {
         suite: cx.suite,
+        case: cx.case,
         trace,
         failure: failure.as_deref(),
         evidence: cx.evidence,
@@ -83,12 +97,16 @@ pub fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport {
     });
     let compliance_percent = compliance::compliance_percent(&checkpoints);
     let failed = status != CaseStatus::Ok;
+    let ground_truth = cx
+        .suite
+        .task_success
+        .as_ref()
+        .map(|spec| evaluate_ground_truth(spec, cx.evidence, &checkpoints));
+    let task = combine(ground_truth, steps.task.clone());
     let task_success = if failed {
         Some(0.0)
     } else {
-        steps
-            .task
-            .as_ref()
+        task.as_ref()
             .and_then(|t| t.success)
             .map(|ok| if ok { 1.0 } else { 0.0 })
     };
@@ -121,7 +139,7 @@ pub fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport {
         dag: steps.dag,
         tool_use: steps.tool_use,
         cost: steps.cost,
-        task: steps.task,
+        task,
         warnings: trace.map(|t| t.warnings.clone()).unwrap_or_default(),
         root_cause: steps.root_cause,
     }

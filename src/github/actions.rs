@@ -9,6 +9,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::github::error::GitHubError;
+use crate::output::escape::{workflow_data, workflow_property};
 
 /// Append `markdown` to the job summary file, ending it with a line break so
 /// a later append starts on its own line. Empty markdown writes nothing.
@@ -112,27 +113,17 @@ pub fn annotation(
 ) -> String {
     let mut props = Vec::new();
     if let Some(file) = file.filter(|f| !f.is_empty()) {
-        props.push(format!("file={}", escape_property(file)));
+        props.push(format!("file={}", workflow_property(file)));
     }
     if !title.is_empty() {
-        props.push(format!("title={}", escape_property(title)));
+        props.push(format!("title={}", workflow_property(title)));
     }
     let props = if props.is_empty() {
         String::new()
     } else {
         format!(" {}", props.join(","))
     };
-    format!("::{level}{props}::{}", escape_data(message))
-}
-
-fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-fn escape_property(text: &str) -> String {
-    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+    format!("::{level}{props}::{}", workflow_data(message))
 }
 
 #[cfg(test)]

@@ -8,9 +8,8 @@ use serde::Deserialize;
 
 use crate::github::env::{DEFAULT_BOT_LOGIN, GitHubContext, GitHubToken, RepoName};
 use crate::github::error::GitHubError;
-use crate::github::link::next_link;
 use crate::github::retry::RetryPolicy;
-use crate::github::transport::{Call, Method, Transport, parse};
+use crate::github::transport::{Call, Method, Transport, page, parse};
 
 /// 100 comments per page: the most GitHub allows.
 const PER_PAGE: u32 = 100;
@@ -140,7 +139,7 @@ impl GitHubClient {
     }
 
     /// Every conversation comment of pull request `pr`, oldest first,
-    /// following `Link: rel="next"` until the last page.
+    /// following `Link: rel="next"` (parsed by octocrab's `Page`) until the last page.
     pub async fn list_issue_comments(&self, pr: u64) -> Result<Vec<IssueComment>, GitHubError> {
         let operation = format!(
             "list the comments of pull request #{pr} in `{}`",
@@ -158,9 +157,9 @@ impl GitHubClient {
                 not_found_help: self.pr_not_found_help(pr),
             };
             let reply = self.transport.request(&call).await?;
-            let page: Vec<RawComment> = parse(&operation, &reply.body)?;
-            comments.extend(page.into_iter().map(IssueComment::from));
-            let Some(next) = reply.link.as_deref().and_then(next_link) else {
+            let page = page::<RawComment>(&operation, reply).await?;
+            comments.extend(page.items.into_iter().map(IssueComment::from));
+            let Some(next) = page.next.map(|uri| uri.to_string()) else {
                 return Ok(comments);
             };
             if !seen.insert(next.clone()) {

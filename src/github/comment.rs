@@ -1,12 +1,17 @@
 //! The sticky PR comment: one comment per marker, found by its hidden marker
 //! AND our own login, updated in place on every run; and the 65,536-character
 //! cap GitHub puts on comment bodies.
+//!
+//! The marker counts only where the gate writes it: alone on the body's
+//! first line. A marker quoted anywhere else (a checkpoint instruction, a
+//! case id: data the renderers escape anyway) never selects a comment.
 
 use crate::github::client::{GitHubClient, IssueComment};
 use crate::github::error::GitHubError;
 
-/// GitHub rejects comment bodies longer than this many characters.
-pub const MAX_COMMENT_CHARS: usize = 65_536;
+/// GitHub rejects comment bodies longer than this many characters (one definition, with the
+/// renderer that keeps the comment under it).
+pub use crate::report::render::compare_markdown::MAX_COMMENT_CHARS;
 
 /// Starts every marker; [`find_marker`] looks for it.
 pub const MARKER_PREFIX: &str = "<!-- agenteval-gate:";
@@ -35,12 +40,25 @@ pub fn marker(key: &str) -> String {
     format!("{MARKER_PREFIX}{safe}{MARKER_SUFFIX}")
 }
 
-/// The first agenteval-gate marker in `body`, if any.
+/// The agenteval-gate marker of `body`: its first line, when that line is
+/// a marker and nothing else.
 pub fn find_marker(body: &str) -> Option<&str> {
-    let start = body.find(MARKER_PREFIX)?;
-    let len = body[start..].find(MARKER_SUFFIX)? + MARKER_SUFFIX.len();
-    let found = &body[start..start + len];
-    (!found[MARKER_PREFIX.len()..].contains('\n')).then_some(found)
+    let first = first_line(body);
+    let key = first
+        .strip_prefix(MARKER_PREFIX)?
+        .strip_suffix(MARKER_SUFFIX)?;
+    (marker(key) == first).then_some(first)
+}
+
+/// The first line of `body` without its line break (`\n` or `\r\n`).
+fn first_line(body: &str) -> &str {
+    let line = body.split('\n').next().unwrap_or_default();
+    line.strip_suffix('\r').unwrap_or(line)
+}
+
+/// Whether `body` carries `marker` where the gate writes it (its first line).
+fn has_marker(body: &str, marker: &str) -> bool {
+    first_line(body) == marker
 }
 
 /// What [`upsert_sticky_comment`] did.
@@ -63,10 +81,10 @@ pub struct CommentOutcome {
 
 /// Create or update the sticky comment on pull request `pr`.
 ///
-/// `marker` is the full marker (from [`marker`]); `body` should contain it
-/// (it is prepended when missing, so the next run finds the comment). The
-/// comment to update is the oldest one that carries the marker and was
-/// written by our own login; another user's comment is never edited, even
+/// `marker` is the full marker (from [`marker`]); it is the body's first
+/// line (prepended unless the body already starts with it), so the next run
+/// finds the comment. The comment to update is the oldest one that carries
+/// the marker on its first line and was written by our own login; another user's comment is never edited, even
 /// when it carries the marker. A create that fails with a 5xx or a lost
 /// connection is retried only after listing again, so a comment GitHub
 /// created despite the error is updated rather than duplicated.
@@ -76,7 +94,7 @@ pub async fn upsert_sticky_comment(
     marker: &str,
     body: &str,
 ) -> Result<CommentOutcome, GitHubError> {
-    let with_marker = if body.contains(marker) {
+    let with_marker = if has_marker(body, marker) {
         body.to_owned()
     } else {
         format!("{marker}\n{body}")
@@ -129,7 +147,7 @@ fn find_own<'c>(
     login: &str,
 ) -> Option<&'c IssueComment> {
     comments.iter().find(|c| {
-        c.body.contains(marker)
+        has_marker(&c.body, marker)
             && c.author
                 .as_deref()
                 .is_some_and(|a| a.eq_ignore_ascii_case(login))
@@ -205,10 +223,18 @@ mod tests {
             marker(&"k".repeat(500)).len(),
             MARKER_PREFIX.len() + 100 + MARKER_SUFFIX.len()
         );
-        let body = format!("# Report\n{}\ntext <!-- other -->", marker("suite/x"));
+        let body = format!("{}\r\n# Report\ntext <!-- other -->", marker("suite/x"));
         assert_eq!(find_marker(&body), Some("<!-- agenteval-gate:suite/x -->"));
         assert_eq!(find_marker("<!-- agenteval-gate:\n -->"), None);
         assert_eq!(find_marker("no marker"), None);
+        // Only the first line counts: a marker quoted in the body is data.
+        let quoted = format!("# Report\n> {}", marker("other"));
+        assert_eq!(find_marker(&quoted), None);
+        assert_eq!(
+            find_marker("<!-- agenteval-gate:a b -->"),
+            None,
+            "not a marker we write"
+        );
     }
 
     #[test]
@@ -269,12 +295,18 @@ mod tests {
             c(1, &m, Some("mallory")),
             c(2, "no marker", Some("github-actions[bot]")),
             c(3, &m, None),
-            c(4, &format!("x {m}"), Some("GitHub-Actions[bot]")),
-            c(5, &m, Some("github-actions[bot]")),
+            c(
+                4,
+                &format!("{} \n{m}", marker("other")),
+                Some("github-actions[bot]"),
+            ),
+            c(5, &format!("x {m}"), Some("GitHub-Actions[bot]")),
+            c(6, &format!("{m}\r\nbody"), Some("GitHub-Actions[bot]")),
+            c(7, &m, Some("github-actions[bot]")),
         ];
         assert_eq!(
             find_own(&comments, &m, "github-actions[bot]").map(|c| c.id),
-            Some(4)
+            Some(6)
         );
         assert_eq!(
             find_own(&comments, &marker("other"), "github-actions[bot]"),

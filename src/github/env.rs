@@ -166,9 +166,7 @@ impl GitHubContext {
             repository,
             event_name: var("GITHUB_EVENT_NAME"),
             pull_request,
-            token: var("AGENTEVAL_GITHUB_TOKEN")
-                .or_else(|| var("GITHUB_TOKEN"))
-                .map(GitHubToken::new),
+            token: token(&var)?,
             bot_login: var("AGENTEVAL_BOT_LOGIN"),
             step_summary: var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
             output: var("GITHUB_OUTPUT").map(PathBuf::from),
@@ -190,6 +188,24 @@ impl GitHubContext {
     pub fn pr_number(&self) -> Option<u64> {
         self.pull_request.as_ref().map(|pr| pr.number)
     }
+}
+
+/// `AGENTEVAL_GITHUB_TOKEN`, else `GITHUB_TOKEN`, checked to be printable
+/// ASCII without spaces: anything else would be rejected (or worse) as an
+/// HTTP header value, so it is a config error before any request.
+fn token(var: &impl Fn(&str) -> Option<String>) -> Result<Option<GitHubToken>, GitHubError> {
+    for variable in ["AGENTEVAL_GITHUB_TOKEN", "GITHUB_TOKEN"] {
+        if let Some(value) = var(variable) {
+            if let Some(position) = value.chars().position(|c| !c.is_ascii_graphic()) {
+                return Err(GitHubError::InvalidToken {
+                    variable,
+                    position: position + 1,
+                });
+            }
+            return Ok(Some(GitHubToken::new(value)));
+        }
+    }
+    Ok(None)
 }
 
 fn repo_or_error(variable: &'static str, value: &str) -> Result<RepoName, GitHubError> {
@@ -222,6 +238,39 @@ mod tests {
         ] {
             assert!(RepoName::parse(bad).is_none(), "{bad}");
         }
+    }
+
+    #[test]
+    fn tokens_with_control_characters_are_config_errors() {
+        let env = |token: &'static str| {
+            move |k: &str| match k {
+                "GITHUB_ACTIONS" => Some("true".to_owned()),
+                "GITHUB_TOKEN" => Some(token.to_owned()),
+                _ => None,
+            }
+        };
+        let err = GitHubContext::from_env(env("ghs_a\u{7}b")).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                GitHubError::InvalidToken {
+                    variable: "GITHUB_TOKEN",
+                    position: 6
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(
+            !err.to_string().contains("ghs_a"),
+            "the token is never printed: {err}"
+        );
+        assert!(GitHubContext::from_env(env("ghs_a b")).is_err());
+        let ok = GitHubContext::from_env(env(" ghs_ok\n")).unwrap().unwrap();
+        assert_eq!(
+            ok.token.unwrap().expose(),
+            "ghs_ok",
+            "surrounding whitespace is trimmed"
+        );
     }
 
     #[test]

@@ -50,6 +50,20 @@ pub enum GitHubError {
         value: String,
     },
 
+    /// A token that cannot be an HTTP header value (a control character, a
+    /// space, non-ASCII): refused before any request, never sent.
+    #[error("`{variable}` holds a character a GitHub token never has (at position {position})")]
+    #[diagnostic(
+        code(agenteval::github::token),
+        help(
+            "tokens are printable ASCII without spaces; check how the secret is passed (a stray newline or quote in the workflow's `env:`)"
+        )
+    )]
+    InvalidToken {
+        variable: &'static str,
+        position: usize,
+    },
+
     #[error("the repository is unknown: `GITHUB_REPOSITORY` is not set")]
     #[diagnostic(
         code(agenteval::github::no_repository),
@@ -213,6 +227,7 @@ impl GitHubError {
             Self::Io { .. } | Self::EventRead { .. } => ExitCode::Io,
             Self::MissingRepository
             | Self::MissingToken
+            | Self::InvalidToken { .. }
             | Self::InvalidApiUrl { .. }
             | Self::InvalidOutputKey { .. } => ExitCode::Config,
             Self::ClientSetup { .. }

@@ -51,9 +51,12 @@ impl EventPayload {
 
 /// Read and parse the payload file.
 pub(crate) fn read_event(path: &Path) -> Result<EventPayload, GitHubError> {
-    let text = std::fs::read_to_string(path).map_err(|source| GitHubError::EventRead {
-        path: path.to_path_buf(),
-        source,
+    let text = crate::fsutil::read_input_text(path).map_err(|e| match e.diagnostic(path) {
+        Some(d) => GitHubError::EventInvalid(Box::new(d)),
+        None => GitHubError::EventRead {
+            path: path.to_path_buf(),
+            source: e.into_io(),
+        },
     })?;
     parse_event(path, text)
 }

@@ -3,8 +3,8 @@
 //! this module only reads the Actions environment and sends them.
 //!
 //! - `env`/`event`: the Actions environment and event payload → [`GitHubContext`].
-//! - `client`/`transport`/`retry`/`link`: a small REST client over octocrab with
-//!   retries and pagination.
+//! - `client`/`transport`/`retry`: a small REST client over octocrab (its `Page`
+//!   paginates) with retries run by backon under GitHub's rate-limit rules.
 //! - `comment`: the sticky comment (marker + own login) and the 65,536-character cap.
 //! - `actions`: `GITHUB_STEP_SUMMARY`, `GITHUB_OUTPUT` and workflow-command annotations.
 //! - `publish`: the entry points `compare` and `comment` call.
@@ -15,7 +15,6 @@ mod comment;
 mod env;
 mod error;
 mod event;
-mod link;
 mod publish;
 mod retry;
 mod transport;

@@ -161,7 +161,8 @@ pub async fn publish<'c>(
     let mut annotations_printed = 0;
     let mut annotations_error = None;
     for line in &req.annotations {
-        match outln!("{line}") {
+        // The one place a workflow command reaches stdout (`output::stream`).
+        match crate::output::write_workflow_command(line) {
             Ok(()) => annotations_printed += 1,
             Err(e) => {
                 annotations_error = Some(e);

@@ -1,18 +1,22 @@
-//! When a GitHub request is worth retrying and how long to wait first.
+//! When a GitHub request is worth retrying, and GitHub's own rules for how
+//! long to wait. The retry loop, the exponential backoff and its jitter are
+//! backon's (`transport`); what is here is only what backon cannot know.
 //!
 //! GitHub's rules (<https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api>):
 //! on a 403/429 rate limit, honour `Retry-After`; if `x-ratelimit-remaining`
 //! is 0, wait until `x-ratelimit-reset`; otherwise wait at least a minute and
-//! back off exponentially. 5xx answers and lost connections back off
-//! exponentially with jitter. The decision is a pure function of the answer,
-//! the attempt number and the current time, so it is unit-tested here; the
-//! sleeping itself goes through an injectable [`Sleeper`].
+//! back off exponentially. 5xx answers honour `Retry-After` too, else take
+//! backon's backoff. The rules are a pure function of the answer, the attempt
+//! number and the current time, so they are unit-tested here; the sleeping
+//! goes through an injectable [`Sleeper`].
 
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
+
+use backon::BackoffBuilder;
 
 /// A boxed sleep, as returned by a [`Sleeper`].
 pub type SleepFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -81,13 +85,31 @@ impl RetryPolicy {
         self.max_attempts.max(1)
     }
 
-    /// Exponential backoff with "equal jitter": half of `base · 2^(attempt−1)`
-    /// fixed, the other half random, capped at `max_delay`.
+    /// backon's exponential backoff with "equal jitter": before retry `n`,
+    /// `base · 2^(n−1)` capped at `max_delay`, of which the lower half is
+    /// fixed and the upper half random (backon adds up to 100% to a start of
+    /// half the base). At most `max_attempts − 1` retries.
+    pub(crate) fn backoff_builder(&self) -> backon::ExponentialBuilder {
+        self.exponential()
+            .with_max_times(self.attempts() as usize - 1)
+    }
+
+    /// The same backoff's wait before retry `attempt` (1-based), for loops
+    /// that retry whole operations (`upsert_sticky_comment`).
     pub(crate) fn backoff(&self, attempt: u32) -> Duration {
-        let exp = doubled(self.base_delay, attempt).min(self.max_delay);
-        let half = exp / 2;
-        let jitter_ms = rand::random_range(0..=half.as_millis().min(u128::from(u64::MAX)) as u64);
-        half + Duration::from_millis(jitter_ms)
+        self.exponential()
+            .without_max_times()
+            .build()
+            .nth(attempt.saturating_sub(1) as usize)
+            .unwrap_or(self.max_delay)
+    }
+
+    fn exponential(&self) -> backon::ExponentialBuilder {
+        backon::ExponentialBuilder::default()
+            .with_min_delay(self.base_delay / 2)
+            .with_max_delay(self.max_delay / 2)
+            .with_factor(2.0)
+            .with_jitter()
     }
 }
 
@@ -119,15 +141,6 @@ pub(crate) enum Failure {
     Fatal,
 }
 
-/// What to do after a failed attempt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Decision {
-    Retry(Duration),
-    /// GitHub asked for a wait longer than `max_delay`.
-    WaitTooLong(Duration),
-    Stop,
-}
-
 pub(crate) fn classify(answer: &Answer<'_>) -> Failure {
     match answer.status {
         429 => Failure::RateLimit,
@@ -153,33 +166,27 @@ pub(crate) fn retry_after_secs(answer: &Answer<'_>) -> Option<Duration> {
         .map(Duration::from_secs)
 }
 
-/// How long to wait before attempt `attempt + 1`, given that attempt
-/// `attempt` (1-based) failed with `answer`. `now_epoch_secs` is the current
-/// Unix time, for `x-ratelimit-reset`.
-pub(crate) fn decide(
+/// The wait GitHub asks for before attempt `attempt + 1`, given that attempt
+/// `attempt` (1-based) failed with `answer`; `None` when GitHub says nothing
+/// and backon's backoff applies. `now_epoch_secs` is the current Unix time,
+/// for `x-ratelimit-reset`.
+pub(crate) fn github_wait(
     policy: &RetryPolicy,
     answer: &Answer<'_>,
     attempt: u32,
     now_epoch_secs: u64,
-) -> Decision {
-    let wait = match classify(answer) {
-        Failure::Fatal => return Decision::Stop,
-        Failure::Server => retry_after_secs(answer).unwrap_or_else(|| policy.backoff(attempt)),
-        Failure::RateLimit => {
-            if let Some(d) = retry_after_secs(answer) {
-                d
-            } else if let Some(reset) = primary_reset(answer) {
-                // One extra second: the reset time is rounded down.
-                Duration::from_secs(reset.saturating_sub(now_epoch_secs) + 1)
-            } else {
-                doubled(policy.rate_limit_delay, attempt).min(policy.max_delay)
-            }
-        }
-    };
-    if wait > policy.max_delay {
-        Decision::WaitTooLong(wait)
-    } else {
-        Decision::Retry(wait)
+) -> Option<Duration> {
+    match classify(answer) {
+        Failure::Fatal => None,
+        Failure::Server => retry_after_secs(answer),
+        Failure::RateLimit => Some(if let Some(d) = retry_after_secs(answer) {
+            d
+        } else if let Some(reset) = primary_reset(answer) {
+            // One extra second: the reset time is rounded down.
+            Duration::from_secs(reset.saturating_sub(now_epoch_secs) + 1)
+        } else {
+            doubled(policy.rate_limit_delay, attempt).min(policy.max_delay)
+        }),
     }
 }
 
@@ -222,7 +229,7 @@ mod tests {
             ..answer(403)
         };
         assert_eq!(classify(&denied), Failure::Fatal);
-        assert_eq!(decide(&policy(), &denied, 1, 0), Decision::Stop);
+        assert_eq!(github_wait(&policy(), &denied, 1, 0), None);
 
         let secondary = Answer {
             message: "You have exceeded a secondary rate limit.",
@@ -249,17 +256,28 @@ mod tests {
             ..answer(429)
         };
         assert_eq!(
-            decide(&policy(), &a, 1, 0),
-            Decision::Retry(Duration::from_secs(7))
+            github_wait(&policy(), &a, 1, 0),
+            Some(Duration::from_secs(7))
         );
+        // Beyond `max_delay`: the transport gives up rather than stall.
         let long = Answer {
             retry_after: Some("3600"),
             ..answer(403)
         };
         assert_eq!(
-            decide(&policy(), &long, 1, 0),
-            Decision::WaitTooLong(Duration::from_secs(3600))
+            github_wait(&policy(), &long, 1, 0),
+            Some(Duration::from_secs(3600))
         );
+        // A 503 with Retry-After uses it; without, backon's backoff applies.
+        let a = Answer {
+            retry_after: Some("2"),
+            ..answer(503)
+        };
+        assert_eq!(
+            github_wait(&policy(), &a, 1, 0),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(github_wait(&policy(), &answer(503), 1, 0), None);
     }
 
     #[test]
@@ -271,13 +289,13 @@ mod tests {
         };
         assert_eq!(classify(&a), Failure::RateLimit);
         assert_eq!(
-            decide(&policy(), &a, 1, 1_000_000),
-            Decision::Retry(Duration::from_secs(31))
+            github_wait(&policy(), &a, 1, 1_000_000),
+            Some(Duration::from_secs(31))
         );
         // A reset in the past still waits a second rather than hammering.
         assert_eq!(
-            decide(&policy(), &a, 1, 2_000_000),
-            Decision::Retry(Duration::from_secs(1))
+            github_wait(&policy(), &a, 1, 2_000_000),
+            Some(Duration::from_secs(1))
         );
     }
 
@@ -287,65 +305,50 @@ mod tests {
             message: "secondary rate limit",
             ..answer(403)
         };
-        assert_eq!(
-            decide(&policy(), &a, 1, 0),
-            Decision::Retry(Duration::from_secs(60))
-        );
-        assert_eq!(
-            decide(&policy(), &a, 2, 0),
-            Decision::Retry(Duration::from_secs(120))
-        );
-        assert_eq!(
-            decide(&policy(), &a, 3, 0),
-            Decision::Retry(Duration::from_secs(120))
-        );
+        let waits: Vec<_> = (1..=3).map(|n| github_wait(&policy(), &a, n, 0)).collect();
+        assert_eq!(waits, [60, 120, 120].map(|s| Some(Duration::from_secs(s))));
     }
 
     #[test]
-    fn server_errors_back_off_exponentially_within_jitter_bounds() {
+    fn backoff_doubles_with_equal_jitter_capped_and_counted() {
         let p = policy();
-        for attempt in 1..=4 {
-            let full = Duration::from_millis(100) * 2u32.pow(attempt - 1);
-            for _ in 0..50 {
-                let Decision::Retry(d) = decide(&p, &answer(503), attempt, 0) else {
-                    panic!("not retried")
-                };
+        for _ in 0..50 {
+            let waits: Vec<Duration> = p.backoff_builder().build().collect();
+            assert_eq!(waits.len(), 4, "max_attempts 5 = 4 retries");
+            for (i, d) in waits.iter().enumerate() {
+                let full = Duration::from_millis(100) * 2u32.pow(i as u32);
                 assert!(
-                    d >= full / 2 && d <= full,
-                    "attempt {attempt}: {d:?} outside [{:?}, {full:?}]",
+                    *d >= full / 2 && *d <= full,
+                    "retry {}: {d:?} outside [{:?}, {full:?}]",
+                    i + 1,
                     full / 2
                 );
             }
         }
-        // A 503 with Retry-After uses it.
-        let a = Answer {
-            retry_after: Some("2"),
-            ..answer(503)
-        };
-        assert_eq!(
-            decide(&p, &a, 1, 0),
-            Decision::Retry(Duration::from_secs(2))
-        );
-    }
-
-    #[test]
-    fn backoff_is_capped_and_never_overflows() {
-        let p = RetryPolicy {
+        let capped = RetryPolicy {
+            max_attempts: 40,
             max_delay: Duration::from_secs(5),
             ..policy()
         };
-        let d = p.backoff(400);
-        assert!(
-            d >= Duration::from_millis(2500) && d <= Duration::from_secs(5),
-            "{d:?}"
-        );
+        let last = capped.backoff_builder().build().last().unwrap();
         assert_eq!(
-            RetryPolicy {
-                max_attempts: 0,
-                ..policy()
-            }
-            .attempts(),
-            1
+            capped.backoff(400),
+            capped.backoff(400).min(Duration::from_secs(5))
         );
+        let third = policy().backoff(3);
+        assert!(
+            third >= Duration::from_millis(200) && third <= Duration::from_millis(400),
+            "{third:?}"
+        );
+        assert!(
+            last >= Duration::from_millis(2500) && last <= Duration::from_secs(5),
+            "{last:?}"
+        );
+        let once = RetryPolicy {
+            max_attempts: 0,
+            ..policy()
+        };
+        assert_eq!(once.attempts(), 1);
+        assert_eq!(once.backoff_builder().build().count(), 0);
     }
 }

@@ -5,9 +5,16 @@
 //! error mapping are ours: they need the status and the `Retry-After`,
 //! `x-ratelimit-*` and `Link` headers, which octocrab's typed API drops, so
 //! requests go through its raw `_get`/`_post`/`_patch` and octocrab's own
-//! retry layer is switched off.
+//! retry layer is switched off; backon runs our retries. List replies are
+//! read by octocrab's `Page` (items and `Link` pagination).
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use backon::Retryable;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use octocrab::{FromResponse, Page};
 
 use octocrab::Octocrab;
 use octocrab::service::middleware::retry::RetryConfig;
@@ -16,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::github::env::GitHubToken;
 use crate::github::error::{GitHubError, PERMISSIONS_HELP};
-use crate::github::retry::{self, Answer, Decision, Failure, RetryPolicy};
+use crate::github::retry::{self, Answer, Failure, RetryPolicy};
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const READ_TIMEOUT: Duration = Duration::from_secs(30);
@@ -39,6 +46,25 @@ pub(crate) struct Call<'a> {
     pub(crate) comment_body: Option<&'a str>,
     /// The hint attached to a 404.
     pub(crate) not_found_help: String,
+}
+
+/// A failed attempt, as backon sees it.
+struct Failed {
+    retry: bool,
+    /// GitHub's requested wait, which replaces backon's backoff.
+    wait: Option<Duration>,
+    /// GitHub asked for a wait longer than `max_delay`.
+    too_long: Option<Duration>,
+    kind: FailedKind,
+}
+
+enum FailedKind {
+    Reply {
+        reply: Reply,
+        message: String,
+        failure: Failure,
+    },
+    Transport(octocrab::Error),
 }
 
 /// What we keep of an HTTP answer.
@@ -93,54 +119,80 @@ impl Transport {
     }
 
     /// Send `call`, retrying rate limits always and 5xx / lost connections
-    /// only for idempotent methods (GET, PATCH).
+    /// only for idempotent methods (GET, PATCH). backon runs the loop and
+    /// the backoff; GitHub's waits (`Retry-After`, the rate-limit reset)
+    /// replace backon's delay, and a wait longer than `max_delay` ends the
+    /// retries at once.
     pub(crate) async fn request(&self, call: &Call<'_>) -> Result<Reply, GitHubError> {
-        let max_attempts = self.retry.attempts();
         let idempotent = call.method != Method::Post;
-        let mut attempt = 1;
-        loop {
-            match self.send_once(call).await {
-                Ok(reply) if (200..300).contains(&reply.status) => return Ok(reply),
-                Ok(reply) => {
-                    let message = api_message(reply.status, &reply.body);
-                    let answer = reply.answer(&message);
-                    let failure = retry::classify(&answer);
-                    let decision = if failure == Failure::Server && !idempotent {
-                        Decision::Stop
-                    } else {
-                        retry::decide(&self.retry, &answer, attempt, now_epoch_secs())
-                    };
-                    match decision {
-                        Decision::Retry(wait) if attempt < max_attempts => {
-                            self.retry.sleeper.sleep(wait).await;
-                        }
-                        Decision::WaitTooLong(wait) => {
-                            return Err(reply_error(
-                                call,
-                                &reply,
-                                message,
-                                failure,
-                                attempt,
-                                Some(wait),
-                            ));
-                        }
-                        Decision::Retry(_) | Decision::Stop => {
-                            return Err(reply_error(call, &reply, message, failure, attempt, None));
-                        }
-                    }
-                }
-                Err(source) => {
-                    if !idempotent || attempt >= max_attempts {
-                        return Err(GitHubError::Transport {
-                            operation: call.operation.clone(),
-                            attempts: attempt,
-                            source,
-                        });
-                    }
-                    self.retry.sleeper.sleep(self.retry.backoff(attempt)).await;
-                }
+        let attempts = AtomicU32::new(0);
+        let sleeper = self.retry.sleeper.clone();
+        let outcome = (|| async {
+            let attempt = attempts.fetch_add(1, Ordering::Relaxed) + 1;
+            self.attempt(call, attempt, idempotent).await
+        })
+        .retry(self.retry.backoff_builder())
+        .sleep(move |d| {
+            let sleeper = sleeper.clone();
+            async move { sleeper.sleep(d).await }
+        })
+        .when(|failed: &Failed| failed.retry)
+        .adjust(|failed: &Failed, backoff: Option<Duration>| {
+            backoff.map(|d| failed.wait.unwrap_or(d))
+        })
+        .await;
+        let attempts = attempts.load(Ordering::Relaxed);
+        outcome.map_err(|failed| match failed.kind {
+            FailedKind::Reply {
+                reply,
+                message,
+                failure,
+            } => reply_error(call, &reply, message, failure, attempts, failed.too_long),
+            FailedKind::Transport(source) => GitHubError::Transport {
+                operation: call.operation.clone(),
+                attempts,
+                source,
+            },
+        })
+    }
+
+    /// One attempt: the reply, or why it failed and whether to retry.
+    async fn attempt(
+        &self,
+        call: &Call<'_>,
+        attempt: u32,
+        idempotent: bool,
+    ) -> Result<Reply, Failed> {
+        match self.send_once(call).await {
+            Ok(reply) if (200..300).contains(&reply.status) => Ok(reply),
+            Ok(reply) => {
+                let message = api_message(reply.status, &reply.body);
+                let answer = reply.answer(&message);
+                let failure = retry::classify(&answer);
+                let wait = retry::github_wait(&self.retry, &answer, attempt, now_epoch_secs());
+                let too_long = wait.filter(|w| *w > self.retry.max_delay);
+                let retry = match failure {
+                    Failure::Fatal => false,
+                    Failure::Server => idempotent,
+                    Failure::RateLimit => true,
+                } && too_long.is_none();
+                Err(Failed {
+                    retry,
+                    wait,
+                    too_long,
+                    kind: FailedKind::Reply {
+                        reply,
+                        message,
+                        failure,
+                    },
+                })
             }
-            attempt += 1;
+            Err(source) => Err(Failed {
+                retry: idempotent,
+                wait: None,
+                too_long: None,
+                kind: FailedKind::Transport(source),
+            }),
         }
     }
 
@@ -268,6 +320,35 @@ fn api_message(status: u16, body: &str) -> String {
         "" => format!("HTTP {status} with an empty body"),
         text => crate::output::truncate_chars(text, 200),
     }
+}
+
+/// A list page: octocrab's [`Page`] reads the items and the `Link`
+/// header's `next`/`prev`/`first`/`last` (RFC 8288) from the reply.
+/// <https://docs.github.com/en/rest/using-the-rest-api/using-pagination-in-the-rest-api>
+pub(crate) async fn page<T: DeserializeOwned>(
+    operation: &str,
+    reply: Reply,
+) -> Result<Page<T>, GitHubError> {
+    let mut response = http::Response::builder().status(reply.status);
+    if let Some(link) = &reply.link {
+        response = response.header(http::header::LINK, link);
+    }
+    let body = Full::new(Bytes::from(reply.body))
+        .map_err(|never: std::convert::Infallible| -> octocrab::Error { match never {} });
+    let response = response.body(body).map_err(|e| GitHubError::Pagination {
+        operation: operation.to_owned(),
+        reason: format!("unusable `Link` header: {e}"),
+    })?;
+    Page::from_response(response).await.map_err(|e| match e {
+        octocrab::Error::Serde { source, .. } => GitHubError::InvalidResponse {
+            operation: operation.to_owned(),
+            source,
+        },
+        other => GitHubError::Pagination {
+            operation: operation.to_owned(),
+            reason: other.to_string(),
+        },
+    })
 }
 
 pub(crate) fn parse<T: DeserializeOwned>(operation: &str, body: &str) -> Result<T, GitHubError> {

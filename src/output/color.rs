@@ -1,6 +1,9 @@
-//! `--color auto|always|never`. Auto means stderr is a TTY and `NO_COLOR` is unset.
+//! `--color auto|always|never` for the tool's own stderr, decided by
+//! anstream (the crate clap itself uses): `always`/`never` win; `auto` means
+//! no `NO_COLOR`, then `CLICOLOR_FORCE` forces colour, `CLICOLOR=0` turns it
+//! off, and otherwise colour needs a terminal that supports it
+//! (<https://no-color.org>, <https://bixense.com/clicolors/>).
 
-use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static COLOR: AtomicBool = AtomicBool::new(false);
@@ -14,16 +17,16 @@ pub enum ColorChoice {
 }
 
 impl ColorChoice {
-    /// Resolve against the environment.
+    /// Resolve against the environment and stderr, and make it anstream's
+    /// global choice (so `anstream::stderr()` strips colour when it is off).
     pub fn resolve(self) -> bool {
-        match self {
-            Self::Always => true,
-            Self::Never => false,
-            Self::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    && std::io::stderr().is_terminal()
-            }
-        }
+        let choice = match self {
+            Self::Always => anstream::ColorChoice::Always,
+            Self::Never => anstream::ColorChoice::Never,
+            Self::Auto => anstream::ColorChoice::Auto,
+        };
+        choice.write_global();
+        anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never
     }
 }
 

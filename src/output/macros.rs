@@ -1,5 +1,8 @@
 //! Print macros. `outln!` returns a `crate::Result` so a write error on
 //! stdout propagates (and a closed pipe can exit 0); the stderr macros never fail.
+//! The formatted text passes [`crate::output::escape::terminal_text`]: a
+//! control character that slipped into a message (ESC from a trace) is
+//! shown as an escape, never sent to the terminal.
 
 /// Write a line to stdout.
 macro_rules! outln {
@@ -13,7 +16,7 @@ macro_rules! warnln {
         $crate::output::write_stderr(&format!(
             "{} {}\n",
             $crate::output::color::paint("warning:", $crate::output::color::Paint::Yellow),
-            format_args!($($arg)*)
+            $crate::output::escape::terminal_text(&format!($($arg)*))
         ))
     };
 }
@@ -24,12 +27,17 @@ macro_rules! noteln {
         $crate::output::write_stderr(&format!(
             "{} {}\n",
             $crate::output::color::paint("note:", $crate::output::color::Paint::Cyan),
-            format_args!($($arg)*)
+            $crate::output::escape::terminal_text(&format!($($arg)*))
         ))
     };
 }
 
 /// A plain status line on stderr.
 macro_rules! statusln {
-    ($($arg:tt)*) => { $crate::output::write_stderr(&format!("{}\n", format_args!($($arg)*))) };
+    ($($arg:tt)*) => {
+        $crate::output::write_stderr(&format!(
+            "{}\n",
+            $crate::output::escape::terminal_text(&format!($($arg)*))
+        ))
+    };
 }

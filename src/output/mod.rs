@@ -5,9 +5,10 @@
 #[macro_use]
 mod macros;
 pub(crate) mod color;
+pub mod escape;
 mod stream;
 mod text;
 
 pub use color::{ColorChoice, color_enabled, set_color};
-pub use stream::{write_stderr, write_stdout, write_to};
+pub use stream::{write_stderr, write_stdout, write_to, write_workflow_command};
 pub use text::{plural, truncate_chars};

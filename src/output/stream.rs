@@ -1,30 +1,59 @@
 //! The two streams. Writes to stdout report errors (a broken pipe is turned
 //! into exit 0 by `main`); writes to stderr are best effort.
+//!
+//! The GitHub runner reads workflow commands on both streams, so every line
+//! passes [`workflow_guard`]: only [`write_workflow_command`] can print a
+//! command, and the gate calls it only for its own annotations.
 
 use std::io::Write;
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::output::escape::{is_workflow_command, terminal_text, workflow_guard};
 
-/// Write `text` to stdout as is.
+/// Write `text` to stdout. The gate never writes colour to stdout, so any
+/// control character (an ESC from a trace) is shown as an escape, and a line
+/// that would be a workflow command is neutralised.
 pub fn write_stdout(text: &str) -> Result<()> {
+    let text = terminal_text(text);
+    let text = workflow_guard(&text);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
         .map_err(Error::Stdout)
 }
 
-/// Write `text` to stderr, ignoring failures (there is nowhere left to report them).
+/// Print one workflow command (`::error …::…`) built by
+/// [`crate::github::annotation`], whose values are already encoded.
+pub fn write_workflow_command(line: &str) -> Result<()> {
+    if line.contains(['\n', '\r']) || !is_workflow_command(line) {
+        return Err(Error::Internal(format!(
+            "not a single workflow command: {line:?}"
+        )));
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(line.as_bytes())
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+        .map_err(Error::Stdout)
+}
+
+/// Write `text` to stderr, ignoring failures (there is nowhere left to
+/// report them); a line that would be a workflow command is neutralised.
+/// Through anstream: ANSI colour is stripped when colour is off.
 pub fn write_stderr(text: &str) {
-    let mut err = std::io::stderr().lock();
+    let text = workflow_guard(text);
+    let mut err = anstream::stderr().lock();
     let _ignored = err.write_all(text.as_bytes());
 }
 
-/// Write `text` to `path`, or to stdout when `path` is `-`. Files are
-/// written atomically (temp file + rename) so a reader never sees half a report.
+/// Write `text` to `path`, or to stdout when `path` is `-`. A regular file
+/// is replaced atomically (temp file + rename) so a reader never sees half
+/// a report; a symlink is written through; a FIFO or device is written
+/// to directly (see [`crate::fsutil::write_output`]).
 pub fn write_to(path: &Path, text: &str) -> Result<()> {
     if path.as_os_str() == "-" {
         return write_stdout(text);
     }
-    crate::fsutil::write_atomic(path, text.as_bytes()).map_err(|e| Error::io("write", path, e))
+    crate::fsutil::write_output(path, text.as_bytes()).map_err(|e| Error::io("write", path, e))
 }

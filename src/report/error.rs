@@ -1,4 +1,4 @@
-//! Errors from reading saved reports.
+//! Errors from reading saved reports and rendering them.
 
 use std::io;
 use std::path::PathBuf;
@@ -34,13 +34,34 @@ pub enum ReportError {
         found: u32,
         expected: u32,
     },
+
+    /// A compiled-in template failed: a bug, never bad input (data is escaped, not parsed).
+    #[error("cannot render the HTML report")]
+    #[diagnostic(
+        code(agenteval::report::render),
+        help("this is a bug in agenteval-gate; please report it with the input report")
+    )]
+    Render(#[source] minijinja::Error),
+
+    /// A valid run report that cannot become a baseline (a smoke tier, one shard).
+    #[error("report `{}` cannot become a baseline: {reason}", path.display())]
+    #[diagnostic(code(agenteval::report::not_a_baseline))]
+    NotABaseline {
+        path: PathBuf,
+        reason: String,
+        #[help]
+        help: String,
+    },
 }
 
 impl ReportError {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Self::Io { .. } => ExitCode::Io,
-            Self::Invalid(_) | Self::SchemaVersion { .. } => ExitCode::DataError,
+            Self::Invalid(_) | Self::SchemaVersion { .. } | Self::NotABaseline { .. } => {
+                ExitCode::DataError
+            }
+            Self::Render(_) => ExitCode::Internal,
         }
     }
 }

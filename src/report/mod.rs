@@ -6,5 +6,7 @@ pub mod metrics;
 pub mod model;
 pub mod read;
 pub mod render;
+pub mod svg;
+pub mod views;
 
 pub use error::ReportError;

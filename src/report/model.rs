@@ -451,6 +451,19 @@ pub struct StepResult {
     /// Per-metric sub-scores (1–5) of the step type, e.g. `success`, `completeness`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metrics: BTreeMap<String, f64>,
+    /// The (sub-)agent the step belongs to; absent for the unnamed top-level agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// Position in an unrolled retry chain (EXEC steps retried after an error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<StepAttempt>,
+}
+
+/// Attempt `number` of `of` in an unrolled retry chain; the last is canonical.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepAttempt {
+    pub number: usize,
+    pub of: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -24,10 +24,7 @@ pub fn read_json<T: DeserializeOwned>(
     path: &Path,
     what: &str,
 ) -> Result<(T, serde_json::Value), ReportError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ReportError::Io {
-        path: path.to_path_buf(),
-        source: e,
-    })?;
+    let text = read_text(path)?;
     let located = |e: &serde_json::Error, text: String| {
         let source = named_source(path, text);
         ReportError::Invalid(Box::new(
@@ -51,6 +48,18 @@ pub fn read_json<T: DeserializeOwned>(
         ))
     })?;
     Ok((typed, value))
+}
+
+/// The report's text: a regular file within the size cap, UTF-8 (a bad
+/// byte is a located error, exit 65).
+fn read_text(path: &Path) -> Result<String, ReportError> {
+    crate::fsutil::read_input_text(path).map_err(|e| match e.diagnostic(path) {
+        Some(d) => ReportError::Invalid(Box::new(d)),
+        None => ReportError::Io {
+            path: path.to_path_buf(),
+            source: e.into_io(),
+        },
+    })
 }
 
 /// Sniff the kind of a parsed report.
@@ -109,10 +118,7 @@ pub fn read_compare_report(path: &Path) -> Result<CompareReport, ReportError> {
 /// Check `schema_version` first, so an old report gets the right message
 /// rather than a missing-field error.
 fn check_version(path: &Path) -> Result<(), ReportError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ReportError::Io {
-        path: path.to_path_buf(),
-        source: e,
-    })?;
+    let text = read_text(path)?;
     if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
         && let Some(found) = v.get("schema_version").and_then(serde_json::Value::as_u64)
         && found != u64::from(RUN_REPORT_SCHEMA_VERSION)

@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use crate::runner::RunnerError;
 use crate::runner::process::ProcessSpec;
+use crate::runner::secrets;
 use crate::spec::model::AgentSpec;
 use crate::spec::suite::{Case, Suite};
 
@@ -37,6 +38,9 @@ pub struct AgentPlan {
     pub env: Vec<(String, String)>,
     /// `agent.env` entries the caller's environment overrides: (key, suite value, caller value).
     pub overridden: Vec<(String, String, String)>,
+    /// Secrets of the caller's environment the agent does not inherit
+    /// (`runner::secrets`; `agent.env_passthrough` keeps a name).
+    pub scrubbed: Vec<String>,
     pub cwd: PathBuf,
     pub timeout: Duration,
     pub retries: u32,
@@ -91,11 +95,16 @@ impl AgentPlan {
                 "`agent.cwd` is relative to the suite directory (default: the suite directory)",
             ));
         }
+        let scrubbed =
+            secrets::scrubbed(std::env::vars_os().map(|(k, _)| k), &spec.env_passthrough);
         let mut env = Vec::new();
         let mut overridden = Vec::new();
         for (k, v) in &spec.env {
+            // A scrubbed secret of the caller does not override the suite's value.
             match std::env::var(k) {
-                Ok(caller) if caller != *v => overridden.push((k.clone(), v.clone(), caller)),
+                Ok(caller) if caller != *v && !scrubbed.contains(k) => {
+                    overridden.push((k.clone(), v.clone(), caller));
+                }
                 _ => env.push((k.clone(), v.clone())),
             }
         }
@@ -103,6 +112,7 @@ impl AgentPlan {
             command: spec.command.clone(),
             env,
             overridden,
+            scrubbed,
             cwd,
             timeout: Duration::from_secs(timeout_s),
             retries: spec.retries.unwrap_or(DEFAULT_RETRIES),
@@ -135,10 +145,18 @@ impl AgentPlan {
             ("AGENTEVAL_TRACE_FILE".into(), files.trace.clone().into()),
             ("AGENTEVAL_WORKDIR".into(), files.workdir.clone().into()),
         ]);
+        // Set after removal: a suite's own `agent.env` value is passed as written.
+        let env_remove = self
+            .scrubbed
+            .iter()
+            .filter(|k| !self.env.iter().any(|(set, _)| set == *k))
+            .map(OsString::from)
+            .collect();
         ProcessSpec {
             program,
             args: argv.map(OsString::from).collect(),
             env,
+            env_remove,
             cwd: self.cwd.clone(),
             timeout: self.timeout,
         }

@@ -53,6 +53,20 @@ pub enum RunnerError {
     #[diagnostic(transparent)]
     Merge(#[from] crate::runner::merge::MergeError),
 
+    /// SIGINT/SIGTERM during run mode: agents were killed. `partial` is the
+    /// report of what was known (finished cases; the rest marked
+    /// `agent_error`), for `run` to write; nothing else uses it.
+    #[error("interrupted by {}", signal.name())]
+    #[diagnostic(
+        code(agenteval::runner::interrupted),
+        help(
+            "every agent process group was killed and the scratch directory removed; no verdict was reached"
+        )
+    )]
+    Interrupted {
+        signal: crate::runner::interrupt::Interrupt,
+        partial: Option<Box<crate::report::model::RunReport>>,
+    },
     /// The judge's settings are unusable, or it cannot be reached at all.
     #[error(transparent)]
     #[diagnostic(transparent)]
@@ -77,6 +91,10 @@ impl RunnerError {
             Self::Catalog(_) | Self::AgentSpec { .. } => ExitCode::Config,
             Self::Task { .. } => ExitCode::Internal,
             Self::Merge(e) => e.exit_code(),
+            Self::Interrupted { signal, .. } => match signal {
+                crate::runner::interrupt::Interrupt::Int => ExitCode::Interrupted,
+                crate::runner::interrupt::Interrupt::Term => ExitCode::Terminated,
+            },
             Self::Judge(e) => e.exit_code(),
         }
     }

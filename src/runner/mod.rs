@@ -4,11 +4,13 @@
 pub mod agent;
 mod error;
 pub mod evaluate;
+pub mod interrupt;
 pub mod merge;
 pub mod process;
 pub mod progress;
 pub mod replay;
 pub mod run_mode;
+pub mod secrets;
 pub mod select;
 pub mod session;
 

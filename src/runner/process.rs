@@ -13,6 +13,8 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::task::JoinHandle;
 
+use crate::runner::interrupt;
+
 /// Bytes of stdout and stderr kept per stream.
 pub const TAIL_BYTES: usize = 4096;
 
@@ -27,6 +29,8 @@ pub struct ProcessSpec {
     pub args: Vec<OsString>,
     /// Set on top of the inherited environment.
     pub env: Vec<(OsString, OsString)>,
+    /// Removed from the inherited environment (secrets: `runner::secrets`).
+    pub env_remove: Vec<OsString>,
     pub cwd: PathBuf,
     pub timeout: Duration,
 }
@@ -56,6 +60,9 @@ pub struct Finished {
 /// reported in [`Finished`].
 pub async fn run_process(spec: &ProcessSpec) -> io::Result<Finished> {
     let mut cmd = tokio::process::Command::new(&spec.program);
+    for key in &spec.env_remove {
+        cmd.env_remove(key);
+    }
     cmd.args(&spec.args)
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&spec.cwd)
@@ -67,8 +74,9 @@ pub async fn run_process(spec: &ProcessSpec) -> io::Result<Finished> {
         .process_group(0)
         .kill_on_drop(true);
     let mut child = cmd.spawn()?;
-    // Kills the group if this future is dropped half-way (the run is aborted).
-    let mut group = GroupGuard(child.id());
+    // Kills the group if this future is dropped half-way (the run is
+    // aborted), and registers it so SIGINT/SIGTERM kill it too.
+    let mut group = GroupGuard::new(child.id());
     let stdout = Tail::spawn(child.stdout.take());
     let stderr = Tail::spawn(child.stderr.take());
     let exit = match tokio::time::timeout(spec.timeout, child.wait()).await {
@@ -104,19 +112,25 @@ fn exit_of(status: ExitStatus) -> Exit {
 }
 
 /// The agent's process group (pgid = the leader's pid), killed once.
-struct GroupGuard(Option<u32>);
+struct GroupGuard(Option<i32>);
 
 impl GroupGuard {
+    fn new(leader: Option<u32>) -> Self {
+        // A pgid of 0 or 1 would signal our own group or init: never.
+        let pgid = leader
+            .and_then(|p| i32::try_from(p).ok())
+            .filter(|&p| p > 1);
+        if let Some(pgid) = pgid {
+            interrupt::register_group(pgid);
+        }
+        Self(pgid)
+    }
+
     /// SIGKILL every process of the group.
     fn kill(&mut self) {
-        // A pgid of 0 or 1 would signal our own group or init: never.
-        if let Some(pgid) = self
-            .0
-            .take()
-            .and_then(|p| i32::try_from(p).ok())
-            .filter(|&p| p > 1)
-        {
-            sigkill_group(pgid);
+        if let Some(pgid) = self.0.take() {
+            interrupt::kill_group(pgid);
+            interrupt::unregister_group(pgid);
         }
     }
 }
@@ -124,19 +138,6 @@ impl GroupGuard {
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         self.kill();
-    }
-}
-
-#[expect(
-    unsafe_code,
-    reason = "kill(2) on the agent's own process group; no memory is involved"
-)]
-fn sigkill_group(pgid: i32) {
-    // SAFETY: `kill` takes plain integers and touches no memory of ours.
-    // `-pgid` names the group created for this agent by `process_group(0)`;
-    // ESRCH (the group is already gone) is fine and ignored.
-    unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
     }
 }
 
@@ -256,6 +257,7 @@ mod tests {
             program: "sh".into(),
             args: vec!["-c".into(), "echo out; echo err >&2; exit 3".into()],
             env: vec![],
+            env_remove: vec![],
             cwd: std::env::temp_dir(),
             timeout: Duration::from_secs(30),
         };
@@ -271,6 +273,7 @@ mod tests {
             program: "agenteval-no-such-program".into(),
             args: vec![],
             env: vec![],
+            env_remove: vec![],
             cwd: std::env::temp_dir(),
             timeout: Duration::from_secs(30),
         };

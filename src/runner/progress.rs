@@ -8,6 +8,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::eval::case::TraceOutcome;
+use crate::output::escape::terminal;
 use crate::output::truncate_chars;
 use crate::report::model::CaseError;
 
@@ -60,7 +61,7 @@ impl Progress {
                 if let Some(line) = line {
                     bar.println(line);
                 }
-                bar.set_message(case_id.to_owned());
+                bar.set_message(terminal(case_id).into_owned());
                 bar.inc(1);
             }
         }
@@ -88,8 +89,9 @@ pub fn failure_line(case_id: &str, outcome: &TraceOutcome) -> Option<String> {
         return None;
     };
     Some(format!(
-        "  case `{case_id}`: {status}: {}",
-        short_reason(error)
+        "  case `{}`: {status}: {}",
+        terminal(case_id),
+        terminal(&short_reason(error))
     ))
 }
 
@@ -122,6 +124,7 @@ mod tests {
                 stderr_tail: Some("Traceback:\n  boom\nValueError: bad input\n\n".into()),
             },
             info: None,
+            elapsed_ms: None,
         };
         assert_eq!(
             failure_line("c-1", &outcome).unwrap(),

@@ -70,8 +70,31 @@ pub fn load_trace(path: &Path, display: &str) -> TraceOutcome {
             format: String::new(),
             spans: 0,
         }),
+        elapsed_ms: None,
     };
-    match crate::trace::read_trace(path) {
+    // Errors name `display` (relative), never the file's absolute path: in
+    // run mode that is a random scratch directory, which would make two
+    // identical `--deterministic` runs differ.
+    let shown = Path::new(display);
+    let bytes = match crate::fsutil::read_input(path) {
+        Ok(bytes) => bytes,
+        Err(crate::fsutil::InputError::NotFound(_)) => {
+            return failed(
+                CaseStatus::TraceMissing,
+                format!("no trace file `{display}`"),
+            );
+        }
+        Err(e) => {
+            return match e.diagnostic(shown) {
+                Some(d) => failed(CaseStatus::ParseError, describe(&TraceError::invalid(d))),
+                None => failed(
+                    CaseStatus::TraceMissing,
+                    format!("cannot read trace `{display}`: {e}"),
+                ),
+            };
+        }
+    };
+    match crate::trace::parse_trace(&bytes, shown) {
         Ok(trace) => {
             let info = TraceInfo {
                 path: display.to_owned(),
@@ -88,12 +111,6 @@ pub fn load_trace(path: &Path, display: &str) -> TraceOutcome {
                 trace: Box::new(trace),
                 info,
             }
-        }
-        Err(TraceError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            failed(
-                CaseStatus::TraceMissing,
-                format!("no trace file `{display}`"),
-            )
         }
         Err(TraceError::Empty { .. }) => failed(
             CaseStatus::TraceMissing,
@@ -133,14 +150,17 @@ pub fn load_evidence(
             dir.join(format!("{}.json", case.id))
         }
     };
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::fsutil::read_input_text(&path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(crate::fsutil::InputError::NotFound(_)) => return Ok(None),
         Err(e) => {
-            return Err(RunnerError::Io {
-                action: "read evidence",
-                path,
-                source: e,
+            return Err(match e.diagnostic(&path) {
+                Some(d) => RunnerError::Evidence(Box::new(d)),
+                None => RunnerError::Io {
+                    action: "read evidence",
+                    path,
+                    source: e.into_io(),
+                },
             });
         }
     };

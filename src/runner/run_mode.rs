@@ -19,6 +19,7 @@ use crate::report::model::{CaseError, CaseStatus, RunMode, RunReport, Tier};
 use crate::runner::RunnerError;
 use crate::runner::agent::{AgentPlan, CaseFiles};
 use crate::runner::evaluate::{CaseInput, TierRun, display_path, evaluate_cases};
+use crate::runner::interrupt::{self, Graceful, INTERRUPTED_WARNING};
 use crate::runner::process::{Exit, Finished, ProcessSpec, run_process};
 use crate::runner::progress::Progress;
 use crate::runner::replay::load_trace;
@@ -55,6 +56,17 @@ pub fn evaluate_run(
             noteln!(
                 "`{key}={caller}` from the environment overrides `agent.env` of suite `{}` (`{suite_value}`)",
                 suite.name
+            );
+        }
+        if !plan.scrubbed.is_empty() {
+            noteln!(
+                "the agent of suite `{}` runs without {} (GitHub tokens and judge keys stay with the gate); list a name in `agent.env_passthrough` to pass it",
+                suite.name,
+                plan.scrubbed
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
     }
@@ -96,9 +108,18 @@ pub fn evaluate_run(
         })
         .collect::<Result<Vec<_>, RunnerError>>()?;
     let progress = Progress::start(session.quiet(), &header, jobs.len());
-    let ran = run_jobs(&plan, jobs, &root, &progress);
+    let ran = {
+        // A signal now kills the agents and lets this finish (see `interrupt`).
+        let _graceful = Graceful::enter();
+        run_jobs(&plan, jobs, &root, &progress)
+    };
     progress.finish();
-    for (index, outcome) in ran? {
+    for (index, mut outcome) in ran? {
+        if settings.deterministic
+            && let TraceOutcome::Failed { elapsed_ms, .. } = &mut outcome
+        {
+            *elapsed_ms = None;
+        }
         session.record(&suite.name, &suite.cases[index].id, outcome);
     }
     let mut outcomes = HashMap::with_capacity(indices.len());
@@ -119,10 +140,30 @@ pub fn evaluate_run(
         mode: RunMode::Run,
         started,
     };
-    evaluate_cases(&run, settings, |i| CaseInput {
+    let report = evaluate_cases(&run, settings, |i| CaseInput {
         outcome: outcomes[&i].clone(),
         warnings: Vec::new(),
-    })
+    })?;
+    match interrupt::received() {
+        None => Ok(report),
+        Some(signal) => {
+            let mut partial = report;
+            let missing = partial
+                .cases
+                .iter()
+                .filter(|c| c.status != CaseStatus::Ok)
+                .count();
+            partial.warnings.push(format!(
+                "{INTERRUPTED_WARNING} {} stopped the run; {} did not complete (marked `agent_error`): this report is partial and cannot become a baseline",
+                signal.name(),
+                plural(missing, "case", "cases")
+            ));
+            Err(RunnerError::Interrupted {
+                signal,
+                partial: Some(Box::new(partial)),
+            })
+        }
+    }
 }
 
 /// Run `jobs` on a small runtime, at most `plan.concurrency` at once.
@@ -155,7 +196,16 @@ fn run_jobs(
             let handle = set.spawn(async move {
                 // The semaphore is never closed, so this always yields a permit.
                 let _permit = limit.acquire_owned().await.ok();
-                let outcome = run_case(&plan, &job, &root).await;
+                let outcome = match interrupt::received() {
+                    // Stop new work: the case is known not to have run.
+                    Some(signal) => failed(
+                        CaseStatus::AgentError,
+                        format!("not run: interrupted by {}", signal.name()),
+                        None,
+                        None,
+                    ),
+                    None => run_case(&plan, &job, &root).await,
+                };
                 (job.index, job.case_id, outcome)
             });
             names.insert(handle.id(), case_id);
@@ -179,8 +229,18 @@ fn run_jobs(
     })
 }
 
-/// One case: start the agent (retrying only a failed start), then read its trace.
+/// One case, timed: a case that fails keeps its wall time as its latency.
 async fn run_case(plan: &AgentPlan, job: &Job, root: &Path) -> TraceOutcome {
+    let started = Instant::now();
+    let mut outcome = attempt_case(plan, job, root).await;
+    if let TraceOutcome::Failed { elapsed_ms, .. } = &mut outcome {
+        *elapsed_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    outcome
+}
+
+/// Start the agent (retrying only a failed start), then read its trace.
+async fn attempt_case(plan: &AgentPlan, job: &Job, root: &Path) -> TraceOutcome {
     let mut attempts: u32 = 0;
     let finished = loop {
         attempts += 1;
@@ -205,6 +265,17 @@ async fn run_case(plan: &AgentPlan, job: &Job, root: &Path) -> TraceOutcome {
             }
         }
     };
+    if let Some(signal) = interrupt::received() {
+        return failed(
+            CaseStatus::AgentError,
+            format!(
+                "interrupted by {}: the agent's process group was killed",
+                signal.name()
+            ),
+            None,
+            Some((finished.stdout_tail, finished.stderr_tail)),
+        );
+    }
     let display = display_path(&job.files.trace, root);
     outcome_of(finished, &job.files.trace, display, plan.timeout).await
 }
@@ -230,6 +301,7 @@ async fn outcome_of(
                     status,
                     mut error,
                     info,
+                    ..
                 }) => {
                     error.exit_code = Some(0);
                     attach_tails(&mut error, tails);
@@ -237,6 +309,7 @@ async fn outcome_of(
                         status,
                         error,
                         info,
+                        elapsed_ms: None,
                     }
                 }
                 Ok(loaded) => loaded,
@@ -290,9 +363,10 @@ fn read_agent_trace(path: &Path, display: &str) -> TraceOutcome {
             stderr_tail: None,
         },
         info: None,
+        elapsed_ms: None,
     };
-    match std::fs::read(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => missing(format!(
+    match crate::fsutil::read_input(path) {
+        Err(crate::fsutil::InputError::NotFound(_)) => missing(format!(
             "the agent exited 0 but wrote no trace (`{display}`); it must write `{{trace_file}}`"
         )),
         Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => missing(format!(
@@ -319,6 +393,7 @@ fn failed(
         status,
         error,
         info: None,
+        elapsed_ms: None,
     }
 }
 

@@ -122,7 +122,11 @@ impl Scratch {
             ));
             // `create_dir` fails if the name exists: no one else's directory is reused.
             match std::fs::create_dir(&path) {
-                Ok(()) => return Ok(Self { path }),
+                Ok(()) => {
+                    // Removed by the signal watcher if SIGINT/SIGTERM exits at once.
+                    crate::runner::interrupt::register_scratch(path.clone());
+                    return Ok(Self { path });
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
                 Err(e) => {
                     return Err(RunnerError::Io {
@@ -144,6 +148,7 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ignored = std::fs::remove_dir_all(&self.path);
+        crate::runner::interrupt::unregister_scratch(&self.path);
     }
 }
 

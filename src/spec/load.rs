@@ -127,18 +127,21 @@ fn strip_location_suffix(message: &str) -> &str {
 
 /// Read and parse `path` (a `suite.yaml`), expanding includes.
 pub fn load_suite(path: &Path) -> Result<LoadedSuite, SpecError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::fsutil::read_input_text(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(crate::fsutil::InputError::NotFound(_)) => {
             return Err(SpecError::NotFound {
                 path: path.to_path_buf(),
                 help: "suites live in `<suites-dir>/<name>/suite.yaml`; check `--suite` and `--suites-dir`".into(),
             });
         }
         Err(e) => {
-            return Err(SpecError::Io {
-                path: path.to_path_buf(),
-                source: e,
+            return Err(match e.diagnostic(path) {
+                Some(d) => SpecError::invalid(path, vec![d]),
+                None => SpecError::Io {
+                    path: path.to_path_buf(),
+                    source: e.into_io(),
+                },
             });
         }
     };
@@ -184,7 +187,7 @@ pub fn load_suite(path: &Path) -> Result<LoadedSuite, SpecError> {
             continue;
         }
         let inc_path = dir.join(&include.value);
-        match std::fs::read_to_string(&inc_path) {
+        match crate::fsutil::read_input_text(&inc_path) {
             Ok(inc_text) => {
                 hasher.update(b"\0include\0");
                 hasher.update(include.value.as_bytes());
@@ -198,15 +201,15 @@ pub fn load_suite(path: &Path) -> Result<LoadedSuite, SpecError> {
                     source: inc_source,
                 });
             }
-            Err(e) => errors.push(
+            Err(e) => errors.push(e.diagnostic(&inc_path).unwrap_or_else(|| {
                 FileDiagnostic::error(
                     path,
                     format!("cannot read included file `{}`: {e}", include.value),
                 )
                 .at(&source, origin.line, origin.column)
                 .with_label("included here")
-                .with_help("paths in `include:` are relative to the suite directory"),
-            ),
+                .with_help("paths in `include:` are relative to the suite directory")
+            })),
         }
     }
     if !errors.is_empty() {

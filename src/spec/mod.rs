@@ -6,6 +6,7 @@ mod error;
 pub mod judge;
 pub mod judge_check;
 pub mod load;
+pub mod matcher;
 pub mod model;
 pub mod schema;
 pub mod stability;

@@ -1,6 +1,6 @@
 //! The validated suite: what evaluation runs on. Built by
 //! [`crate::spec::validate`] from a [`crate::spec::load::LoadedSuite`]; every
-//! regex, glob and operator is compiled once here.
+//! regex, glob and operator is compiled once (matchers: [`crate::spec::matcher`]).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -8,10 +8,10 @@ use std::path::PathBuf;
 use regex::Regex;
 use serde_json::Value;
 
+use crate::spec::matcher::Matcher;
 use crate::spec::model::{
-    AgentSpec, EventKind, EventStatus, ExpectedOutput, GatesSpec, JudgeSpec, PartialMode,
-    PriceSpec, ScoringSpec, Severity, SmokeTierSpec, StepType, ThresholdsSpec, ToolSpec,
-    WorkflowSpec,
+    AgentSpec, ExpectedOutput, GatesSpec, JudgeSpec, PartialMode, PriceSpec, ScoringSpec, Severity,
+    Since, SmokeTierSpec, StepType, ThresholdsSpec, ToolSpec, Until, WorkflowSpec,
 };
 
 #[derive(Debug, Clone)]
@@ -39,6 +39,8 @@ pub struct Suite {
     pub scoring: ScoringSpec,
     pub pricing: BTreeMap<String, PriceSpec>,
     pub judge: JudgeSpec,
+    /// `task.success`: task success from ground truth.
+    pub task_success: Option<TaskSuccess>,
     pub cases: Vec<Case>,
 }
 
@@ -70,10 +72,33 @@ pub struct Checkpoint {
     pub instruction: String,
     pub severity: Severity,
     pub evidence_sources: Vec<String>,
+    /// `None` = every case.
+    pub applies_to: Option<Scope>,
     pub check: Check,
 }
 
+/// `applies_to`: every selector given must hold.
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    /// Any of these tags (empty = no tag condition).
+    pub tags: Vec<String>,
+    /// Any of these case ids (empty = no id condition).
+    pub cases: Vec<String>,
+    pub evidence: Option<StateAssert>,
+}
+
+/// `task.success`: every source given must hold.
+#[derive(Debug, Clone, Default)]
+pub struct TaskSuccess {
+    pub evidence: Option<StateAssert>,
+    pub checkpoints: Vec<String>,
+}
+
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per checkpoint, built once per suite"
+)]
 pub enum Check {
     /// Tier 1.
     State(StateAssert),
@@ -106,12 +131,19 @@ pub enum StateOp {
 }
 
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per checkpoint, built once per suite"
+)]
 pub enum SequenceAssert {
+    /// First occurrence: an X before the first Y.
     BeforeThen {
         before: Matcher,
         then: Matcher,
     },
     Never(Matcher),
+    /// No subsequence X, Y, … (captures compared).
+    NeverOrder(Vec<Matcher>),
     Eventually(Matcher),
     Count {
         of: Matcher,
@@ -119,19 +151,24 @@ pub enum SequenceAssert {
         max: Option<u32>,
     },
     Order(Vec<Matcher>),
+    /// Per occurrence: every `each` event has a matching `other` event on
+    /// the given side.
+    Each {
+        each: Matcher,
+        other: Matcher,
+        side: Side,
+        /// At most this many events away (1 = adjacent).
+        within: Option<u32>,
+        /// No event matching this between the `each` event and its match.
+        none_between: Option<Matcher>,
+    },
 }
 
-/// A compiled tier-2 event matcher; all set fields must match.
-#[derive(Debug, Clone, Default)]
-pub struct Matcher {
-    /// Any of these patterns matches the tool name; empty = any tool (or no tool constraint).
-    pub tools: Vec<Glob>,
-    pub args_contains: Option<Value>,
-    pub args_match: Option<Regex>,
-    pub agent: Option<String>,
-    pub kind: Option<EventKind>,
-    pub status: Option<EventStatus>,
-    pub is_final: Option<bool>,
+/// Where a per-occurrence form looks for its event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Before(Since),
+    After(Until),
 }
 
 #[derive(Debug, Clone)]
@@ -157,66 +194,4 @@ pub struct Case {
     /// Evidence path override.
     pub evidence: Option<PathBuf>,
     pub metadata: BTreeMap<String, Value>,
-}
-
-/// A shell-style glob over tool names: `*` any run, `?` one character.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Glob(String);
-
-impl Glob {
-    pub fn new(pattern: impl Into<String>) -> Self {
-        Self(pattern.into())
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    pub fn is_literal(&self) -> bool {
-        !self.0.contains(['*', '?'])
-    }
-
-    pub fn matches(&self, text: &str) -> bool {
-        glob_match(self.0.as_bytes(), text.as_bytes())
-    }
-}
-
-/// Iterative wildcard match with single-star backtracking (linear in practice).
-fn glob_match(pattern: &[u8], text: &[u8]) -> bool {
-    let (mut p, mut t) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        if p < pattern.len() && (pattern[p] == b'?' || pattern[p] == text[t]) {
-            p += 1;
-            t += 1;
-        } else if p < pattern.len() && pattern[p] == b'*' {
-            star = Some((p, t));
-            p += 1;
-        } else if let Some((sp, st)) = star {
-            p = sp + 1;
-            t = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
-        }
-    }
-    pattern[p..].iter().all(|&c| c == b'*')
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn glob_matches_like_a_shell() {
-        assert!(Glob::new("lookup_*").matches("lookup_account"));
-        assert!(Glob::new("*_refund").matches("issue_refund"));
-        assert!(Glob::new("a?c").matches("abc"));
-        assert!(!Glob::new("a?c").matches("ac"));
-        assert!(Glob::new("*").matches(""));
-        assert!(Glob::new("a*b*c").matches("axxbyyc"));
-        assert!(!Glob::new("a*b*c").matches("axxbyy"));
-        assert!(Glob::new("exact").is_literal());
-        assert!(!Glob::new("ex*").is_literal());
-    }
 }

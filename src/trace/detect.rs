@@ -51,6 +51,23 @@ pub(crate) fn plan(input: &Input<'_>) -> Result<Plan, TraceError> {
     }
 }
 
+/// A plan that reads `input` as `format`, whatever it looks like (fuzzing
+/// every adapter with every input).
+pub(crate) fn plan_as(input: &Input<'_>, format: TraceFormat) -> Result<Plan, TraceError> {
+    if input.is_blank() {
+        return Err(TraceError::Empty {
+            path: input.path.to_path_buf(),
+        });
+    }
+    let (layout, shape) =
+        sniff_layout(input).map_err(|e| input.json_error(&e, None, "a JSON document"))?;
+    Ok(Plan {
+        format,
+        layout,
+        shape,
+    })
+}
+
 /// The format of `bytes`, or `None` when they are not a trace we can read.
 pub(crate) fn detect(bytes: &[u8]) -> Option<TraceFormat> {
     let input = Input::new(std::path::Path::new("-"), bytes);

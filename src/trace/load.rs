@@ -25,9 +25,12 @@ use crate::trace::{
 /// `file:line:col`), [`TraceError::UnknownFormat`] for valid JSON that is no
 /// trace format we know.
 pub fn read_traces(path: &Path) -> Result<Vec<Trace>, TraceError> {
-    let bytes = std::fs::read(path).map_err(|source| TraceError::Io {
-        path: path.to_path_buf(),
-        source,
+    let bytes = crate::fsutil::read_input(path).map_err(|e| match e.diagnostic(path) {
+        Some(d) => TraceError::invalid(d),
+        None => TraceError::Io {
+            path: path.to_path_buf(),
+            source: e.into_io(),
+        },
     })?;
     parse_traces(&bytes, path)
 }
@@ -50,6 +53,20 @@ pub fn parse_traces(bytes: &[u8], path: &Path) -> Result<Vec<Trace>, TraceError>
         });
     }
     Ok(traces)
+}
+
+/// Parse `bytes` with the adapter of `format`, whatever detection would say.
+/// For the fuzz targets (`fuzz/`): every adapter must turn any JSON into
+/// traces or a located error, never a panic.
+#[doc(hidden)]
+pub fn parse_traces_as(
+    format: TraceFormat,
+    bytes: &[u8],
+    path: &Path,
+) -> Result<Vec<Trace>, TraceError> {
+    let input = Input::new(path, bytes);
+    let plan = detect::plan_as(&input, format)?;
+    run(&input, &plan)
 }
 
 /// Parse exactly one trace from `bytes`.

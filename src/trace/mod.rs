@@ -7,6 +7,7 @@
 mod assemble;
 mod attribute_map;
 mod chat;
+pub mod conversation;
 mod detect;
 mod error;
 mod genai;
@@ -29,7 +30,9 @@ mod telemetry_jsonl;
 mod time;
 
 pub use error::TraceError;
-pub use load::{detect_format, parse_trace, parse_traces, read_trace, read_traces};
+pub use load::{
+    detect_format, parse_trace, parse_traces, parse_traces_as, read_trace, read_traces,
+};
 pub use model::{
     Message, Span, SpanKind, Status, StatusCode, Tokens, ToolCall, ToolExecution, Trace,
     TraceFormat,

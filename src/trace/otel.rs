@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::trace::json::{Attrs, text_of};
+use crate::trace::json::{Attrs, decode_embedded, text_of};
 use crate::trace::model::{Span, StatusCode};
 use crate::trace::{genai, openinference};
 
@@ -77,7 +77,31 @@ pub(crate) fn span_kind_word(value: &Value) -> Option<String> {
 /// the content ones is kept under the `events` attribute.
 pub(crate) fn absorb_events(span: &mut Span, attrs: &mut Attrs, events: Vec<Event>) {
     let mut kept = Vec::new();
+    let mut inputs = Vec::new();
+    let mut outputs = Vec::new();
     for event in events {
+        if event.name == "gen_ai.client.inference.operation.details" {
+            for key in [
+                "gen_ai.input.messages",
+                "gen_ai.output.messages",
+                "gen_ai.system_instructions",
+            ] {
+                if let Some(value) = event.attributes.get(key)
+                    && !attrs.contains_key(key)
+                {
+                    attrs.insert(key.to_owned(), value.clone());
+                }
+            }
+            continue;
+        }
+        if let Some((output, message)) = message_event(&event) {
+            if output {
+                outputs.push(message);
+            } else {
+                inputs.push(message);
+            }
+            continue;
+        }
         let content_key = match event.name.as_str() {
             "gen_ai.content.prompt" => Some("gen_ai.prompt"),
             "gen_ai.content.completion" => Some("gen_ai.completion"),
@@ -117,6 +141,57 @@ pub(crate) fn absorb_events(span: &mut Span, attrs: &mut Attrs, events: Vec<Even
     if !kept.is_empty() {
         attrs.insert("events".to_owned(), Value::Array(kept));
     }
+    let has_input = ["gen_ai.input.messages", "gen_ai.prompt"]
+        .iter()
+        .any(|k| attrs.contains_key(*k));
+    if !inputs.is_empty() && !has_input {
+        attrs.insert("gen_ai.input.messages".to_owned(), Value::Array(inputs));
+    }
+    let has_output = ["gen_ai.output.messages", "gen_ai.completion"]
+        .iter()
+        .any(|k| attrs.contains_key(*k));
+    if !outputs.is_empty() && !has_output {
+        attrs.insert("gen_ai.output.messages".to_owned(), Value::Array(outputs));
+    }
+}
+
+/// A per-message event of the `GenAI` conventions
+/// (`gen_ai.{system,user,assistant,tool}.message`, `gen_ai.choice`) as an
+/// `OpenAI`-style message object; `true` for a model output (a choice). The
+/// event body's fields are read from the attributes (`content`, `role`,
+/// `tool_calls`, `id`, `message`), or from a JSON `body` /
+/// `gen_ai.event.content` attribute when the exporter packed them there.
+fn message_event(event: &Event) -> Option<(bool, Value)> {
+    let (role, output) = match event.name.as_str() {
+        "gen_ai.system.message" => ("system", false),
+        "gen_ai.user.message" => ("user", false),
+        "gen_ai.assistant.message" => ("assistant", false),
+        "gen_ai.tool.message" => ("tool", false),
+        "gen_ai.choice" => ("assistant", true),
+        _ => return None,
+    };
+    let mut body = Map::new();
+    for key in ["body", "gen_ai.event.content"] {
+        if let Some(Value::Object(packed)) = event.attributes.get(key).cloned().map(decode_embedded)
+        {
+            body.extend(packed);
+        }
+    }
+    for key in ["content", "role", "tool_calls", "id", "message"] {
+        if let Some(value) = event.attributes.get(key) {
+            body.insert(key.to_owned(), value.clone());
+        }
+    }
+    // A choice nests the message.
+    if let Some(Value::Object(message)) = body.remove("message").map(decode_embedded) {
+        body.extend(message);
+    }
+    if let Some(id) = body.remove("id").filter(|_| role == "tool") {
+        body.insert("tool_call_id".to_owned(), id);
+    }
+    body.entry("role")
+        .or_insert_with(|| Value::String(role.to_owned()));
+    Some((output, Value::Object(body)))
 }
 
 /// Run the attribute mappers (`OpenInference` first when its keys are
@@ -182,5 +257,63 @@ mod tests {
         apply_attributes(&mut span, attrs);
         assert_eq!(span.kind, SpanKind::Llm);
         assert_eq!(span.input_messages[0].content, "hello");
+    }
+
+    /// The per-message events of the `GenAI` conventions (deprecated in favour
+    /// of `gen_ai.input.messages`, still emitted by many instrumentations).
+    #[test]
+    fn genai_message_events_become_input_and_output_messages() {
+        let ev = |name: &str, attrs: &[(&str, serde_json::Value)]| Event {
+            name: name.into(),
+            time: None,
+            attributes: attrs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), v.clone()))
+                .collect(),
+        };
+        let mut span = Span::new("s", "chat gpt-4o", SpanKind::Other, 0);
+        let mut attrs = Attrs::new();
+        attrs.insert("gen_ai.operation.name".into(), json!("chat"));
+        let events = vec![
+            ev("gen_ai.system.message", &[("content", json!("be brief"))]),
+            ev(
+                "gen_ai.user.message",
+                &[("content", json!("Cancel R1, yes."))],
+            ),
+            ev(
+                "gen_ai.tool.message",
+                &[("body", json!("{\"content\": \"ok\", \"id\": \"c1\"}"))],
+            ),
+            ev(
+                "gen_ai.choice",
+                &[
+                    ("message", json!({"role": "assistant", "content": "Done."})),
+                    ("index", json!(0)),
+                ],
+            ),
+            ev("exception", &[("exception.message", json!("x"))]),
+        ];
+        absorb_events(&mut span, &mut attrs, events);
+        assert_eq!(
+            attrs["events"].as_array().map(Vec::len),
+            Some(1),
+            "only the exception is kept as an event"
+        );
+        apply_attributes(&mut span, attrs);
+        let roles: Vec<(&str, &str)> = span
+            .input_messages
+            .iter()
+            .map(|m| (m.role.as_str(), m.content.as_str()))
+            .collect();
+        assert_eq!(
+            roles,
+            [
+                ("system", "be brief"),
+                ("user", "Cancel R1, yes."),
+                ("tool", "ok")
+            ]
+        );
+        assert_eq!(span.input_messages[2].tool_call_id.as_deref(), Some("c1"));
+        assert_eq!(span.output_messages[0].content, "Done.");
     }
 }

@@ -3,13 +3,15 @@
 //! name, agent (when it changes), tool call with compact arguments,
 //! requested calls, the start of the output text, status, tokens, cost and
 //! duration. The JSON view is
-//! `serde_json::to_string_pretty(&trace)`.
+//! `serde_json::to_string_pretty(&trace)`. Every field from the trace passes
+//! `escape::terminal` (control characters and line breaks become escapes).
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use crate::output::escape::terminal;
 use crate::trace::model::{Span, SpanKind, StatusCode, Trace};
 
 const ARGS_WIDTH: usize = 80;
@@ -20,11 +22,11 @@ const MAX_INDENT: usize = 40;
 /// Render `trace` as indented text.
 pub fn render_text(trace: &Trace) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "trace {} ({})", trace.id, trace.format);
+    let _ = writeln!(out, "trace {} ({})", terminal(&trace.id), trace.format);
     let _ = writeln!(out, "spans: {}", trace.spans.len());
     let _ = writeln!(out, "warnings: {}", trace.warnings.len());
     for warning in &trace.warnings {
-        let _ = writeln!(out, "  - {warning}");
+        let _ = writeln!(out, "  - {}", terminal(warning));
     }
     if let Some(final_output) = &trace.final_output {
         let _ = writeln!(out, "final output: {}", one_line(final_output, TEXT_WIDTH));
@@ -32,7 +34,7 @@ pub fn render_text(trace: &Trace) -> String {
     if !trace.metadata.is_empty() {
         let _ = writeln!(out, "metadata:");
         for (key, value) in &trace.metadata {
-            let _ = writeln!(out, "  {key}: {}", compact(value, TEXT_WIDTH));
+            let _ = writeln!(out, "  {}: {}", terminal(key), compact(value, TEXT_WIDTH));
         }
     }
     let _ = writeln!(out, "tree:");
@@ -97,28 +99,34 @@ fn span_line(span: &Span, parent_agent: Option<&str>) -> String {
     let mut line = format!(
         "{} {}: {}",
         span.kind,
-        span.id,
+        terminal(&span.id),
         one_line(&span.name, TEXT_WIDTH)
     );
     if let Some(agent) = span.agent.as_deref().filter(|a| Some(*a) != parent_agent) {
-        let _ = write!(line, " @{agent}");
+        let _ = write!(line, " @{}", terminal(agent));
     }
     if let Some(model) = &span.model {
-        let _ = write!(line, " model={model}");
+        let _ = write!(line, " model={}", terminal(model));
     }
     if let Some(tool) = &span.tool {
         let args = tool
             .arguments
             .as_ref()
             .map_or_else(String::new, |a| compact(a, ARGS_WIDTH));
-        let _ = write!(line, " tool={}({args})", tool.name);
+        let _ = write!(line, " tool={}({args})", terminal(&tool.name));
         if let Some(id) = &tool.call_id {
-            let _ = write!(line, " call={id}");
+            let _ = write!(line, " call={}", terminal(id));
         }
     }
     let calls: Vec<String> = span
         .requested_tool_calls()
-        .map(|c| format!("{}({})", c.name, compact(&c.arguments, ARGS_WIDTH)))
+        .map(|c| {
+            format!(
+                "{}({})",
+                terminal(&c.name),
+                compact(&c.arguments, ARGS_WIDTH)
+            )
+        })
         .collect();
     if !calls.is_empty() {
         let _ = write!(line, " calls=[{}]", calls.join(", "));
@@ -157,7 +165,8 @@ fn compact(value: &Value, width: usize) -> String {
     }
 }
 
-/// One line of at most `width` characters (newlines shown as `⏎`).
+/// One line of at most `width` characters (newlines shown as `⏎`, other
+/// control characters as escapes).
 fn one_line(text: &str, width: usize) -> String {
     let mut out: String = text
         .chars()
@@ -165,6 +174,7 @@ fn one_line(text: &str, width: usize) -> String {
         .map(|c| if c == '\n' { '⏎' } else { c })
         .collect();
     out.retain(|c| c != '\r');
+    let mut out = terminal(&out).into_owned();
     if text.chars().nth(width).is_some() {
         out.push('…');
     }

@@ -1,12 +1,12 @@
 //! Clock values as agents write them: epoch integers (nanoseconds in `OTel`,
 //! anything from seconds to nanoseconds elsewhere), decimal strings, RFC
-//! 3339 / ISO-8601 timestamps and ISO-8601 durations (`PT1.5S`). Everything
+//! 3339 / ISO-8601 timestamps (parsed by chrono) and ISO-8601 durations
+//! (`PT1.5S`; chrono has no duration parser, so that one is ours). Everything
 //! becomes Unix epoch nanoseconds. No panics, no overflow: out-of-range
 //! values are `None`.
 
+use chrono::{DateTime, NaiveDate, NaiveDateTime};
 use serde_json::Value;
-
-const NANOS_PER_SECOND: i128 = 1_000_000_000;
 
 /// How to read a bare number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,61 +58,55 @@ fn number_ns(f: f64, numeric: Numeric) -> Option<u64> {
     (whole + fraction < 1.8e19).then(|| whole as u64 + fraction as u64)
 }
 
-/// Parse `YYYY-MM-DD[THH:MM[:SS[.fff…]]][Z|±HH[:MM]]` (also with a space
-/// instead of `T`). A timestamp without a zone is taken as UTC.
+/// Offsets written `+02:00`, `+0200` or `+02` (`%#z`), after `T` or a space.
+const WITH_OFFSET: [&str; 4] = [
+    "%Y-%m-%dT%H:%M:%S%.f%#z",
+    "%Y-%m-%d %H:%M:%S%.f%#z",
+    "%Y-%m-%dT%H:%M%#z",
+    "%Y-%m-%d %H:%M%#z",
+];
+/// No zone: taken as UTC.
+const NAIVE: [&str; 4] = [
+    "%Y-%m-%dT%H:%M:%S%.f",
+    "%Y-%m-%d %H:%M:%S%.f",
+    "%Y-%m-%dT%H:%M",
+    "%Y-%m-%d %H:%M",
+];
+
+/// Parse an RFC 3339 / ISO-8601 timestamp with chrono:
+/// `YYYY-MM-DD[THH:MM[:SS[.fff…]]][Z|±HH[:MM]]`, also with a space instead
+/// of `T` and a comma before the fraction. A timestamp without a zone is
+/// taken as UTC; one before 1970 is `None`.
 pub(crate) fn parse_timestamp(s: &str) -> Option<u64> {
-    let b = s.trim().as_bytes();
-    let year = digits(b, 0, 4)?;
-    expect(b, 4, b'-')?;
-    let month = digits(b, 5, 2)?;
-    expect(b, 7, b'-')?;
-    let day = digits(b, 8, 2)?;
-    if !(1..=12).contains(&month) || !(1..=days_in_month(year, month)).contains(&day) {
-        return None;
-    }
-    let mut seconds = days_from_civil(year, month, day) * 86_400;
-    let mut nanos: i128 = 0;
-    let mut i = 10;
-    if i < b.len() && matches!(b[i], b'T' | b't' | b' ') {
-        let hour = digits(b, i + 1, 2)?;
-        expect(b, i + 3, b':')?;
-        let minute = digits(b, i + 4, 2)?;
-        i += 6;
-        let mut second = 0;
-        if b.get(i) == Some(&b':') {
-            second = digits(b, i + 1, 2)?;
-            i += 3;
-            if b.get(i) == Some(&b'.') || b.get(i) == Some(&b',') {
-                let start = i + 1;
-                let end = start + b[start..].iter().take_while(|c| c.is_ascii_digit()).count();
-                nanos = fraction_nanos(&b[start..end])?;
-                i = end;
-            }
+    let s = s.trim();
+    // ISO 8601 allows `,` as the decimal sign (`12:00:00,5`); chrono wants `.`.
+    let dotted;
+    let s = match s.find(',') {
+        Some(i) if i > 16 => {
+            dotted = format!("{}.{}", &s[..i], &s[i + 1..]);
+            dotted.as_str()
         }
-        if hour > 23 || minute > 59 || second > 60 {
-            return None;
-        }
-        seconds += hour * 3600 + minute * 60 + second;
-    }
-    match b.get(i) {
-        None => {}
-        Some(b'Z' | b'z') if i + 1 == b.len() => {}
-        Some(sign @ (b'+' | b'-')) => {
-            let hours = digits(b, i + 1, 2)?;
-            let rest = &b[i + 3..];
-            let minutes = match rest {
-                [] => 0,
-                [b':', ..] if rest.len() == 3 => digits(rest, 1, 2)?,
-                _ if rest.len() == 2 => digits(rest, 0, 2)?,
-                _ => return None,
-            };
-            let offset = hours * 3600 + minutes * 60;
-            seconds += if *sign == b'+' { -offset } else { offset };
-        }
-        Some(_) => return None,
-    }
-    let total = i128::from(seconds) * NANOS_PER_SECOND + nanos;
-    u64::try_from(total).ok()
+        _ => s,
+    };
+    let utc = if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        t.to_utc()
+    } else if let Some(t) = WITH_OFFSET
+        .iter()
+        .find_map(|f| DateTime::parse_from_str(s, f).ok())
+    {
+        t.to_utc()
+    } else if let Some(t) = NAIVE
+        .iter()
+        .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
+    {
+        t.and_utc()
+    } else {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d")
+            .ok()?
+            .and_hms_opt(0, 0, 0)?
+            .and_utc()
+    };
+    u64::try_from(utc.timestamp_nanos_opt()?).ok()
 }
 
 /// Parse an ISO-8601 duration (`PT1.532S`, `PT2M3S`, `P1DT2H`, `P1W`) into
@@ -164,48 +158,6 @@ fn decimal_times(number: &str, unit: u128) -> Option<u128> {
     Some(value)
 }
 
-fn fraction_nanos(digits: &[u8]) -> Option<i128> {
-    if digits.is_empty() {
-        return None;
-    }
-    let mut nanos: i128 = 0;
-    for (i, d) in digits.iter().take(9).enumerate() {
-        nanos += i128::from(d - b'0') * 10i128.pow(8 - i as u32);
-    }
-    Some(nanos)
-}
-
-fn digits(b: &[u8], start: usize, len: usize) -> Option<i64> {
-    let slice = b.get(start..start + len)?;
-    slice.iter().try_fold(0i64, |acc, c| {
-        c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0'))
-    })
-}
-
-fn expect(b: &[u8], at: usize, c: u8) -> Option<()> {
-    (b.get(at) == Some(&c)).then_some(())
-}
-
-fn days_in_month(year: i64, month: i64) -> i64 {
-    match month {
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -232,6 +184,34 @@ mod tests {
         assert_eq!(parse_timestamp("1969-12-31T23:59:59Z"), None);
         assert_eq!(parse_timestamp("2024-05-08T25:00:00Z"), None);
         assert_eq!(parse_timestamp("2024-05-08T21:46:11Zjunk"), None);
+        // Offsets without a colon or without minutes, a comma fraction,
+        // nanoseconds, a leap second, lowercase `t`/`z`.
+        assert_eq!(
+            parse_timestamp("2024-05-08T23:46:11.480777+0200"),
+            Some(1_715_204_771_480_777_000)
+        );
+        assert_eq!(
+            parse_timestamp("2024-05-08T23:46:11.480777+02"),
+            Some(1_715_204_771_480_777_000)
+        );
+        assert_eq!(
+            parse_timestamp("2024-05-08T21:46:11,5Z"),
+            Some(1_715_204_771_500_000_000)
+        );
+        assert_eq!(
+            parse_timestamp("2024-05-08t21:46:11.000000001z"),
+            Some(1_715_204_771_000_000_001)
+        );
+        assert_eq!(
+            parse_timestamp("2016-12-31T23:59:60Z"),
+            Some(1_483_228_800_000_000_000)
+        );
+        assert_eq!(
+            parse_timestamp("2024-05-08T21:46"),
+            Some(1_715_204_760_000_000_000)
+        );
+        assert_eq!(parse_timestamp("2024-13-08"), None);
+        assert_eq!(parse_timestamp(""), None);
     }
 
     #[test]

@@ -97,8 +97,9 @@ fn the_regressed_agent_fails_with_localized_regressions() {
         loc["checkpoint"]["instruction"],
         "Never issue a refund without a supervisor approval first"
     );
-    assert_eq!(loc["root_cause"]["step"], "TOOLSEL issue_refund");
-    assert_eq!(loc["root_cause"]["cases"], 5);
+    // Four of the five refunds went out without the `approval_id` the tool's schema requires.
+    assert_eq!(loc["root_cause"]["step"], "PARAMGEN issue_refund");
+    assert_eq!(loc["root_cause"]["cases"], 4);
     assert_eq!(loc["flipped_cases"].as_array().unwrap().len(), 5);
     assert!(
         report["worst_case"]["mermaid"]

@@ -5,6 +5,7 @@
 //! and workflows (parsed, cross-checked, and the action's shell steps run).
 
 mod action;
+mod action_baselines;
 mod action_gate;
 mod action_install;
 mod comment;

@@ -6,6 +6,7 @@
 #![expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
 
 mod agents;
+mod failures;
 mod limits;
 mod progressive;
 mod shards;

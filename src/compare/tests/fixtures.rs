@@ -61,6 +61,8 @@ pub(super) fn case(
                 notes: String::new(),
                 compensated: false,
                 metrics: BTreeMap::new(),
+                agent: None,
+                attempt: None,
             }]
         })
         .unwrap_or_default();
@@ -144,6 +146,7 @@ pub(super) fn meta() -> BaselineMeta {
         spec_version: "1".into(),
         spec_hash: "h".into(),
         config_tags: BTreeMap::new(),
+        update: None,
     }
 }
 
@@ -160,6 +163,7 @@ pub(super) fn history(compliance: &[f64]) -> Vec<HistoryLine> {
             metrics: [("compliance_percent".to_owned(), *c)]
                 .into_iter()
                 .collect(),
+            update: None,
         })
         .collect()
 }

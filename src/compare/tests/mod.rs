@@ -3,4 +3,5 @@
 mod family;
 mod fixtures;
 mod gates;
+mod simulation;
 mod statuses;

@@ -6,9 +6,10 @@ use serde_json::Value;
 
 use crate::report::model::{CheckpointResult, CheckpointState, NaKind};
 use crate::spec::model::PartialMode;
-use crate::spec::suite::{Check, Suite};
+use crate::spec::suite::{Case, Check, Suite};
 use crate::trace::Trace;
 
+use super::scope::applies;
 use super::tier1::holds;
 use super::tier3;
 use super::{EventLog, Verdict, eval_sequence, eval_state};
@@ -24,6 +25,8 @@ pub struct JudgeVerdicts {
 
 pub struct CheckpointInputs<'a> {
     pub suite: &'a Suite,
+    /// The case, for `applies_to` (tags and ids).
+    pub case: &'a Case,
     /// The trace, when the case produced one.
     pub trace: Option<&'a Trace>,
     /// Set when the case did not complete (status ≠ ok): every checkpoint
@@ -35,7 +38,12 @@ pub struct CheckpointInputs<'a> {
 
 pub fn evaluate_checkpoints(inputs: &CheckpointInputs<'_>) -> Vec<CheckpointResult> {
     let suite = inputs.suite;
-    let log = inputs.trace.map(EventLog::from_trace);
+    // The event log is only needed by tier-2 checkpoints.
+    let sequences = suite
+        .checkpoints
+        .iter()
+        .any(|c| matches!(c.check, Check::Sequence(_)));
+    let log = inputs.trace.filter(|_| sequences).map(EventLog::from_trace);
     // Constraints that are active for this case: no `active_when`, or it holds on the evidence.
     let active: Vec<_> = suite
         .constraints
@@ -52,7 +60,13 @@ pub fn evaluate_checkpoints(inputs: &CheckpointInputs<'_>) -> Vec<CheckpointResu
         .iter()
         .map(|cp| {
             let blocked = active.iter().find(|c| c.affects.contains(&cp.id));
-            let verdict = if let Some(c) = blocked {
+            let scoped_out = cp
+                .applies_to
+                .as_ref()
+                .and_then(|scope| applies(scope, inputs.case, inputs.evidence).err());
+            let verdict = if let Some((kind, reason)) = scoped_out {
+                Verdict::not_applicable_because(kind, reason, "applies_to")
+            } else if let Some(c) = blocked {
                 Verdict::blocked(&c.id, &c.constraint)
             } else if let Some(reason) = inputs.failure {
                 Verdict::fail(format!("the case did not complete: {reason}"), "none")

@@ -1,23 +1,35 @@
 //! The event log tier-2 assertions run over: every LLM, tool and agent span
-//! of the trace in time order, nested sub-agent spans included.
+//! of the trace and every user, assistant and system message, in time
+//! order, nested sub-agent spans included (messages come from
+//! [`crate::trace::conversation`]).
+
+use std::cell::OnceCell;
 
 use serde_json::Value;
 
-use crate::eval::json::json_subset;
-use crate::spec::model::{EventKind, EventStatus};
-use crate::spec::suite::Matcher;
+use crate::spec::matcher::Matcher;
+use crate::spec::model::EventKind;
+use crate::trace::conversation::{Entry, Role, timeline};
 use crate::trace::{SpanKind, Trace};
 
 #[derive(Debug, Clone)]
 pub struct Event {
+    /// The span the event is, or the span its message was read from.
     pub span_id: String,
     pub name: String,
     pub kind: EventKind,
     pub tool: Option<String>,
     /// Tool arguments (tool events), `Null` otherwise.
     pub args: Value,
-    /// Compact JSON of `args`, for substring and regex matching.
-    pub args_text: String,
+    /// Tool result (tool events), `Null` otherwise.
+    pub result: Value,
+    /// A message's text or an LLM call's output; `None` for tools, whose
+    /// text is their result.
+    pub text: Option<String>,
+    /// Compact JSON of `args` and the result as text, made on first use
+    /// (most matchers never read them).
+    args_text: OnceCell<String>,
+    result_text: OnceCell<String>,
     pub agent: Option<String>,
     pub error: bool,
     /// The last LLM event of the root agent.
@@ -29,44 +41,59 @@ pub struct EventLog {
     pub events: Vec<Event>,
 }
 
+fn text(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
 impl EventLog {
     pub fn from_trace(trace: &Trace) -> Self {
-        let mut events: Vec<Event> = trace
-            .spans
-            .iter()
-            .filter_map(|s| {
-                let kind = match s.kind {
-                    SpanKind::Llm => EventKind::Llm,
-                    SpanKind::Tool => EventKind::Tool,
-                    SpanKind::Agent => EventKind::Agent,
-                    _ => return None,
-                };
-                let (tool, args) = match (&s.tool, kind) {
-                    (Some(t), _) => (
-                        Some(t.name.clone()),
-                        t.arguments.clone().unwrap_or(Value::Null),
-                    ),
-                    (None, EventKind::Tool) => {
-                        (Some(s.name.clone()), s.input.clone().unwrap_or(Value::Null))
+        let mut events: Vec<Event> = timeline(trace)
+            .into_iter()
+            .filter_map(|entry| match entry {
+                Entry::Span(s) => {
+                    let kind = match s.kind {
+                        SpanKind::Llm => EventKind::Llm,
+                        SpanKind::Tool => EventKind::Tool,
+                        SpanKind::Agent => EventKind::Agent,
+                        _ => return None,
+                    };
+                    let (tool, args, result) = match (&s.tool, kind) {
+                        (Some(t), _) => (
+                            Some(t.name.clone()),
+                            t.arguments.clone().unwrap_or(Value::Null),
+                            t.result.clone().unwrap_or(Value::Null),
+                        ),
+                        (None, EventKind::Tool) => (
+                            Some(s.name.clone()),
+                            s.input.clone().unwrap_or(Value::Null),
+                            s.output.clone().unwrap_or(Value::Null),
+                        ),
+                        (None, _) => (None, Value::Null, Value::Null),
+                    };
+                    let mut e = Event::new(&s.id, &s.name, kind, s.agent.clone());
+                    e.tool = tool;
+                    e.args = args;
+                    e.result = result;
+                    if kind != EventKind::Tool {
+                        e.text = Some(s.output_text().unwrap_or_default());
                     }
-                    (None, _) => (None, Value::Null),
-                };
-                let args_text = if args.is_null() {
-                    String::new()
-                } else {
-                    args.to_string()
-                };
-                Some(Event {
-                    span_id: s.id.clone(),
-                    name: s.name.clone(),
-                    kind,
-                    tool,
-                    args,
-                    args_text,
-                    agent: s.agent.clone(),
-                    error: s.is_error(),
-                    is_final: false,
-                })
+                    e.error = s.is_error();
+                    Some(e)
+                }
+                Entry::Message(m) => {
+                    let kind = match m.role {
+                        Role::User => EventKind::User,
+                        Role::Assistant => EventKind::Assistant,
+                        Role::System => EventKind::System,
+                    };
+                    let mut e = Event::new(&m.span_id, kind.as_str(), kind, m.agent);
+                    e.text = Some(m.content);
+                    Some(e)
+                }
             })
             .collect();
         let root_agent = trace.root_agent();
@@ -80,7 +107,7 @@ impl EventLog {
         Self { events }
     }
 
-    /// Index of the first event matching `m`.
+    /// Index of the first event matching `m` (captures only need a value).
     pub fn first(&self, m: &Matcher) -> Option<usize> {
         self.events.iter().position(|e| e.matches(m))
     }
@@ -94,65 +121,59 @@ impl EventLog {
 }
 
 impl Event {
-    /// Whether every field set in `m` matches this event.
-    pub fn matches(&self, m: &Matcher) -> bool {
-        if !m.tools.is_empty() {
-            let Some(tool) = &self.tool else { return false };
-            if self.kind != EventKind::Tool || !m.tools.iter().any(|g| g.matches(tool)) {
-                return false;
-            }
+    /// An event with nothing but its identity; the rest is filled in.
+    pub fn new(span_id: &str, name: &str, kind: EventKind, agent: Option<String>) -> Self {
+        Self {
+            span_id: span_id.to_owned(),
+            name: name.to_owned(),
+            kind,
+            tool: None,
+            args: Value::Null,
+            result: Value::Null,
+            text: None,
+            args_text: OnceCell::new(),
+            result_text: OnceCell::new(),
+            agent,
+            error: false,
+            is_final: false,
         }
-        if m.kind.is_some_and(|k| k != self.kind) {
-            return false;
-        }
-        if let Some(agent) = &m.agent
-            && self.agent.as_deref() != Some(agent.as_str())
-        {
-            return false;
-        }
-        match m.status {
-            Some(EventStatus::Error) if !self.error => return false,
-            Some(EventStatus::Ok) if self.error => return false,
-            _ => {}
-        }
-        if m.is_final.is_some_and(|f| f != self.is_final) {
-            return false;
-        }
-        if let Some(pattern) = &m.args_contains {
-            let ok = match pattern {
-                Value::String(s) => self.args_text.contains(s.as_str()),
-                other => json_subset(other, &self.args),
-            };
-            if !ok {
-                return false;
-            }
-        }
-        if let Some(re) = &m.args_match
-            && !re.is_match(&self.args_text)
-        {
-            return false;
-        }
-        true
     }
 
-    /// `tool_name (span id)` or `llm (span id)` for notes.
+    /// Compact JSON of the arguments (empty without arguments).
+    pub fn args_text(&self) -> &str {
+        self.args_text.get_or_init(|| text(&self.args))
+    }
+
+    /// The result as text: a string as is, other JSON compact.
+    pub fn result_text(&self) -> &str {
+        self.result_text.get_or_init(|| text(&self.result))
+    }
+
+    /// A message's text, an LLM call's output, a tool's result.
+    pub fn content(&self) -> &str {
+        match &self.text {
+            Some(t) => t,
+            None => self.result_text(),
+        }
+    }
+
+    /// `tool `x` (span s1)`, `user message "…" (span m3)` or `llm `chat`
+    /// (span s2)` for notes.
     pub fn describe(&self) -> String {
         match (&self.tool, self.kind) {
             (Some(t), EventKind::Tool) => format!("tool `{t}` (span {})", self.span_id),
+            (_, k) if k.is_message() => format!(
+                "{} message \"{}\" (span {})",
+                k.as_str(),
+                crate::output::truncate_chars(&self.content().replace('\n', " "), 60),
+                self.span_id
+            ),
             _ => format!(
                 "{} `{}` (span {})",
-                kind_name(self.kind),
+                self.kind.as_str(),
                 self.name,
                 self.span_id
             ),
         }
-    }
-}
-
-fn kind_name(kind: EventKind) -> &'static str {
-    match kind {
-        EventKind::Llm => "llm",
-        EventKind::Tool => "tool",
-        EventKind::Agent => "agent",
     }
 }

@@ -1,9 +1,16 @@
 //! Checkpoint evaluation (workflow framework): tier 1 on evidence, tier 2 on
-//! the trace's events, tier 3 by a judge; BLOCKED through active environment
-//! constraints; N/A always with a reason.
+//! the trace's events (calls and messages), tier 3 by a judge; N/A "not
+//! applicable to this case" outside a checkpoint's `applies_to`; BLOCKED
+//! through active environment constraints; N/A always with a reason.
 
 mod evaluate;
 mod events;
+mod matching;
+mod per_occurrence;
+mod scope;
+mod search;
+#[cfg(test)]
+mod testing;
 mod tier1;
 mod tier2;
 pub mod tier3;
@@ -11,6 +18,7 @@ mod verdict;
 
 pub use evaluate::{CheckpointInputs, JudgeVerdicts, evaluate_checkpoints};
 pub use events::{Event, EventLog};
+pub use matching::Bindings;
 pub use tier1::eval_state;
 pub use tier2::eval_sequence;
 pub use verdict::Verdict;

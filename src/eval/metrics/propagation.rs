@@ -120,6 +120,8 @@ mod tests {
             notes: String::new(),
             compensated: false,
             metrics: BTreeMap::new(),
+            agent: None,
+            attempt: None,
         }
     }
 

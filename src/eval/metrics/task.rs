@@ -1,5 +1,7 @@
 //! Task success: the case's `expected_output` matchers applied to the run's
-//! final answer.
+//! final answer, and the suite's `task.success` from ground truth (an
+//! evidence condition such as tau-bench's `reward = 1`, or named
+//! checkpoints that must PASS). When both exist, both must hold.
 //!
 //! - `exact`: equal after trimming surrounding whitespace;
 //! - `normalized`: equal after lower-casing, turning punctuation into spaces
@@ -17,8 +19,81 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::semantic::{SemanticJudgment, semantic_outcome};
-use crate::report::model::TaskResult;
+use crate::eval::checkpoint::eval_state;
+use crate::report::model::{CheckpointResult, CheckpointState, TaskResult};
 use crate::spec::model::ExpectedOutput;
+use crate::spec::suite::TaskSuccess;
+
+/// `task.success` on one case: the evidence condition (no evidence file:
+/// undecided) and the named checkpoints (FAIL or PARTIAL: failure; N/A or
+/// BLOCKED: undecided). A failure anywhere wins over undecided.
+pub fn evaluate_ground_truth(
+    spec: &TaskSuccess,
+    evidence: Option<&Value>,
+    checkpoints: &[CheckpointResult],
+) -> TaskResult {
+    let mut names = Vec::new();
+    let mut outcomes: Vec<(Option<bool>, String)> = Vec::new();
+    if let Some(assert) = &spec.evidence {
+        names.push("evidence");
+        outcomes.push(match evidence {
+            None => (None, "no evidence file for this case".to_owned()),
+            Some(ev) => {
+                let v = eval_state(assert, ev);
+                let ok = v.state == CheckpointState::Pass;
+                (Some(ok), format!("evidence {}", v.notes))
+            }
+        });
+    }
+    if !spec.checkpoints.is_empty() {
+        names.push("checkpoints");
+    }
+    for id in &spec.checkpoints {
+        outcomes.push(match checkpoints.iter().find(|c| &c.id == id) {
+            None => (None, format!("checkpoint {id} was not evaluated")),
+            Some(c) => {
+                let decided = match c.result {
+                    CheckpointState::Pass => Some(true),
+                    CheckpointState::Fail | CheckpointState::Partial => Some(false),
+                    CheckpointState::NotApplicable | CheckpointState::Blocked => None,
+                };
+                (decided, format!("checkpoint {id} is {}", c.result.as_str()))
+            }
+        });
+    }
+    decide(names.join("+"), outcomes)
+}
+
+/// Both results when both exist: a failure in either fails, success needs both.
+pub fn combine(a: Option<TaskResult>, b: Option<TaskResult>) -> Option<TaskResult> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(decide(
+            format!("{}+{}", a.matcher, b.matcher),
+            vec![(a.success, a.detail), (b.success, b.detail)],
+        )),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Any `false` → false; all `true` → true; otherwise undecided.
+fn decide(matcher: String, outcomes: Vec<(Option<bool>, String)>) -> TaskResult {
+    let success = if outcomes.iter().any(|(s, _)| *s == Some(false)) {
+        Some(false)
+    } else if outcomes.iter().all(|(s, _)| *s == Some(true)) {
+        Some(true)
+    } else {
+        None
+    };
+    TaskResult {
+        matcher,
+        success,
+        detail: outcomes
+            .into_iter()
+            .map(|(_, d)| d)
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}
 
 /// Apply `expected` to `answer` (`None`: the run produced no answer).
 pub fn evaluate_task(expected: &ExpectedOutput, answer: Option<&str>) -> TaskResult {
@@ -281,5 +356,76 @@ mod tests {
             evaluate_task(&expect("{contains: a, exact: b}"), Some("a")).matcher,
             "exact+contains"
         );
+    }
+
+    fn checkpoint(id: &str, result: CheckpointState) -> CheckpointResult {
+        CheckpointResult {
+            id: id.into(),
+            position_index: 1,
+            tier: 2,
+            severity: crate::spec::model::Severity::High,
+            result,
+            earned_weight: None,
+            notes: String::new(),
+            evaluated_by: "tier2".into(),
+            matched_criterion: None,
+            cited_spans: vec![],
+            blocked_by: None,
+            confidence: None,
+            na_kind: None,
+        }
+    }
+
+    #[test]
+    fn ground_truth_from_evidence_and_checkpoints() {
+        use crate::spec::suite::{StateAssert, StateOp};
+        let spec = TaskSuccess {
+            evidence: Some(StateAssert {
+                path: "/reward".into(),
+                ops: vec![StateOp::Equals(serde_json::json!(1))],
+            }),
+            checkpoints: vec!["A".into()],
+        };
+        let won = serde_json::json!({"reward": 1.0});
+        let lost = serde_json::json!({"reward": 0.0});
+        let pass = [checkpoint("A", CheckpointState::Pass)];
+        let r = evaluate_ground_truth(&spec, Some(&won), &pass);
+        assert_eq!(
+            (r.matcher.as_str(), r.success),
+            ("evidence+checkpoints", Some(true))
+        );
+        assert_eq!(r.detail, "evidence `/reward` is 1.0; checkpoint A is PASS");
+        assert_eq!(
+            evaluate_ground_truth(&spec, Some(&lost), &pass).success,
+            Some(false)
+        );
+        // Undecided sources leave the case undecided, unless another one failed.
+        let blocked = [checkpoint("A", CheckpointState::Blocked)];
+        assert_eq!(
+            evaluate_ground_truth(&spec, Some(&won), &blocked).success,
+            None
+        );
+        assert_eq!(
+            evaluate_ground_truth(&spec, Some(&lost), &blocked).success,
+            Some(false)
+        );
+        assert_eq!(evaluate_ground_truth(&spec, None, &pass).success, None);
+        let partial = [checkpoint("A", CheckpointState::Partial)];
+        assert_eq!(
+            evaluate_ground_truth(&spec, Some(&won), &partial).success,
+            Some(false)
+        );
+        // Next to the final-answer matcher: both must hold.
+        let answer = evaluate_task(&expect("{contains: done}"), Some("not yet"));
+        let both = combine(
+            Some(evaluate_ground_truth(&spec, Some(&won), &pass)),
+            Some(answer),
+        );
+        let both = both.unwrap();
+        assert_eq!(
+            (both.matcher.as_str(), both.success),
+            ("evidence+checkpoints+contains", Some(false))
+        );
+        assert_eq!(combine(None, None), None);
     }
 }

@@ -18,7 +18,7 @@ use crate::eval::metrics::cost::cost_metrics;
 use crate::eval::metrics::task::evaluate_task;
 use crate::eval::metrics::tool_use::tool_use_metrics;
 use crate::report::model::{
-    CaseRootCause, Cost, DagInfo, RootCauseStatus, StepResult, TaskResult, ToolUse,
+    CaseRootCause, Cost, DagInfo, RootCauseStatus, StepAttempt, StepResult, TaskResult, ToolUse,
 };
 use crate::spec::model::{ExpectedOutput, PriceSpec, RootCauseMode, StepType, WorkflowSpec};
 use crate::spec::suite::{Case, Suite};
@@ -272,6 +272,11 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
                     .iter()
                     .map(|(m, v)| (m.as_str().to_owned(), *v))
                     .collect(),
+                agent: node.agent.clone(),
+                attempt: node.attempt.map(|a| StepAttempt {
+                    number: a.number,
+                    of: a.of,
+                }),
             }
         })
         .collect();

@@ -85,11 +85,24 @@ fn tool_selection(input: &StepInput<'_>) -> StepScore {
             );
         }
     }
-    StepScore::not_applicable(if input.catalog.is_empty() {
-        "no tool catalog; whether the tool fits the step needs a judge"
-    } else {
-        "every selected tool is in the catalog; whether it fits the step needs a judge"
-    })
+    if input.catalog.is_empty() {
+        return StepScore::not_applicable(
+            "no tool catalog; whether the tool fits the step needs a judge",
+        );
+    }
+    // Nothing the rules can fault: the selection passes them (a judge may still grade how
+    // well the tool fits the step). Scoring it N/A would leave only failures in the mean,
+    // so `step_type:TOOLSEL` could never move.
+    StepScore::from_metrics(
+        RULES,
+        vec![(Metric::SelectionAccuracy, PASS)],
+        if input.workflow_tools.is_some() {
+            "every selected tool is in the catalog and called for by the workflow"
+        } else {
+            "every selected tool is in the catalog"
+        },
+        None,
+    )
 }
 
 fn parameters(input: &StepInput<'_>) -> StepScore {

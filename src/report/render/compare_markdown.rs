@@ -1,38 +1,90 @@
 //! The PR comment (and step summary): verdict line, the metrics that moved,
 //! regressions first with their localization, a Mermaid DAG of the worst
 //! regressed case, and collapsible details. Capped at 65,536 characters.
+//! Every string from the report is escaped for its place (`output::escape`):
+//! ids and names as inline code, prose as Markdown text (quoted names stay
+//! code), the stored Mermaid DAG inside a fence it cannot close.
 
 use std::fmt::Write as _;
 
 use crate::compare::model::{CompareReport, MetricComparison, MetricStatus, Verdict};
+use crate::output::escape::{md_code, md_code_cell, md_prose, md_text, mermaid_block};
 use crate::output::plural;
-use crate::report::render::run_markdown::escape;
 
 use super::compare_text::{
     effect, headline, method_line, moved, sigma, sigma_cell, status_icon, test_line, tier_line,
 };
 use super::fmt::{delta, metric, pvalue};
 
-/// GitHub's limit on a comment body.
+/// GitHub's limit on a comment body, in characters.
 pub const MAX_COMMENT_CHARS: usize = 65_536;
-const TRUNCATED: &str = "\n\n_… report truncated to fit GitHub's 65,536-character limit; the full report is in the job's artifact._\n";
+/// Mermaid history charts in the full comment (the short one drops them).
+const MAX_HISTORY_CHARTS: usize = 2;
+/// GitHub's limit on one step's job summary, in bytes.
+/// <https://docs.github.com/en/actions/reference/workflow-commands-for-github-actions#step-isolation-and-limits>
+pub const MAX_SUMMARY_BYTES: usize = 1024 * 1024;
+const COMMENT_TRUNCATED: &str = "\n\n_… report truncated to fit GitHub's 65,536-character comment limit. \
+The full report is in this run's job summary (the workflow run's **Summary** page) and in the JSON report \
+uploaded as the run's artifact._\n";
+const SUMMARY_TRUNCATED: &str = "\n\n_… report truncated to fit the job summary's 1 MiB limit. The full report is \
+the JSON report uploaded as the run's artifact (`agenteval-gate report FILE --format html` renders it)._\n";
 
+/// The PR comment: at most [`MAX_COMMENT_CHARS`] characters.
 pub fn render_compare_markdown(r: &CompareReport) -> String {
-    let full = render(r, true);
-    if full.chars().count() <= MAX_COMMENT_CHARS {
+    capped(
+        render(r, true),
+        || render(r, false),
+        |_| 1,
+        MAX_COMMENT_CHARS,
+        COMMENT_TRUNCATED,
+    )
+}
+
+/// The job summary: the same report with its own, larger cap
+/// ([`MAX_SUMMARY_BYTES`]), so a comment cut to fit still has its full
+/// report one click away.
+pub fn render_compare_summary(r: &CompareReport) -> String {
+    capped(
+        render(r, true),
+        || render(r, false),
+        char::len_utf8,
+        MAX_SUMMARY_BYTES,
+        SUMMARY_TRUNCATED,
+    )
+}
+
+/// `full` if it fits `max` (each character weighing `weight`), else
+/// `short()` (the report without its long tables), else that cut at a line
+/// boundary and followed by `notice`.
+fn capped(
+    full: String,
+    short: impl FnOnce() -> String,
+    weight: fn(char) -> usize,
+    max: usize,
+    notice: &str,
+) -> String {
+    let size = |s: &str| s.chars().map(weight).sum::<usize>();
+    if size(&full) <= max {
         return full;
     }
-    // Drop the long tables first, then cut at a line boundary.
-    let short = render(r, false);
-    if short.chars().count() <= MAX_COMMENT_CHARS {
+    let short = short();
+    if size(&short) <= max {
         return short;
     }
-    let budget = MAX_COMMENT_CHARS - TRUNCATED.chars().count();
-    let mut cut: String = short.chars().take(budget).collect();
+    let budget = max - size(notice);
+    let mut used = 0;
+    let mut cut = String::new();
+    for c in short.chars() {
+        used += weight(c);
+        if used > budget {
+            break;
+        }
+        cut.push(c);
+    }
     if let Some(i) = cut.rfind('\n') {
         cut.truncate(i);
     }
-    cut.push_str(TRUNCATED);
+    cut.push_str(notice);
     cut
 }
 
@@ -50,26 +102,28 @@ fn render(r: &CompareReport, details: bool) -> String {
         .baseline
         .git_sha
         .as_deref()
-        .map(|s| format!(" @ `{}`", s.chars().take(12).collect::<String>()))
+        .map(|s| format!(" @ {}", md_code(&s.chars().take(12).collect::<String>())))
         .unwrap_or_default();
     let _ = writeln!(
         md,
-        "Baseline `{}`{sha} · {} · {} · fail on **{}**\n",
-        r.baseline.name,
+        "Baseline {}{sha} · {} · {} · fail on **{}**\n",
+        md_code(&r.baseline.name),
         plural(paired, "paired case", "paired cases"),
         plural(r.baseline.history_points, "history point", "history points"),
         r.fail_on
     );
+    baseline_source(&mut md, r);
     tiers(&mut md, r);
     if r.verdict == Verdict::CouldNotEvaluate || !r.missing_baselines.is_empty() {
         for reason in &r.reasons {
-            let _ = writeln!(md, "- {}", escape(reason));
+            let _ = writeln!(md, "- {}", md_prose(reason));
         }
         for suite in &r.missing_baselines {
             let _ = writeln!(
                 md,
-                "- `{suite}`: no baseline `{}` yet, not compared; it is created when this change merges to the default branch",
-                r.baseline.name
+                "- {}: no baseline {} yet, not compared; it is created when this change merges to the default branch",
+                md_code(suite),
+                md_code(&r.baseline.name)
             );
         }
     }
@@ -77,11 +131,10 @@ fn render(r: &CompareReport, details: bool) -> String {
     for b in &r.absolute_breaches {
         let _ = writeln!(
             md,
-            "- {} absolute gate `{}/{}`: {}",
+            "- {} absolute gate {}: {}",
             if b.fails { "🔴" } else { "🟠" },
-            b.suite,
-            b.breach.metric,
-            b.breach.message
+            md_code(&format!("{}/{}", b.suite, b.breach.metric)),
+            md_prose(&b.breach.message)
         );
     }
 
@@ -100,17 +153,27 @@ fn render(r: &CompareReport, details: bool) -> String {
         .collect();
     if !regressions.is_empty() {
         md.push_str("\n### What moved and where\n");
+        let mut charts = 0;
         for m in regressions {
             localization(&mut md, m, details);
+            if details
+                && charts < MAX_HISTORY_CHARTS
+                && m.status == MetricStatus::Regression
+                && let Some(chart) = history_chart_of(r, m)
+            {
+                md.push('\n');
+                md.push_str(&chart);
+                charts += 1;
+            }
         }
     }
     if let Some(w) = &r.worst_case {
         let _ = writeln!(
             md,
-            "\n### Worst regressed case: `{}` (`{}`)\n\nRoot cause in red, propagated failures in orange.\n\n```mermaid\n{}\n```",
-            w.case,
-            w.metric,
-            w.mermaid.trim_end()
+            "\n### Worst regressed case: {} ({})\n\nRoot cause in red, propagated failures in orange.\n\n{}",
+            md_code(&w.case),
+            md_code(&w.metric),
+            mermaid_block(&w.mermaid)
         );
     }
     mde(&mut md, r);
@@ -130,8 +193,8 @@ fn render(r: &CompareReport, details: bool) -> String {
         let _ = writeln!(
             md,
             "\n<sub>{} · agenteval-gate {}</sub>",
-            method_line(r),
-            r.tool_version
+            md_prose(&method_line(r)),
+            md_text(&r.tool_version)
         );
     }
     md
@@ -142,16 +205,15 @@ fn unevaluated(md: &mut String, r: &CompareReport) {
     for c in r.coverage.iter().filter(|c| c.unevaluated) {
         let _ = writeln!(
             md,
-            "- {} checkpoint `{}/{}` ({}) was evaluated in no case: {}",
+            "- {} checkpoint {} ({}) was evaluated in no case: {}",
             if r.settings.unevaluated == crate::spec::model::UnevaluatedPolicy::Fail {
                 "🔴"
             } else {
                 "🟠"
             },
-            c.suite,
-            c.id,
+            md_code(&format!("{}/{}", c.suite, c.id)),
             c.severity,
-            escape(&c.reason)
+            md_prose(&c.reason)
         );
     }
 }
@@ -176,13 +238,13 @@ fn coverage(md: &mut String, r: &CompareReport) {
     for c in &r.coverage {
         let _ = writeln!(
             body,
-            "| {}`{}`{} | {} | {} | {} | {} | {} |",
+            "| {}{}{} | {} | {} | {} | {} | {} |",
             if with_suite {
-                format!("{} | ", c.suite)
+                format!("{} | ", md_text(&c.suite))
             } else {
                 String::new()
             },
-            c.id,
+            md_code_cell(&c.id),
             if c.unevaluated { " 🔴" } else { "" },
             c.severity,
             c.decided,
@@ -197,9 +259,57 @@ fn coverage(md: &mut String, r: &CompareReport) {
     );
 }
 
+/// Where the baseline was read from, and a warning when the pull request
+/// changes baseline files (they do not count until merged).
+fn baseline_source(md: &mut String, r: &CompareReport) {
+    let Some(source) = &r.baseline.source else {
+        return;
+    };
+    if let Some(rev) = &source.rev {
+        let why = if source.chosen_by == "pull request base" {
+            "the pull request's base commit"
+        } else {
+            "`--baseline-ref`"
+        };
+        let _ = writeln!(md, "Baseline read from {} ({why}).\n", md_code(rev));
+    }
+    if !source.edited.is_empty() {
+        let files: Vec<String> = source.edited.iter().take(20).map(|f| md_code(f)).collect();
+        let more = source.edited.len().saturating_sub(20);
+        let _ = writeln!(
+            md,
+            "> [!WARNING]\n> This pull request changes baseline files: {}{}. The gate compared with the baseline at {}; the changes take effect only after merge.\n",
+            files.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            },
+            source.rev.as_deref().map_or_else(String::new, md_code)
+        );
+    }
+}
+
+/// The history band chart of a regressed metric, from the report's saved views.
+fn history_chart_of(r: &CompareReport, m: &MetricComparison) -> Option<String> {
+    let views = r
+        .views
+        .as_ref()?
+        .suites
+        .iter()
+        .find(|s| s.suite == m.suite)?;
+    super::mermaid_history::history_chart(m, &views.history)
+}
+
 fn tiers(md: &mut String, r: &CompareReport) {
     for t in &r.tiers {
-        let _ = writeln!(md, "- `{}` {} tier: {}", t.suite, t.tier, tier_line(t));
+        let _ = writeln!(
+            md,
+            "- {} {} tier: {}",
+            md_code(&t.suite),
+            t.tier,
+            tier_line(t)
+        );
     }
 }
 
@@ -221,13 +331,13 @@ fn table(md: &mut String, rows: &[&MetricComparison], with_suite: bool) {
         );
         let _ = writeln!(
             md,
-            "| {}`{}` | {} | {} | {} | {ci} | {} | {} | {} {} |",
+            "| {}{} | {} | {} | {} | {ci} | {} | {} | {} {} |",
             if with_suite {
-                format!("{} | ", m.suite)
+                format!("{} | ", md_text(&m.suite))
             } else {
                 String::new()
             },
-            m.name,
+            md_code_cell(&m.name),
             metric(&m.name, m.base_mean),
             metric(&m.name, m.head_mean),
             m.delta
@@ -243,23 +353,29 @@ fn table(md: &mut String, rows: &[&MetricComparison], with_suite: bool) {
 fn localization(md: &mut String, m: &MetricComparison, details: bool) {
     let _ = writeln!(
         md,
-        "\n#### {} `{}` — {} ({})\n",
+        "\n#### {} {} — {} ({})\n",
         status_icon(m.status),
-        m.qualified_name(),
+        md_code(&m.qualified_name()),
         m.status,
         m.severity
     );
     let Some(loc) = &m.localization else { return };
     if let Some(cp) = &loc.checkpoint {
-        let _ = writeln!(md, "> {}\n", escape(&cp.instruction));
+        let _ = writeln!(md, "> {}\n", md_prose(&cp.instruction));
     }
-    let _ = writeln!(md, "- {}; 2σ: {}", effect(m), sigma(m));
-    let _ = writeln!(md, "- test: {}", test_line(m));
+    // With a band the words are ours; without one, the note comes from the report.
+    let sigma_md = if m.sigma_band.is_some() {
+        sigma(m)
+    } else {
+        md_prose(&sigma(m))
+    };
+    let _ = writeln!(md, "- {}; 2σ: {sigma_md}", effect(m));
+    let _ = writeln!(md, "- test: {}", md_prose(&test_line(m)));
     for moved in loc.checkpoints_moved.iter().take(3) {
         let _ = writeln!(
             md,
-            "- checkpoint `{}` moved {}",
-            moved.metric.trim_start_matches("checkpoint:"),
+            "- checkpoint {} moved {}",
+            md_code(moved.metric.trim_start_matches("checkpoint:")),
             delta(&moved.metric, moved.delta)
         );
     }
@@ -271,18 +387,18 @@ fn localization(md: &mut String, m: &MetricComparison, details: bool) {
     for moved in loc.steps_moved.iter().take(3) {
         let _ = writeln!(
             md,
-            "- `{}` moved {}{scope}",
-            moved.metric,
+            "- {} moved {}{scope}",
+            md_code(&moved.metric),
             delta(&moved.metric, moved.delta)
         );
     }
     if let Some(rc) = &loc.root_cause {
         let _ = writeln!(
             md,
-            "- most common new root cause: **`{}`** in {} (e.g. `{}`)",
-            rc.step,
+            "- most common new root cause: **{}** in {} (e.g. {})",
+            md_code(&rc.step),
             plural(rc.cases, "newly failing case", "newly failing cases"),
-            rc.example_case
+            md_code(&rc.example_case)
         );
     }
     if !loc.flipped_cases.is_empty() {
@@ -300,12 +416,12 @@ fn localization(md: &mut String, m: &MetricComparison, details: bool) {
             let note = if c.note.is_empty() {
                 String::new()
             } else {
-                format!(" — {}", escape(&c.note))
+                format!(" — {}", md_prose(&c.note))
             };
             let _ = writeln!(
                 md,
-                "  - `{}`: {} → {}{note}",
-                c.case,
+                "  - {}: {} → {}{note}",
+                md_code(&c.case),
                 metric(&m.name, Some(c.base)),
                 metric(&m.name, Some(c.head))
             );
@@ -325,9 +441,8 @@ fn mde(md: &mut String, r: &CompareReport) {
         })
         .filter_map(|m| {
             Some(format!(
-                "`{}/{}` {} (n = {})",
-                m.suite,
-                m.name,
+                "{} {} (n = {})",
+                md_code(&format!("{}/{}", m.suite, m.name)),
                 delta(&m.name, m.mde?).trim_start_matches(['+', '−', '±']),
                 m.n
             ))
@@ -348,16 +463,11 @@ fn pairing(md: &mut String, r: &CompareReport) {
     for s in &r.suites {
         let _ = writeln!(
             body,
-            "- `{}`: {} paired",
-            s.suite,
+            "- {}: {} paired",
+            md_code(&s.suite),
             plural(s.paired_cases, "case", "cases")
         );
-        let list = |v: &[String]| {
-            v.iter()
-                .map(|c| format!("`{c}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let list = |v: &[String]| v.iter().map(|c| md_code(c)).collect::<Vec<_>>().join(", ");
         for (label, v) in [
             ("new cases (not compared)", &s.new_cases),
             ("removed cases", &s.removed_cases),
@@ -376,9 +486,10 @@ fn pairing(md: &mut String, r: &CompareReport) {
         for (tag, [b, h]) in &s.config_changes {
             let _ = writeln!(
                 body,
-                "  - config `{tag}`: {} → {}",
-                b.as_deref().unwrap_or("—"),
-                h.as_deref().unwrap_or("—")
+                "  - config {}: {} → {}",
+                md_code(tag),
+                md_text(b.as_deref().unwrap_or("—")),
+                md_text(h.as_deref().unwrap_or("—"))
             );
         }
         if s.spec_changed {
@@ -389,4 +500,76 @@ fn pairing(md: &mut String, r: &CompareReport) {
         md,
         "\n<details><summary>Pairing and spec changes</summary>\n\n{body}\n</details>"
     );
+}
+
+#[cfg(test)]
+mod cap_tests {
+    use super::*;
+
+    fn lines(n: usize, line: &str) -> String {
+        let mut text = String::new();
+        for i in 0..n {
+            let _ = writeln!(text, "{i} {line}");
+        }
+        text
+    }
+
+    #[test]
+    fn the_summary_keeps_the_full_report_the_comment_had_to_shorten() {
+        let full = lines(2_000, "| a metric row with its numbers |"); // ~70 kB
+        let short = lines(100, "a regression");
+        let comment = capped(
+            full.clone(),
+            || short.clone(),
+            |_| 1,
+            MAX_COMMENT_CHARS,
+            COMMENT_TRUNCATED,
+        );
+        assert_eq!(comment, short);
+        let summary = capped(
+            full.clone(),
+            || short.clone(),
+            char::len_utf8,
+            MAX_SUMMARY_BYTES,
+            SUMMARY_TRUNCATED,
+        );
+        assert_eq!(summary, full);
+    }
+
+    #[test]
+    fn each_cap_is_kept_in_its_own_unit_with_a_notice_saying_where_the_rest_is() {
+        // Two bytes per character: the comment counts characters, the summary bytes.
+        let huge = lines(40_000, "é".repeat(40).as_str()); // ~3.4 MB
+        let comment = capped(
+            huge.clone(),
+            || huge.clone(),
+            |_| 1,
+            MAX_COMMENT_CHARS,
+            COMMENT_TRUNCATED,
+        );
+        assert!(comment.chars().count() <= MAX_COMMENT_CHARS);
+        assert!(
+            comment.chars().count() > MAX_COMMENT_CHARS - 200,
+            "cut at the last whole line"
+        );
+        assert!(comment.ends_with(COMMENT_TRUNCATED));
+        assert!(COMMENT_TRUNCATED.contains("The full report is in this run's job summary"));
+        let summary = capped(
+            huge.clone(),
+            || huge.clone(),
+            char::len_utf8,
+            MAX_SUMMARY_BYTES,
+            SUMMARY_TRUNCATED,
+        );
+        assert!(summary.len() <= MAX_SUMMARY_BYTES, "{}", summary.len());
+        assert!(summary.len() > MAX_SUMMARY_BYTES - 300);
+        assert!(summary.ends_with(SUMMARY_TRUNCATED));
+        assert!(SUMMARY_TRUNCATED.contains("JSON report uploaded as the run's artifact"));
+        let kept = summary.strip_suffix(SUMMARY_TRUNCATED).unwrap();
+        assert!(huge.starts_with(kept), "a prefix of the report");
+        assert!(
+            huge[kept.len()..].starts_with('\n'),
+            "cut at a line boundary"
+        );
+    }
 }

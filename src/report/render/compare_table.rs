@@ -1,8 +1,10 @@
-//! Terminal rendering of a compare report.
+//! Terminal rendering of a compare report. Strings from the report pass
+//! `escape::terminal` (no line break, no control character).
 
 use comfy_table::{ContentArrangement, Table, presets};
 
 use crate::compare::model::{CompareReport, MetricStatus, Verdict};
+use crate::output::escape::terminal;
 use crate::output::plural;
 
 use super::compare_text::{
@@ -25,16 +27,41 @@ pub fn render_compare_table(r: &CompareReport) -> String {
     ));
     out.push_str(&format!(
         "baseline `{}`{} · {}\n",
-        r.baseline.name,
+        terminal(&r.baseline.name),
         r.baseline
             .git_sha
             .as_deref()
-            .map(|s| format!(" @ {}", s.chars().take(12).collect::<String>()))
+            .map(|s| format!(" @ {}", terminal(&s.chars().take(12).collect::<String>())))
             .unwrap_or_default(),
         plural(r.baseline.history_points, "history point", "history points")
     ));
+    if let Some(source) = &r.baseline.source {
+        if let Some(rev) = &source.rev {
+            out.push_str(&format!(
+                "baseline read from git `{}` ({})\n",
+                terminal(rev),
+                terminal(&source.chosen_by)
+            ));
+        }
+        if !source.edited.is_empty() {
+            let files: Vec<String> = source
+                .edited
+                .iter()
+                .map(|f| terminal(f).into_owned())
+                .collect();
+            out.push_str(&format!(
+                "warning: the working tree changes baseline files (not used): {}\n",
+                files.join(", ")
+            ));
+        }
+    }
     for t in &r.tiers {
-        out.push_str(&format!("tier {}/{}: {}\n", t.suite, t.tier, tier_line(t)));
+        out.push_str(&format!(
+            "tier {}/{}: {}\n",
+            terminal(&t.suite),
+            t.tier,
+            tier_line(t)
+        ));
     }
     let rows = moved(r);
     if rows.is_empty() {
@@ -48,8 +75,8 @@ pub fn render_compare_table(r: &CompareReport) -> String {
         ]);
         for m in rows {
             t.add_row(vec![
-                m.suite.clone(),
-                m.name.clone(),
+                terminal(&m.suite).into_owned(),
+                terminal(&m.name).into_owned(),
                 metric(&m.name, m.base_mean),
                 metric(&m.name, m.head_mean),
                 m.delta.map_or_else(|| "—".into(), |d| delta(&m.name, d)),
@@ -73,26 +100,30 @@ pub fn render_compare_table(r: &CompareReport) -> String {
     {
         out.push_str(&format!(
             "✗ {} ({}): {}; 2σ: {}\n",
-            m.qualified_name(),
+            terminal(&m.qualified_name()),
             m.severity,
             effect(m),
-            sigma(m)
+            terminal(&sigma(m))
         ));
         if let Some(loc) = &m.localization {
             if let Some(cp) = &loc.checkpoint {
-                out.push_str(&format!("    checkpoint: {}\n", cp.instruction));
+                out.push_str(&format!("    checkpoint: {}\n", terminal(&cp.instruction)));
             }
-            out.push_str(&format!("    test: {}\n", test_line(m)));
+            out.push_str(&format!("    test: {}\n", terminal(&test_line(m))));
             if let Some(rc) = &loc.root_cause {
                 out.push_str(&format!(
                     "    most common new root cause: {} in {} (e.g. {})\n",
-                    rc.step,
+                    terminal(&rc.step),
                     plural(rc.cases, "case", "cases"),
-                    rc.example_case
+                    terminal(&rc.example_case)
                 ));
             }
             if !loc.flipped_cases.is_empty() {
-                let ids: Vec<&str> = loc.flipped_cases.iter().map(|c| c.case.as_str()).collect();
+                let ids: Vec<String> = loc
+                    .flipped_cases
+                    .iter()
+                    .map(|c| terminal(&c.case).into_owned())
+                    .collect();
                 out.push_str(&format!("    worse: {}\n", ids.join(", ")));
             }
         }
@@ -101,16 +132,16 @@ pub fn render_compare_table(r: &CompareReport) -> String {
         out.push_str(&format!(
             "{} absolute gate {}/{}: {}\n",
             if b.fails { "✗" } else { "!" },
-            b.suite,
-            b.breach.metric,
-            b.breach.message
+            terminal(&b.suite),
+            terminal(&b.breach.metric),
+            terminal(&b.breach.message)
         ));
     }
     for reason in &r.reasons {
-        out.push_str(&format!("· {reason}\n"));
+        out.push_str(&format!("· {}\n", terminal(reason)));
     }
     if !r.metrics.is_empty() {
-        out.push_str(&format!("method: {}\n", method_line(r)));
+        out.push_str(&format!("method: {}\n", terminal(&method_line(r))));
     }
     out
 }

@@ -8,6 +8,7 @@ pub mod compare_text;
 pub mod fmt;
 pub mod html;
 pub mod json;
+pub mod mermaid_history;
 pub mod run_junit;
 pub mod run_markdown;
 pub mod run_table;

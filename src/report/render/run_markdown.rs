@@ -1,5 +1,7 @@
 //! Markdown for a run report (step summary, `report --format markdown`).
+//! Strings from the report are escaped for Markdown (`output::escape`).
 
+use crate::output::escape::{md_code, md_code_cell, md_prose_cell};
 use crate::output::plural;
 use crate::report::model::{CaseStatus, CheckpointState, RunReport};
 
@@ -8,8 +10,8 @@ use super::fmt::{metric, pct};
 pub fn render_run_markdown(report: &RunReport) -> String {
     let a = &report.aggregate;
     let mut md = format!(
-        "### `{}` · {} tier · {} ({} ok, {} failed)\n\n",
-        report.suite,
+        "### {} · {} tier · {} ({} ok, {} failed)\n\n",
+        md_code(&report.suite),
         report.tier,
         plural(a.cases, "case", "cases"),
         a.cases_ok,
@@ -21,16 +23,20 @@ pub fn render_run_markdown(report: &RunReport) -> String {
         .iter()
         .filter(|(n, _)| !n.starts_with("checkpoint:"))
     {
-        md.push_str(&format!("| `{name}` | {} |\n", metric(name, Some(*v))));
+        md.push_str(&format!(
+            "| {} | {} |\n",
+            md_code_cell(name),
+            metric(name, Some(*v))
+        ));
     }
     if !report.checkpoint_catalog.is_empty() {
         md.push_str("\n| checkpoint | severity | pass | partial | fail | n/a | blocked |\n|---|---|---:|---:|---:|---:|---:|\n");
         for info in &report.checkpoint_catalog {
             let s = a.checkpoints.get(&info.id).copied().unwrap_or_default();
             md.push_str(&format!(
-                "| `{}` {} | {} | {} | {} | {} | {} | {} |\n",
-                info.id,
-                escape(&info.instruction),
+                "| {} {} | {} | {} | {} | {} | {} | {} |\n",
+                md_code_cell(&info.id),
+                md_prose_cell(&info.instruction),
                 info.severity,
                 s.passed,
                 s.partial,
@@ -50,15 +56,15 @@ pub fn render_run_markdown(report: &RunReport) -> String {
                     .any(|r| r.result == CheckpointState::Fail)
         })
         .map(|c| {
-            let failed: Vec<&str> = c
+            let failed: Vec<String> = c
                 .checkpoints
                 .iter()
                 .filter(|r| r.result == CheckpointState::Fail)
-                .map(|r| r.id.as_str())
+                .map(|r| md_code(&r.id))
                 .collect();
             format!(
-                "- `{}` ({}, compliance {}): {}",
-                c.id,
+                "- {} ({}, compliance {}): {}",
+                md_code(&c.id),
                 c.status,
                 pct(c.scores.compliance_percent),
                 failed.join(", ")
@@ -73,9 +79,4 @@ pub fn render_run_markdown(report: &RunReport) -> String {
         ));
     }
     md
-}
-
-/// Escape `|` and newlines so text stays inside a table cell.
-pub fn escape(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }

@@ -1,8 +1,10 @@
 //! Terminal tables for a run report (comfy-table). Column widths never depend
-//! on the terminal, so output is the same in CI logs and tests.
+//! on the terminal, so output is the same in CI logs and tests. Strings
+//! from the report pass `escape::terminal` (no line break, no control character).
 
 use comfy_table::{Cell, ContentArrangement, Table, presets};
 
+use crate::output::escape::terminal;
 use crate::output::{plural, truncate_chars};
 use crate::report::model::{CaseStatus, CheckpointState, RunReport};
 
@@ -20,7 +22,7 @@ pub fn render_run_table(report: &RunReport) -> String {
     let a = &report.aggregate;
     let mut out = format!(
         "suite {} · {} tier · {} · {} ({} ok, {} failed)\n",
-        report.suite,
+        terminal(&report.suite),
         report.tier,
         match report.mode {
             crate::report::model::RunMode::Replay => "replay",
@@ -53,7 +55,7 @@ pub fn render_run_table(report: &RunReport) -> String {
             c.status.to_string()
         };
         cases.add_row(vec![
-            c.id.clone(),
+            terminal(&c.id).into_owned(),
             status,
             pct(c.scores.compliance_percent),
             pct(c.scores.spec_health_percent),
@@ -68,7 +70,7 @@ pub fn render_run_table(report: &RunReport) -> String {
                 },
             ),
             num(c.scores.workflow_quality, 2),
-            truncate_chars(&failed.join(", "), 40),
+            truncate_chars(&terminal(&failed.join(", ")), 40),
         ]);
     }
     out.push_str(&cases.to_string());
@@ -89,7 +91,7 @@ pub fn render_run_table(report: &RunReport) -> String {
         for info in &report.checkpoint_catalog {
             let s = a.checkpoints.get(&info.id).copied().unwrap_or_default();
             cps.add_row(vec![
-                info.id.clone(),
+                terminal(&info.id).into_owned(),
                 info.tier.to_string(),
                 info.severity.to_string(),
                 s.passed.to_string(),
@@ -97,7 +99,7 @@ pub fn render_run_table(report: &RunReport) -> String {
                 s.failed.to_string(),
                 s.na.to_string(),
                 s.blocked.to_string(),
-                truncate_chars(&info.instruction, 48),
+                truncate_chars(&terminal(&info.instruction), 48),
             ]);
         }
         out.push_str(&cps.to_string());
@@ -109,7 +111,7 @@ pub fn render_run_table(report: &RunReport) -> String {
         if name.starts_with("checkpoint:") {
             continue;
         }
-        metrics.add_row(vec![name.clone(), metric(name, Some(*v))]);
+        metrics.add_row(vec![terminal(name).into_owned(), metric(name, Some(*v))]);
     }
     out.push_str(&metrics.to_string());
     out.push('\n');
@@ -132,7 +134,7 @@ pub fn render_run_table(report: &RunReport) -> String {
         pct(audit.deterministic_percent)
     ));
     for (reason, n) in &audit.na_reasons {
-        out.push_str(&format!("  N/A × {n}: {reason}\n"));
+        out.push_str(&format!("  N/A × {n}: {}\n", terminal(reason)));
     }
     if let Some(line) = crate::judge::summary::one_line(&report.judge) {
         out.push_str(&line);
@@ -140,7 +142,12 @@ pub fn render_run_table(report: &RunReport) -> String {
     }
     for c in report.cases.iter().filter(|c| c.status != CaseStatus::Ok) {
         if let Some(e) = &c.error {
-            out.push_str(&format!("case {} {}: {}\n", c.id, c.status, e.message));
+            out.push_str(&format!(
+                "case {} {}: {}\n",
+                terminal(&c.id),
+                c.status,
+                terminal(&e.message)
+            ));
         }
     }
     out

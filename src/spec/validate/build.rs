@@ -1,15 +1,15 @@
 //! The validation driver: suite-level checks, then each pass, then the
-//! `Suite` when no error was found.
-
-use std::collections::{BTreeMap, BTreeSet};
+//! `Suite` when no error was found. References between parts (a constraint
+//! or gate naming a checkpoint) are checked against what is declared, so a
+//! checkpoint with an error of its own does not raise a second one.
 
 use crate::diagnostic::FileDiagnostic;
 use crate::spec::load::LoadedSuite;
-use crate::spec::model::StepType;
 use crate::spec::suite::Suite;
 
 use super::context::{Ctx, loc};
-use super::{cases, checkpoints, judge, workflow};
+use super::locations::Locations;
+use super::{cases, catalog, checkpoints, gates, judge, task, workflow};
 
 /// Suite-level metric names (DESIGN §13).
 pub const SUITE_METRICS: [&str; 6] = [
@@ -31,6 +31,7 @@ pub struct Validation {
 
 pub fn validate(loaded: &LoadedSuite) -> Validation {
     let mut cx = Ctx::new(loaded);
+    let locs = Locations::parse(loaded.source.inner());
     let file = &loaded.file;
 
     let name = &file.suite;
@@ -48,15 +49,17 @@ pub fn validate(loaded: &LoadedSuite) -> Validation {
         );
     }
 
-    let tool_names = tools(&mut cx);
-    let checkpoints = checkpoints::validate(&mut cx, &tool_names);
-    let checkpoint_ids: BTreeSet<String> = checkpoints.iter().map(|c| c.id.clone()).collect();
-    let constraints = checkpoints::constraints(&mut cx, &checkpoint_ids);
-    let workflow_steps = workflow::validate(&mut cx, &tool_names);
-    let cases = cases::validate(&mut cx, &tool_names);
-    thresholds(&mut cx);
-    gates(&mut cx, &checkpoint_ids, &workflow_steps);
-    agent_and_paths(&mut cx);
+    let catalog = catalog::tools(&mut cx);
+    let cases = cases::validate(&mut cx, &catalog);
+    let declared = checkpoints::declared_ids(&cx);
+    let checkpoints = checkpoints::validate(&mut cx, &catalog, &cases);
+    let constraints = checkpoints::constraints(&mut cx, &declared);
+    let workflow_steps = workflow::validate(&mut cx, &catalog);
+    let task_success = task::task_success(&mut cx, &declared);
+    gates::thresholds(&mut cx, &locs);
+    gates::gates(&mut cx, &locs, &declared, &workflow_steps);
+    gates::agent(&mut cx, &locs);
+    paths(&mut cx, &locs);
     judge::validate(&mut cx);
     if file.checkpoints.is_empty() {
         cx.warning(
@@ -73,7 +76,7 @@ pub fn validate(loaded: &LoadedSuite) -> Validation {
             + smoke.first.unwrap_or(0);
         if selected == 0 {
             cx.warning(
-                loc(&file.suite),
+                locs.top("tiers").unwrap_or(loc(&file.suite)),
                 "`tiers.smoke` selects no case",
                 "tag some cases with one of `tiers.smoke.tags` or set `tiers.smoke.first`",
             );
@@ -111,164 +114,22 @@ pub fn validate(loaded: &LoadedSuite) -> Validation {
         scoring: file.scoring.clone().unwrap_or_default(),
         pricing: file.pricing.clone(),
         judge: file.judge.clone().unwrap_or_default(),
+        task_success,
         cases,
     });
     Validation { suite, diagnostics }
 }
 
-/// Tool catalog: unique names, schemas that compile. Returns the names.
-fn tools(cx: &mut Ctx<'_>) -> BTreeSet<String> {
-    let mut names = BTreeMap::new();
-    for tool in &cx.loaded.file.tools {
-        if let Some(first_line) = names.insert(tool.name.value.clone(), tool.name.referenced.line())
-        {
-            cx.error(
-                loc(&tool.name),
-                format!(
-                    "tool `{}` is defined twice (first at line {first_line})",
-                    tool.name.value
-                ),
-                "keep one definition per tool",
-            );
-        }
-        if let Some(schema) = &tool.schema
-            && let Err(e) = jsonschema::validator_for(schema)
-        {
-            cx.error(
-                loc(&tool.name),
-                format!("the JSON Schema of tool `{}` is invalid: {e}", tool.name.value),
-                "`schema:` must be a JSON Schema for the tool's arguments, e.g. `{type: object, properties: {…}}`",
-            );
-        }
-    }
-    names.into_keys().collect()
-}
-
-fn thresholds(cx: &mut Ctx<'_>) {
-    let Some(t) = &cx.loaded.file.thresholds else {
-        return;
-    };
-    let values = [
-        (StepType::Plan, t.plan),
-        (StepType::ToolSel, t.toolsel),
-        (StepType::ParamGen, t.paramgen),
-        (StepType::Exec, t.exec),
-        (StepType::Synth, t.synth),
-    ];
-    for (step_type, value) in values {
-        if let Some(v) = value
-            && !(1.0..=5.0).contains(&v)
-        {
-            cx.error(
-                loc(&cx.loaded.file.suite),
-                format!("threshold for {step_type} is {v}; step scores run from 1 to 5"),
-                "set `thresholds` values between 1.0 and 5.0",
-            );
-        }
-    }
-}
-
-fn gates(cx: &mut Ctx<'_>, checkpoint_ids: &BTreeSet<String>, workflow_steps: &BTreeSet<String>) {
-    let Some(g) = cx.loaded.file.gates.clone() else {
-        return;
-    };
-    let at = loc(&cx.loaded.file.suite);
-    // Ranges of the statistics settings: one definition, shared with `compare`.
-    for problem in crate::compare::settings::gate_problems(&g) {
-        cx.error(
-            at,
-            format!("`{}` {}", problem.key, problem.message),
-            "see the `gates:` section of docs/suites.md for each setting's range",
-        );
-    }
-    let names: Vec<(String, &str)> = g
-        .metrics
-        .keys()
-        .map(|k| (k.clone(), "metrics"))
-        .chain(g.absolute.keys().map(|k| (k.clone(), "absolute")))
-        .collect();
-    for (name, section) in names {
-        if let Err(why) = known_metric(&name, checkpoint_ids, workflow_steps) {
-            cx.error(
-                at,
-                format!("`gates.{section}` names unknown metric `{name}`: {why}"),
-                format!(
-                    "metric names are {}, `checkpoint:<id>`, `step_type:<PLAN|TOOLSEL|PARAMGEN|EXEC|SYNTH>`, `step:<workflow step id>`",
-                    SUITE_METRICS.join(", ")
-                ),
-            );
-        }
-    }
-}
-
-/// Whether `name` is a metric this suite can produce.
-fn known_metric(
-    name: &str,
-    checkpoint_ids: &BTreeSet<String>,
-    workflow_steps: &BTreeSet<String>,
-) -> Result<(), String> {
-    if SUITE_METRICS.contains(&name) {
-        return Ok(());
-    }
-    if let Some(id) = name.strip_prefix("checkpoint:") {
-        return if checkpoint_ids.contains(id) {
-            Ok(())
-        } else {
-            Err(format!("no checkpoint `{id}`"))
-        };
-    }
-    if let Some(t) = name.strip_prefix("step_type:") {
-        return if StepType::ALL.iter().any(|s| s.as_str() == t) {
-            Ok(())
-        } else {
-            Err(format!("no step type `{t}`"))
-        };
-    }
-    if let Some(step) = name.strip_prefix("step:") {
-        return if workflow_steps.contains(step) {
-            Ok(())
-        } else {
-            Err(format!("no workflow step `{step}`"))
-        };
-    }
-    if name.starts_with("judge:") {
-        return Ok(());
-    }
-    Err("not a metric".into())
-}
-
-fn agent_and_paths(cx: &mut Ctx<'_>) {
+fn paths(cx: &mut Ctx<'_>, locs: &Locations) {
     let file = &cx.loaded.file;
     let at = loc(&file.suite);
-    if let Some(agent) = &file.agent {
-        if agent.command.is_empty() || agent.command[0].trim().is_empty() {
-            cx.error(
-                at,
-                "`agent.command` is empty",
-                "give the argv, e.g. `[python3, agent.py, --input, \"{input_file}\"]`",
-            );
-        }
-        if agent.timeout_s == Some(0) {
-            cx.error(
-                at,
-                "`agent.timeout_s` is 0",
-                "give the per-case timeout in seconds",
-            );
-        }
-        if agent.concurrency == Some(0) {
-            cx.error(
-                at,
-                "`agent.concurrency` is 0",
-                "run at least one case at a time",
-            );
-        }
-    }
+    let at_key = |key: &str| locs.top(key).unwrap_or(at);
     if let Some(traces) = &file.traces
         && file.agent.is_none()
         && !cx.loaded.dir.join(traces).is_dir()
     {
         cx.warning(
-            at,
+            at_key("traces"),
             format!(
                 "traces directory `{traces}` does not exist; every case will be `trace_missing`"
             ),
@@ -286,7 +147,7 @@ fn agent_and_paths(cx: &mut Ctx<'_>) {
         && !cx.loaded.dir.join(evidence).is_dir()
     {
         cx.warning(
-            at,
+            at_key("evidence"),
             format!(
                 "evidence directory `{evidence}` does not exist; tier-1 checkpoints will be N/A"
             ),

@@ -1,7 +1,7 @@
 //! Case checks: ids present and unique, expected tools in the catalog,
 //! exactly one task-success matcher.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use regex::Regex;
 use serde_json::Value;
@@ -9,9 +9,10 @@ use serde_json::Value;
 use crate::spec::load::Origin;
 use crate::spec::suite::Case;
 
+use super::catalog::Catalog;
 use super::context::Ctx;
 
-pub(super) fn validate(cx: &mut Ctx<'_>, tools: &BTreeSet<String>) -> Vec<Case> {
+pub(super) fn validate(cx: &mut Ctx<'_>, tools: &Catalog) -> Vec<Case> {
     let loaded = cx.loaded;
     let mut seen: BTreeMap<&str, String> = BTreeMap::new();
     let mut out = Vec::new();
@@ -39,16 +40,8 @@ pub(super) fn validate(cx: &mut Ctx<'_>, tools: &BTreeSet<String>) -> Vec<Case> 
             super::super::load::LoadedSuite::yaml_origin(id.referenced)
         };
         let name = id.value.as_str();
-        if name.is_empty()
-            || name.contains(['/', '\\'])
-            || name.starts_with('.')
-            || name.chars().any(char::is_whitespace)
-        {
-            cx.error_at_origin(
-                &origin,
-                format!("case id `{name}` cannot name a trace file"),
-                "use letters, digits, `-`, `_` and `.`: the id finds `traces/<id>.json`",
-            );
+        if let Some((message, hint)) = super::ids::case_id_problem(name) {
+            cx.error_at_origin(&origin, message, hint);
             continue;
         }
         if let Some(first) = seen.insert(name, describe(loaded, &origin)) {

@@ -1,12 +1,24 @@
 //! Validation: build a [`crate::spec::suite::Suite`] from a loaded file while
 //! collecting every problem as a located diagnostic. `lint` and every
-//! command that loads a suite run the same checks.
+//! command that loads a suite run the same checks; `lint` also checks
+//! evidence pointers against the evidence files ([`check_evidence_pointers`]).
 
+mod args_schema;
+mod assert;
 mod build;
 mod cases;
+mod catalog;
 mod checkpoints;
 mod context;
+mod evidence;
+mod gates;
+mod ids;
 mod judge;
+mod locations;
+mod matcher;
+mod sequence;
+mod task;
 mod workflow;
 
 pub use build::{SUITE_METRICS, Validation, validate};
+pub use evidence::check_evidence_pointers;

@@ -5,10 +5,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::spec::model::StepType;
 
+use super::catalog::Catalog;
 use super::context::{Ctx, loc};
 
 /// Returns the step ids.
-pub(super) fn validate(cx: &mut Ctx<'_>, tools: &BTreeSet<String>) -> BTreeSet<String> {
+pub(super) fn validate(cx: &mut Ctx<'_>, tools: &Catalog) -> BTreeSet<String> {
     let loaded = cx.loaded;
     let Some(workflow) = &loaded.file.workflow else {
         return BTreeSet::new();

@@ -79,7 +79,7 @@ fn every_rules_outcome_gets_its_score_and_label() {
     assert_eq!(
         rows,
         [
-            ("s1".into(), None, false, None, None),
+            ("s1".into(), Some(5.0), false, None, None),
             (
                 "s2".into(),
                 Some(1.0),
@@ -94,7 +94,7 @@ fn every_rules_outcome_gets_its_score_and_label() {
                 p("Execution/tool_execution/tool_error_response"),
                 p("s2")
             ),
-            ("s4".into(), None, false, None, None),
+            ("s4".into(), Some(5.0), false, None, None),
             (
                 "s5".into(),
                 Some(1.0),
@@ -109,7 +109,7 @@ fn every_rules_outcome_gets_its_score_and_label() {
                 p("Execution/tool_execution/tool_timeout"),
                 p("s5")
             ),
-            ("s7".into(), None, false, None, None),
+            ("s7".into(), Some(5.0), false, None, None),
             (
                 "s8".into(),
                 Some(1.0),
@@ -124,7 +124,7 @@ fn every_rules_outcome_gets_its_score_and_label() {
                 p("Execution/tool_execution/tool_error_response"),
                 p("s8")
             ),
-            ("s10".into(), None, false, None, None),
+            ("s10".into(), Some(5.0), false, None, None),
             (
                 "s11".into(),
                 Some(2.0),
@@ -194,8 +194,10 @@ fn passing_checks_score_high_and_the_rest_is_na_with_a_reason() {
     };
     let eval = evaluate_steps(&t.build(), &ctx);
     let scores: Vec<Option<f64>> = eval.steps.iter().map(|s| s.score).collect();
-    assert_eq!(scores, [None, Some(5.0), Some(5.0), Some(5.0)]);
-    assert!(eval.steps[0].notes.contains("needs a judge"));
+    // A selection the rules cannot fault passes them (issue 9: it was N/A, so TOOLSEL's mean
+    // could only ever hold failures).
+    assert_eq!(scores, [Some(5.0), Some(5.0), Some(5.0), Some(5.0)]);
+    assert_eq!(eval.steps[0].notes, "every selected tool is in the catalog");
     assert!(eval.steps.iter().all(|s| !s.failed && s.taxonomy.is_none()));
     assert_eq!(eval.workflow_quality, Some(5.0));
     assert_eq!(eval.task.as_ref().and_then(|t| t.success), Some(true));

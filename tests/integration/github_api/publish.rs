@@ -198,7 +198,8 @@ async fn saved_comment_reuses_the_marker_in_its_body() {
     fake.seed(&format!("{}\nother key", marker("main")), "agenteval-bot");
     let config = fake.config(recording_policy().0);
 
-    let outcome = post_saved_comment(&config, 7, &format!("# Report\n{nightly}\nnew"))
+    // The marker counts on the body's first line, where the gate writes it.
+    let outcome = post_saved_comment(&config, 7, &format!("{nightly}\n# Report\nnew"))
         .await
         .unwrap();
 
@@ -206,7 +207,7 @@ async fn saved_comment_reuses_the_marker_in_its_body() {
         (outcome.action, outcome.comment_id),
         (CommentAction::Updated, ours)
     );
-    assert_eq!(fake.comments()[0].body, format!("# Report\n{nightly}\nnew"));
+    assert_eq!(fake.comments()[0].body, format!("{nightly}\n# Report\nnew"));
 
     // No marker in the body: the default one is prepended.
     let outcome = post_saved_comment(&config, 7, "plain").await.unwrap();

@@ -40,7 +40,9 @@ fn the_interface_is_the_documented_one() {
         ("judge-model", ""),
         ("judge-base-url", ""),
         ("extra-args", ""),
-        ("version", "source"),
+        ("version", ""),
+        ("require-baseline", "false"),
+        ("baseline-branch", ""),
         ("working-directory", "."),
         ("report-path", ""),
         ("artifact-name", "agenteval-gate-report"),
@@ -49,7 +51,7 @@ fn the_interface_is_the_documented_one() {
         assert_eq!(inputs[name]["default"], default, "input {name}");
         assert_eq!(inputs[name]["required"], false, "input {name}");
     }
-    assert_eq!(inputs.len(), 15, "{:?}", inputs.keys());
+    assert_eq!(inputs.len(), 17, "{:?}", inputs.keys());
     assert!(
         inputs["judge"]["description"]
             .as_str()
@@ -61,6 +63,7 @@ fn the_interface_is_the_documented_one() {
         ("regressions", "regressions"),
         ("report-path", "report-path"),
         ("exit-code", "exit-code"),
+        ("commit", "commit"),
     ] {
         assert_eq!(
             action["outputs"][name]["value"],
@@ -76,11 +79,27 @@ fn the_interface_is_the_documented_one() {
             assert!(!script.contains("${{"), "{}", s["name"]);
         }
         if let Some(action) = s["uses"].as_str() {
-            assert!(
-                action.starts_with("actions/") && action.contains("@v"),
-                "{action}"
-            );
+            assert!(action.starts_with("actions/"), "{action}");
+            super::workflows::assert_pinned("action.yml", action);
         }
+    }
+    // The install step resolves the action's own repository and ref; it
+    // names no repository of its own.
+    let install = step(&action, "install");
+    assert_eq!(
+        install["env"]["ACTION_REPOSITORY"],
+        "${{ github.action_repository }}"
+    );
+    assert_eq!(install["env"]["ACTION_REF"], "${{ github.action_ref }}");
+    let script =
+        std::fs::read_to_string(crate::common::repo().join("scripts/action-install.sh")).unwrap();
+    assert!(!script.contains("agenteval-gate/agenteval-gate"));
+    for id in ["cache-key", "cache", "build"] {
+        assert_eq!(
+            step(&action, id)["if"],
+            "steps.install.outputs.source == 'build'",
+            "{id}"
+        );
     }
     let cache = steps
         .iter()

@@ -42,6 +42,10 @@ fn gate_env(job: &Job, fake: &Fake, inputs: &[(&str, &str)]) -> Vec<(&'static st
         ("INPUT_JUDGE_BASE_URL", get("judge-base-url", "")),
         ("INPUT_EXTRA_ARGS", get("extra-args", "")),
         ("INPUT_PR", get("pr", "")),
+        ("INPUT_REQUIRE_BASELINE", get("require-baseline", "false")),
+        ("INPUT_BASELINE_BRANCH", get("baseline-branch", "")),
+        ("BASELINE_REF", get("baseline-ref", "")),
+        ("GITHUB_ACTION_PATH", repo().to_str().unwrap().to_owned()),
         ("REPORT_PATH", get("report", "")),
         (
             "GITHUB_PATH",
@@ -182,5 +186,152 @@ async fn the_gate_step_runs_compare_and_comment_with_the_inputs() {
         outputs(&out)
             .1
             .contains("no judge model for suite `support-bot`")
+    );
+}
+
+/// A repository that just added the gate: no baseline anywhere yet.
+#[tokio::test]
+async fn the_first_pull_request_passes_unless_a_baseline_is_required() {
+    let fake = Fake::start().await;
+    let job = Job::new("acme/widgets");
+    let empty = job.path("no-baselines");
+    std::fs::create_dir_all(&empty).unwrap();
+    let report = job.path("compare.json");
+    let extra = format!(
+        "--baselines-dir {} --deterministic --isolated --tier smoke",
+        empty.display()
+    );
+    let run = |require: &str| {
+        run_step(
+            "gate",
+            &repo(),
+            &gate_env(
+                &job,
+                &fake,
+                &[
+                    ("suites", "code-review"),
+                    ("comment", "false"),
+                    ("require-baseline", require),
+                    ("extra-args", &extra),
+                    ("report", report.to_str().unwrap()),
+                ],
+            ),
+        )
+    };
+
+    let out = run("false");
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stderr.contains("has no baseline `main` yet"), "{stderr}");
+    assert_eq!(output(&job.outputs(), "exit-code"), Some("0"));
+
+    let out = run("true");
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(65), "{stdout}\n{stderr}");
+    assert_eq!(output(&job.outputs(), "exit-code"), Some("65"));
+
+    let out = run("yes");
+    assert_eq!(out.status.code(), Some(64));
+    assert!(
+        outputs(&out)
+            .0
+            .contains("input `require-baseline` is `yes`; expected `true` or `false`")
+    );
+}
+
+/// A pull request from a fork, through the action with its defaults: the
+/// token is read-only there, so nothing is sent to GitHub, and the step still
+/// fails on the regression (the check is what the fork author sees).
+#[tokio::test]
+async fn a_fork_pull_request_gates_without_posting() {
+    let fake = Fake::start().await;
+    let job = Job::new("eve/widgets");
+    let report = job.path("compare.json");
+    let regressed = "--traces suites/support-bot/traces-regressed --evidence suites/support-bot/evidence-regressed --deterministic --isolated";
+    let out = run_step(
+        "gate",
+        &repo(),
+        &gate_env(
+            &job,
+            &fake,
+            &[
+                ("suites", "support-bot"),
+                ("extra-args", regressed),
+                ("report", report.to_str().unwrap()),
+            ],
+        ),
+    );
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("pull request from the fork `eve/widgets`"),
+        "{stderr}"
+    );
+    assert!(requests(&fake).await.is_empty(), "no request at all");
+    assert!(fake.comments().is_empty());
+    assert_eq!(output(&job.outputs(), "verdict"), Some("fail"));
+    assert!(
+        job.summary().contains("agenteval-gate failed"),
+        "the summary still has the report"
+    );
+    assert_eq!(read_report(&report)["verdict"], "fail");
+}
+
+/// Run mode where every agent dies at start-up for one cause (a secret a
+/// fork pull request does not get): through the action, the step exits 69
+/// ("could not evaluate"), never 2, and the comment says so.
+#[tokio::test]
+async fn an_agent_that_cannot_start_is_could_not_evaluate_not_a_regression() {
+    let fake = Fake::start().await;
+    let job = Job::new("acme/widgets");
+    let ids = ["c1", "c2", "c3", "c4", "c5", "c6"];
+    let ok: Vec<(&str, &str)> = ids.iter().map(|id| (*id, "ok")).collect();
+    let s = crate::runner::AgentSuite::new("", &ok);
+    let update = crate::common::bin()
+        .current_dir(s.dir.path())
+        .args([
+            "baseline",
+            "update",
+            "--name",
+            "main",
+            "--suite",
+            "agents",
+            "--deterministic",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(update.status.code(), Some(0), "{:?}", outputs(&update));
+    let yaml = s.path("suites/agents/suite.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(&yaml, text.replace("behaviour: ok", "behaviour: crash")).unwrap();
+
+    let report = job.path("compare.json");
+    let out = run_step(
+        "gate",
+        s.dir.path(),
+        &gate_env(
+            &job,
+            &fake,
+            &[
+                ("suites", "agents"),
+                ("extra-args", "--isolated"),
+                ("report", report.to_str().unwrap()),
+            ],
+        ),
+    );
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(69), "{stdout}\n{stderr}");
+    assert_eq!(output(&job.outputs(), "exit-code"), Some("69"));
+    let comments = fake.comments();
+    assert_eq!(comments.len(), 1, "{stderr}");
+    assert!(
+        comments[0].body.contains("could not evaluate the agent"),
+        "{}",
+        comments[0].body
+    );
+    assert!(
+        comments[0]
+            .body
+            .contains("6 of 6 cases failed the same way")
     );
 }

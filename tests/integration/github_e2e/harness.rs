@@ -106,6 +106,9 @@ impl Job {
             ("GITHUB_SHA", "5a1e0c0ffee".into()),
             ("GITHUB_REF", format!("refs/pull/{PR}/merge")),
             ("GITHUB_RUN_ID", "4242".into()),
+            // These tests exercise GitHub; the baseline comes from the working
+            // tree (the fake event's base sha is not a commit here).
+            ("AGENTEVAL_BASELINE_REF", "worktree".into()),
         ]
     }
 

@@ -1,0 +1,126 @@
+//! What every fuzz target does with its input: parse it the way the gate
+//! does, push whatever parses through the rest of the pipeline and the
+//! renderers, render every error as the terminal would (miette's graphical
+//! handler: that is where a column past 65,535 used to panic), and check a
+//! few cheap invariants of the output (no workflow command, no control
+//! character, no sticky marker from data).
+
+#![expect(clippy::unwrap_used, clippy::expect_used, reason = "fuzz harness")]
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use agenteval_gate::eval::steps::{
+    RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
+};
+use agenteval_gate::output::escape::is_workflow_command;
+use agenteval_gate::trace::{Trace, TraceFormat};
+
+/// Render `error` as the binary does on stderr.
+pub fn render_error(error: &dyn miette::Diagnostic) -> String {
+    let mut out = String::new();
+    miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+        .with_context_lines(1)
+        .with_wrap_lines(false)
+        .render_report(&mut out, error)
+        .expect("rendering a diagnostic never fails");
+    out
+}
+
+/// A directory of this process for targets whose parser reads a file.
+pub fn scratch() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let base = Path::new("/dev/shm");
+        let base = if base.is_dir() { base.to_path_buf() } else { std::env::temp_dir() };
+        let dir = base.join(format!("agenteval-fuzz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    })
+}
+
+/// Write `data` to `name` in the scratch directory.
+pub fn file(name: &str, data: &[u8]) -> PathBuf {
+    let path = scratch().join(name);
+    std::fs::write(&path, data).unwrap();
+    path
+}
+
+/// What a terminal or CI log gets when `text` is printed (the stream
+/// guard of `write_stdout`): no workflow command, no control character.
+pub fn assert_inert(text: &str) {
+    use agenteval_gate::output::escape::{terminal_text, workflow_guard};
+    let printed = terminal_text(text);
+    let text = workflow_guard(&printed);
+    for line in text.lines() {
+        assert!(!is_workflow_command(line), "workflow command in output: {line:?}");
+    }
+    assert!(
+        !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "control character in output"
+    );
+}
+
+/// Parse `data` as a trace (detected, or as `format`), then DAG, rules
+/// scores, text, Mermaid and JSON views; or render the error.
+pub fn trace(format: Option<TraceFormat>, data: &[u8]) {
+    let path = Path::new("fuzz.json");
+    let parsed = match format {
+        Some(f) => agenteval_gate::trace::parse_traces_as(f, data, path),
+        None => agenteval_gate::trace::parse_traces(data, path),
+    };
+    match parsed {
+        Ok(traces) => traces.iter().take(4).for_each(pipeline),
+        Err(e) => {
+            render_error(&e);
+            let _ = e.one_line();
+        }
+    }
+}
+
+fn pipeline(trace: &Trace) {
+    let catalog = ToolCatalog::new(&[]).unwrap();
+    let settings = StepSettings::default();
+    let ctx = StepContext::new(&catalog, &settings, &RulesScorer);
+    let evaluation = evaluate_steps(trace, &ctx);
+    let _ = evaluation.view();
+    let mermaid = evaluation.mermaid();
+    for line in mermaid.lines().skip(1) {
+        let t = line.trim_start();
+        assert!(
+            !t.starts_with("click") && !t.starts_with("%%") && !t.starts_with("```"),
+            "a Mermaid line from data: {line:?}"
+        );
+    }
+    assert_inert(&agenteval_gate::trace::render_text(trace));
+    let _ = serde_json::to_string(trace).unwrap();
+}
+
+/// Every renderer of a run report.
+pub fn run_renderers(report: &agenteval_gate::report::model::RunReport) {
+    use agenteval_gate::report::render::{run_junit, run_markdown, run_table};
+    let table = run_table::render_run_table(report);
+    assert_inert(&table);
+    let md = run_markdown::render_run_markdown(report);
+    assert!(!md.contains("<!-- agenteval-gate"), "a marker from data");
+    for line in md.lines() {
+        assert!(!is_workflow_command(line), "workflow command: {line:?}");
+    }
+    let _ = run_junit::render_run_junit(&[report]);
+    let _ = agenteval_gate::report::render::json::to_json(report);
+}
+
+/// Every renderer of a compare report, and the comment as posted.
+pub fn compare_renderers(report: &agenteval_gate::compare::model::CompareReport) {
+    use agenteval_gate::report::render::{compare_junit, compare_markdown, compare_table};
+    let md = compare_markdown::render_compare_markdown(report);
+    assert!(!md.contains("<!-- agenteval-gate"), "a marker from data");
+    for line in md.lines() {
+        assert!(!is_workflow_command(line), "workflow command: {line:?}");
+    }
+    let marker = agenteval_gate::github::marker("main:fuzz");
+    let (body, _) = agenteval_gate::github::cap_body(&format!("{marker}\n{md}"), &marker);
+    assert_eq!(agenteval_gate::github::find_marker(&body), Some(marker.as_str()));
+    assert_inert(&compare_table::render_compare_table(report));
+    let _ = compare_junit::render_compare_junit(report);
+}

@@ -1,0 +1,48 @@
+//! Event-log builders for the unit tests of this module.
+
+use serde_json::Value;
+
+use super::{Event, EventLog};
+use crate::spec::matcher::{Capture, Matcher, ToolGlob};
+use crate::spec::model::EventKind;
+
+pub(super) fn tool(id: &str, name: &str, args: Value, result: Value) -> Event {
+    tool_by(id, name, args, result, "main")
+}
+
+pub(super) fn tool_by(id: &str, name: &str, args: Value, result: Value, agent: &str) -> Event {
+    let mut e = Event::new(id, name, EventKind::Tool, Some(agent.into()));
+    e.tool = Some(name.into());
+    e.args = args;
+    e.result = result;
+    e
+}
+
+pub(super) fn message(id: &str, kind: EventKind, text: &str) -> Event {
+    let mut e = Event::new(id, kind.as_str(), kind, Some("main".into()));
+    e.text = Some(text.into());
+    e
+}
+
+pub(super) fn log(events: Vec<Event>) -> EventLog {
+    EventLog { events }
+}
+
+pub(super) fn on_tool(name: &str) -> Matcher {
+    Matcher {
+        tools: vec![ToolGlob::new(name).unwrap()],
+        ..Matcher::default()
+    }
+}
+
+pub(super) fn of_kind(kind: EventKind) -> Matcher {
+    Matcher {
+        kind: Some(kind),
+        ..Matcher::default()
+    }
+}
+
+pub(super) fn capturing(mut m: Matcher, name: &str, pointer: &str) -> Matcher {
+    m.captures.push(Capture::parse(name, pointer).unwrap());
+    m
+}

@@ -1,0 +1,14 @@
+//! File-system helpers: bounded reading of input files (regular files only,
+//! a size cap, UTF-8 checked with a location), atomic and write-through
+//! output, and a directory lock.
+
+mod atomic;
+mod lock;
+mod read;
+
+pub use atomic::{TEMP_SUFFIX, sweep_temp_files, write_atomic, write_output};
+pub use lock::DirLock;
+pub use read::{
+    DEFAULT_MAX_INPUT_BYTES, InputError, max_input_bytes, parse_size, read_input, read_input_text,
+    set_max_input_bytes, text_from_bytes,
+};

@@ -1,0 +1,185 @@
+//! Compiled tier-2 matchers: tool-name globs (via `globset`), regexes and
+//! captures, built once by [`crate::spec::validate`].
+
+use regex::Regex;
+use serde_json::Value;
+
+use crate::spec::model::{EventKind, EventStatus};
+
+/// A compiled tier-2 event matcher; all set fields must match.
+#[derive(Debug, Clone, Default)]
+pub struct Matcher {
+    /// Any of these patterns matches the tool name; empty = no tool constraint.
+    pub tools: Vec<ToolGlob>,
+    pub args_contains: Option<Value>,
+    pub args_match: Option<Regex>,
+    pub result_contains: Option<Value>,
+    pub result_match: Option<Regex>,
+    pub content_contains: Option<String>,
+    pub content_matches: Option<Regex>,
+    pub agent: Option<String>,
+    pub kind: Option<EventKind>,
+    pub status: Option<EventStatus>,
+    pub is_final: Option<bool>,
+    /// In name order.
+    pub captures: Vec<Capture>,
+}
+
+/// `capture: {name: pointer}`: the value at `pointer` in the event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capture {
+    pub name: String,
+    pub source: CaptureSource,
+    /// JSON Pointer inside the source (`""` = the whole value).
+    pub pointer: String,
+}
+
+/// The part of an event a capture reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaptureSource {
+    Args,
+    Result,
+    Content,
+}
+
+impl Capture {
+    /// Parse `/args/…`, `/result/…` or `/content`.
+    pub fn parse(name: &str, pointer: &str) -> Result<Self, String> {
+        let (source, rest) = if let Some(rest) = strip_root(pointer, "/args") {
+            (CaptureSource::Args, rest)
+        } else if let Some(rest) = strip_root(pointer, "/result") {
+            (CaptureSource::Result, rest)
+        } else if pointer == "/content" {
+            (CaptureSource::Content, "")
+        } else {
+            return Err(format!(
+                "capture `{name}` reads `{pointer}`, which is not under `/args`, `/result` or `/content`"
+            ));
+        };
+        Ok(Self {
+            name: name.to_owned(),
+            source,
+            pointer: rest.to_owned(),
+        })
+    }
+
+    /// The pointer as written.
+    pub fn display_pointer(&self) -> String {
+        let root = match self.source {
+            CaptureSource::Args => "/args",
+            CaptureSource::Result => "/result",
+            CaptureSource::Content => "/content",
+        };
+        format!("{root}{}", self.pointer)
+    }
+}
+
+/// `/args` or `/args/…` → the rest.
+fn strip_root<'a>(pointer: &'a str, root: &str) -> Option<&'a str> {
+    let rest = pointer.strip_prefix(root)?;
+    (rest.is_empty() || rest.starts_with('/')).then_some(rest)
+}
+
+impl Matcher {
+    /// Whether this matcher can only match tool events.
+    pub fn tool_only(&self) -> bool {
+        !self.tools.is_empty() || self.kind == Some(EventKind::Tool)
+    }
+}
+
+/// A glob over tool names: `*` any run, `?` one character, `[abc]`,
+/// `{a,b}` alternatives (`globset` syntax; `/` is an ordinary character).
+#[derive(Debug, Clone)]
+pub struct ToolGlob {
+    pattern: String,
+    matcher: globset::GlobMatcher,
+    literal: bool,
+}
+
+impl ToolGlob {
+    pub fn new(pattern: &str) -> Result<Self, globset::Error> {
+        let glob = globset::GlobBuilder::new(pattern)
+            .literal_separator(false)
+            .backslash_escape(true)
+            .build()?;
+        Ok(Self {
+            pattern: pattern.to_owned(),
+            matcher: glob.compile_matcher(),
+            literal: !pattern.contains(['*', '?', '[', '{', '\\']),
+        })
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.pattern
+    }
+
+    /// No wildcard: the pattern names one tool.
+    pub fn is_literal(&self) -> bool {
+        self.literal
+    }
+
+    pub fn matches(&self, name: &str) -> bool {
+        if self.literal {
+            self.pattern == name
+        } else {
+            self.matcher.is_match(name)
+        }
+    }
+}
+
+impl PartialEq for ToolGlob {
+    fn eq(&self, other: &Self) -> bool {
+        self.pattern == other.pattern
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn g(p: &str) -> ToolGlob {
+        ToolGlob::new(p).unwrap()
+    }
+
+    #[test]
+    fn globs_match_like_a_shell() {
+        assert!(g("lookup_*").matches("lookup_account"));
+        assert!(g("*_refund").matches("issue_refund"));
+        assert!(g("a?c").matches("abc"));
+        assert!(!g("a?c").matches("ac"));
+        assert!(g("*").matches(""));
+        assert!(g("a*b*c").matches("axxbyyc"));
+        assert!(!g("a*b*c").matches("axxbyy"));
+        assert!(g("update_{flights,baggages}").matches("update_baggages"));
+        assert!(!g("update_{flights,baggages}").matches("update_passengers"));
+        assert!(
+            g("ns/*").matches("ns/a/b"),
+            "`/` is not special in tool names"
+        );
+        assert!(g("exact").is_literal());
+        assert!(!g("ex*").is_literal());
+        assert!(!g("exact").matches("exactly"));
+        assert!(ToolGlob::new("update_{a,b").is_err());
+    }
+
+    #[test]
+    fn captures_parse_their_root() {
+        let c = Capture::parse("rid", "/args/reservation_id").unwrap();
+        assert_eq!(
+            (c.source, c.pointer.as_str()),
+            (CaptureSource::Args, "/reservation_id")
+        );
+        assert_eq!(c.display_pointer(), "/args/reservation_id");
+        assert_eq!(
+            Capture::parse("r", "/result").unwrap().source,
+            CaptureSource::Result
+        );
+        assert_eq!(
+            Capture::parse("t", "/content").unwrap().source,
+            CaptureSource::Content
+        );
+        assert!(Capture::parse("x", "/arguments/id").is_err());
+        assert!(Capture::parse("x", "/content/0").is_err());
+        assert!(Capture::parse("x", "args/id").is_err());
+    }
+}

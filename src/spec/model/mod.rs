@@ -1,0 +1,32 @@
+//! The suite file as users write it (`suites/<suite>/suite.yaml`, DESIGN §13).
+//!
+//! These types are the schema: `serde-saphyr` deserializes YAML straight into
+//! them (unknown keys are errors), `schemars` generates `suite.schema.json`
+//! from them, and [`crate::spec::validate`] checks what types cannot express.
+//! IDs and matchers carry their YAML location (`Spanned`) so lint can point
+//! at them. One file per concept: the suite's top level, checkpoints,
+//! sequences, event matchers, gates, cases (with task success) and scoring.
+
+mod cases;
+mod checkpoint;
+mod gates;
+mod matchers;
+mod scoring;
+mod sequence;
+mod suite;
+
+pub use cases::{CaseEntry, ExpectedOutput, TaskSpec, TaskSuccessSpec};
+pub use checkpoint::{
+    AppliesToSpec, AssertSpec, CheckpointSpec, EnvConstraintSpec, PartialCriterionSpec, Severity,
+};
+pub use gates::{
+    AbsoluteGateSpec, FailOn, GatesSpec, MetricGateSpec, SmokeTierSpec, TiersSpec,
+    UnevaluatedPolicy,
+};
+pub use matchers::{EventKind, EventMatcher, EventStatus, ToolPattern};
+pub use scoring::{PartialMode, RootCauseMode, ScoringSpec, StepType, ThresholdsSpec};
+pub use sequence::{CountSpec, NeverSpec, SequenceSpec, Since, SpannedMatcher, Until};
+pub use suite::{
+    AgentSpec, JudgeSpec, PriceSpec, SpannedString, SuiteFile, ToolSpec, WorkflowSpec,
+    WorkflowStepSpec,
+};

@@ -1,0 +1,167 @@
+//! The top level of `suite.yaml`: what the suite is, where its traces and
+//! evidence live, how to run the agent, the tool catalog and the workflow.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use serde_saphyr::Spanned;
+
+use super::{
+    CaseEntry, CheckpointSpec, EnvConstraintSpec, GatesSpec, PartialMode, ScoringSpec, StepType,
+    TaskSpec, ThresholdsSpec, TiersSpec,
+};
+
+/// A string with its YAML location. In JSONL case files the location is
+/// unknown and the loader supplies the line instead.
+pub type SpannedString = Spanned<String>;
+
+/// Top level of `suite.yaml`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(
+    title = "agenteval-gate suite",
+    description = "A suite of agent test cases with checkpoints, an optional workflow schema and regression gates. The guide is docs/suites.md."
+)]
+pub struct SuiteFile {
+    /// Suite name; also names the baseline file `baselines/<name>/<suite>.json`.
+    #[schemars(with = "String")]
+    pub suite: SpannedString,
+    /// Version of this spec. Bump it when checkpoints change meaning.
+    pub spec_version: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Facts about the configuration under test (model, prompt version…);
+    /// stored with every report and baseline. `--tag key=value` adds more.
+    #[serde(default)]
+    pub config_tags: BTreeMap<String, String>,
+    /// Replay mode: directory of recorded traces, `<case_id>.<json|jsonl|traj>`.
+    #[serde(default)]
+    pub traces: Option<String>,
+    /// Tier-1 evidence directory: `<case_id>.json` per case.
+    #[serde(default)]
+    pub evidence: Option<String>,
+    /// Run mode: how to run the agent for one case.
+    #[serde(default)]
+    pub agent: Option<AgentSpec>,
+    /// Tool catalog: PARAMGEN validation, unknown-tool checks, judge prompts,
+    /// and lint of the argument keys and values that matchers name.
+    #[serde(default)]
+    pub tools: Vec<ToolSpec>,
+    /// Optional schema-defined workflow matched against every trace.
+    #[serde(default)]
+    pub workflow: Option<WorkflowSpec>,
+    /// Per-step-type pass thresholds on the 1–5 step score.
+    #[serde(default)]
+    pub thresholds: Option<ThresholdsSpec>,
+    #[serde(default)]
+    pub environment_constraints: Vec<EnvConstraintSpec>,
+    /// Checkpoints in document order (= `position_index` 1..N). IDs are
+    /// immutable and append-only.
+    #[serde(default)]
+    pub checkpoints: Vec<CheckpointSpec>,
+    #[serde(default)]
+    pub tiers: Option<TiersSpec>,
+    #[serde(default)]
+    pub gates: Option<GatesSpec>,
+    /// How PARTIAL is scored: `B` (default) earns the matched criterion's
+    /// weight; `A` (strict) turns every PARTIAL into FAIL.
+    #[serde(default)]
+    pub partial_mode: Option<PartialMode>,
+    /// Step scoring and root-cause options.
+    #[serde(default)]
+    pub scoring: Option<ScoringSpec>,
+    /// Price table for cost: model name → USD per million tokens.
+    #[serde(default)]
+    pub pricing: BTreeMap<String, PriceSpec>,
+    /// LLM judge settings for tier-3 checkpoints and step metrics.
+    #[serde(default)]
+    pub judge: Option<JudgeSpec>,
+    /// Task success from ground truth (an evidence condition, named
+    /// checkpoints), next to each case's `expected_output`.
+    #[serde(default)]
+    pub task: Option<TaskSpec>,
+    /// Cases, inline or `- include: cases.jsonl` (one case object per line).
+    #[serde(default)]
+    pub cases: Vec<CaseEntry>,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AgentSpec {
+    /// argv; placeholders `{case_id} {input_file} {trace_file} {workdir}`.
+    /// Never run through a shell unless you write `sh -c`.
+    pub command: Vec<String>,
+    /// Per-case timeout in seconds (default 300); kills the process group.
+    #[serde(default)]
+    pub timeout_s: Option<u64>,
+    /// Cases run at once (default: number of CPUs).
+    #[serde(default)]
+    pub concurrency: Option<usize>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Working directory, relative to the suite directory (default: the suite directory).
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Retries when the process could not start (default 2). Agent failures are never retried.
+    #[serde(default)]
+    pub retries: Option<u32>,
+    /// Secrets the agent may inherit. By default it runs without GitHub tokens
+    /// (`GITHUB_TOKEN`, `GH_TOKEN`, `ACTIONS_*` runtime tokens, …) and judge
+    /// keys (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AGENTEVAL_JUDGE_*`, …);
+    /// list a name here to pass it through, e.g. `[OPENAI_API_KEY]`.
+    #[serde(default)]
+    pub env_passthrough: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSpec {
+    #[schemars(with = "String")]
+    pub name: SpannedString,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// JSON Schema of the tool's arguments.
+    #[serde(default)]
+    pub schema: Option<Value>,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowSpec {
+    pub steps: Vec<WorkflowStepSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowStepSpec {
+    #[schemars(with = "String")]
+    pub id: SpannedString,
+    #[serde(rename = "type")]
+    pub step_type: StepType,
+    /// For TOOLSEL/PARAMGEN/EXEC steps: the tool this step calls.
+    #[serde(default)]
+    pub tool: Option<String>,
+    /// Steps that must come before this one.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub after: Vec<SpannedString>,
+    /// A missing optional step is not a deviation.
+    #[serde(default)]
+    pub optional: bool,
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PriceSpec {
+    /// USD per million input tokens.
+    pub input_per_mtok: f64,
+    /// USD per million output tokens.
+    pub output_per_mtok: f64,
+}
+
+/// The suite's `judge:` block lives with the other judge settings.
+pub use crate::spec::judge::JudgeSpec;

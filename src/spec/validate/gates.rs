@@ -1,0 +1,196 @@
+//! `gates:`, `thresholds:` and `agent:` settings: ranges (the statistics
+//! settings' ranges are defined once, in `compare::settings`), metric names
+//! that exist, and `min_effect`/absolute bounds inside each metric's domain.
+//! Every error points at the key or value it is about.
+
+use std::collections::BTreeSet;
+
+use serde_saphyr::Location;
+
+use crate::spec::model::StepType;
+
+use crate::report::metrics::metric_domain;
+
+use super::SUITE_METRICS;
+use super::context::{Ctx, did_you_mean, loc};
+use super::locations::Locations;
+
+pub(super) fn thresholds(cx: &mut Ctx<'_>, locs: &Locations) {
+    let Some(t) = &cx.loaded.file.thresholds else {
+        return;
+    };
+    let values = [
+        (StepType::Plan, t.plan),
+        (StepType::ToolSel, t.toolsel),
+        (StepType::ParamGen, t.paramgen),
+        (StepType::Exec, t.exec),
+        (StepType::Synth, t.synth),
+    ];
+    for (step_type, value) in values {
+        if let Some(v) = value
+            && !(1.0..=5.0).contains(&v)
+        {
+            let at = locs
+                .threshold(step_type.as_str())
+                .unwrap_or(loc(&cx.loaded.file.suite));
+            cx.error(
+                at,
+                format!("threshold for {step_type} is {v}; step scores run from 1 to 5"),
+                "set `thresholds` values between 1.0 and 5.0",
+            );
+        }
+    }
+}
+
+pub(super) fn gates(
+    cx: &mut Ctx<'_>,
+    locs: &Locations,
+    checkpoint_ids: &BTreeSet<String>,
+    workflow_steps: &BTreeSet<String>,
+) {
+    let Some(g) = cx.loaded.file.gates.clone() else {
+        return;
+    };
+    let suite_at = loc(&cx.loaded.file.suite);
+    // Ranges of the statistics settings, `min_effect` and absolute bounds
+    // inside each metric's domain: one definition, shared with `compare`;
+    // here each problem is placed at the key it is about.
+    for problem in crate::compare::settings::gate_problems(&g) {
+        cx.error(
+            problem_at(locs, &problem.key).unwrap_or(suite_at),
+            format!("`{}` {}", problem.key, problem.message),
+            "see the `gates:` section of docs/suites.md for each setting's range",
+        );
+    }
+    let entry_at = |section: &str, name: &str, field: Option<&str>| {
+        locs.gate_entry(section, name, field).unwrap_or(suite_at)
+    };
+    let names: Vec<(String, &str)> = g
+        .metrics
+        .keys()
+        .map(|k| (k.clone(), "metrics"))
+        .chain(g.absolute.keys().map(|k| (k.clone(), "absolute")))
+        .collect();
+    for (name, section) in names {
+        if let Err(why) = known_metric(&name, checkpoint_ids, workflow_steps) {
+            cx.error(
+                entry_at(section, &name, None),
+                format!("`gates.{section}` names unknown metric `{name}`: {why}"),
+                format!(
+                    "metric names are {}, `checkpoint:<id>`, `step_type:<PLAN|TOOLSEL|PARAMGEN|EXEC|SYNTH>`, `step:<workflow step id>`",
+                    SUITE_METRICS.join(", ")
+                ),
+            );
+        }
+    }
+    // Bounds no run can breach: allowed, but they gate nothing.
+    for (name, gate) in &g.absolute {
+        let (lo, hi) = metric_domain(name);
+        if !lo.is_finite() {
+            continue;
+        }
+        for (which, value, never) in [
+            ("min", gate.min, gate.min.is_some_and(|v| v <= lo)),
+            ("max", gate.max, gate.max.is_some_and(|v| v >= hi)),
+        ] {
+            if let (Some(v), true) = (value, never) {
+                cx.warning(
+                    entry_at("absolute", name, Some(which)),
+                    format!(
+                        "`gates.absolute.{name}.{which}` is {v}, at the edge of `{name}`'s range [{lo}, {hi}]: no run can breach it"
+                    ),
+                    "tighten it or remove it",
+                );
+            }
+        }
+    }
+}
+
+/// Where the key of a [`crate::compare::settings::GateProblem`] was written:
+/// `gates.<setting>`, `gates.metrics.<metric>.min_effect`,
+/// `gates.absolute.<metric>[.min|.max]`.
+fn problem_at(locs: &Locations, key: &str) -> Option<Location> {
+    if let Some(rest) = key.strip_prefix("gates.metrics.") {
+        let (name, field) = rest.rsplit_once('.')?;
+        return locs.gate_entry("metrics", name, Some(field));
+    }
+    if let Some(rest) = key.strip_prefix("gates.absolute.") {
+        return match rest.rsplit_once('.') {
+            Some((name, field @ ("min" | "max"))) => locs.gate_entry("absolute", name, Some(field)),
+            _ => locs.gate_entry("absolute", rest, None),
+        };
+    }
+    locs.gate_field(key.strip_prefix("gates.")?)
+}
+
+/// Whether `name` is a metric this suite can produce.
+fn known_metric(
+    name: &str,
+    checkpoint_ids: &BTreeSet<String>,
+    workflow_steps: &BTreeSet<String>,
+) -> Result<(), String> {
+    if SUITE_METRICS.contains(&name) {
+        return Ok(());
+    }
+    if let Some(id) = name.strip_prefix("checkpoint:") {
+        return if checkpoint_ids.contains(id) {
+            Ok(())
+        } else {
+            Err(format!(
+                "no checkpoint `{id}`{}",
+                did_you_mean(id, checkpoint_ids.iter().map(String::as_str))
+            ))
+        };
+    }
+    if let Some(t) = name.strip_prefix("step_type:") {
+        return if StepType::ALL.iter().any(|s| s.as_str() == t) {
+            Ok(())
+        } else {
+            Err(format!("no step type `{t}`"))
+        };
+    }
+    if let Some(step) = name.strip_prefix("step:") {
+        return if workflow_steps.contains(step) {
+            Ok(())
+        } else {
+            Err(format!("no workflow step `{step}`"))
+        };
+    }
+    if name.starts_with("judge:") {
+        return Ok(());
+    }
+    Err(format!(
+        "not a metric{}",
+        did_you_mean(name, SUITE_METRICS.iter().copied())
+    ))
+}
+
+pub(super) fn agent(cx: &mut Ctx<'_>, locs: &Locations) {
+    let file = &cx.loaded.file;
+    let suite_at = loc(&file.suite);
+    let Some(agent) = &file.agent else {
+        return;
+    };
+    let at = |f: &str| locs.agent_field(f).unwrap_or(suite_at);
+    if agent.command.is_empty() || agent.command[0].trim().is_empty() {
+        cx.error(
+            at("command"),
+            "`agent.command` is empty",
+            "give the argv, e.g. `[python3, agent.py, --input, \"{input_file}\"]`",
+        );
+    }
+    if agent.timeout_s == Some(0) {
+        cx.error(
+            at("timeout_s"),
+            "`agent.timeout_s` is 0",
+            "give the per-case timeout in seconds",
+        );
+    }
+    if agent.concurrency == Some(0) {
+        cx.error(
+            at("concurrency"),
+            "`agent.concurrency` is 0",
+            "run at least one case at a time",
+        );
+    }
+}

@@ -1,0 +1,252 @@
+//! Compile one tier-2 matcher: tool globs against the catalog, regexes,
+//! captures, argument keys and values against the tool's schema, and
+//! combinations that can never match.
+
+use regex::Regex;
+use serde_json::Value;
+use serde_saphyr::Location;
+
+use crate::spec::matcher::{Capture, CaptureSource, Matcher, ToolGlob};
+use crate::spec::model::{EventKind, EventMatcher, EventStatus};
+
+use super::args_schema::{check_pointer, check_value};
+use super::catalog::Catalog;
+use super::context::{Ctx, did_you_mean};
+
+pub(super) fn matcher(
+    cx: &mut Ctx<'_>,
+    spec: &EventMatcher,
+    at: Location,
+    id: &str,
+    catalog: &Catalog,
+) -> Option<Matcher> {
+    let mut ok = true;
+    let mut tools = Vec::new();
+    for pattern in spec.tool.iter().flat_map(|t| t.patterns()) {
+        match ToolGlob::new(pattern) {
+            Ok(glob) => tools.push(glob),
+            Err(e) => {
+                cx.error(
+                    at,
+                    format!("tool pattern `{pattern}` in `{id}` is not a valid glob: {e}"),
+                    "`*` matches any run, `?` one character, `{a,b}` either name",
+                );
+                ok = false;
+            }
+        }
+    }
+    for glob in &tools {
+        if glob.is_literal() {
+            if !catalog.contains(glob.as_str()) {
+                cx.error(
+                    at,
+                    format!(
+                        "`{id}` refers to tool `{}`, which is not in the `tools:` catalog{}",
+                        glob.as_str(),
+                        did_you_mean(glob.as_str(), catalog.names())
+                    ),
+                    format!(
+                        "add `- name: {}` (with its argument schema) to `tools:`, or fix the name",
+                        glob.as_str()
+                    ),
+                );
+                ok = false;
+            }
+        } else if !catalog.names().any(|t| glob.matches(t)) {
+            cx.warning(
+                at,
+                format!(
+                    "tool pattern `{}` in `{id}` matches no tool in the catalog",
+                    glob.as_str()
+                ),
+                "check the pattern against the names under `tools:`",
+            );
+        }
+    }
+    let mut regex = |cx: &mut Ctx<'_>, key: &str, pattern: &Option<String>| -> Option<Regex> {
+        let p = pattern.as_ref()?;
+        match Regex::new(p) {
+            Ok(re) => Some(re),
+            Err(e) => {
+                cx.error(
+                    at,
+                    format!("`{key}` in `{id}` is not a valid regex: {e}"),
+                    "the syntax is Rust's `regex` crate (no look-around); `(?i)` ignores case",
+                );
+                ok = false;
+                None
+            }
+        }
+    };
+    let args_match = regex(cx, "args_match", &spec.args_match);
+    let result_match = regex(cx, "result_match", &spec.result_match);
+    let content_matches = regex(cx, "content_matches", &spec.content_matches);
+
+    let mut captures = Vec::new();
+    for (name, pointer) in &spec.capture {
+        match Capture::parse(name, pointer) {
+            Ok(c) => captures.push(c),
+            Err(why) => {
+                cx.error(
+                    at,
+                    format!("{why} (in `{id}`)"),
+                    "captures read the tool arguments (`/args/reservation_id`), the result (`/result/cabin`) or the text (`/content`)",
+                );
+                ok = false;
+            }
+        }
+    }
+
+    if !never_matches(cx, spec, at, id) {
+        ok = false;
+    }
+    let selecting = spec.tool.is_some()
+        || spec.args_contains.is_some()
+        || spec.args_match.is_some()
+        || spec.result_contains.is_some()
+        || spec.result_match.is_some()
+        || spec.content_contains.is_some()
+        || spec.content_matches.is_some()
+        || spec.agent.is_some()
+        || spec.kind.is_some()
+        || spec.status.is_some()
+        || spec.is_final.is_some();
+    if !selecting {
+        cx.error(
+            at,
+            format!("a matcher in `{id}` selects nothing and would match every event"),
+            "give at least `tool`, `kind` or `agent`",
+        );
+        ok = false;
+    }
+    if ok {
+        schema_lint(cx, spec, &tools, &captures, at, id, catalog);
+    }
+    ok.then(|| Matcher {
+        tools,
+        args_contains: spec.args_contains.clone(),
+        args_match,
+        result_contains: spec.result_contains.clone(),
+        result_match,
+        content_contains: spec.content_contains.clone(),
+        content_matches,
+        agent: spec.agent.clone(),
+        kind: spec.kind,
+        status: spec.status,
+        is_final: spec.is_final,
+        captures,
+    })
+}
+
+/// Combinations no event can satisfy; `false` after reporting one.
+fn never_matches(cx: &mut Ctx<'_>, spec: &EventMatcher, at: Location, id: &str) -> bool {
+    let Some(kind) = spec.kind else {
+        return true;
+    };
+    let tool_fields = spec.tool.is_some()
+        || spec.args_contains.is_some()
+        || spec.args_match.is_some()
+        || spec.result_contains.is_some()
+        || spec.result_match.is_some()
+        || spec
+            .capture
+            .values()
+            .any(|p| p.starts_with("/args") || p.starts_with("/result"));
+    let why = if spec.tool.is_some() && kind != EventKind::Tool {
+        Some("`tool` only matches tool events")
+    } else if tool_fields && kind.is_message() {
+        Some(
+            "messages have no arguments or result: `args_*`, `result_*` and `/args`/`/result` captures never match them",
+        )
+    } else if spec.is_final == Some(true) && kind != EventKind::Llm {
+        Some("`final: true` marks the root agent's last LLM event")
+    } else if spec.status == Some(EventStatus::Error) && kind.is_message() {
+        Some("messages never have an error status")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => {
+            cx.error(
+                at,
+                format!(
+                    "a matcher in `{id}` has `kind: {}` and can never match: {why}",
+                    kind.as_str()
+                ),
+                "remove the conflicting field or change `kind`",
+            );
+            false
+        }
+        None => true,
+    }
+}
+
+/// `args_contains` keys/values and `/args` capture pointers against the
+/// schemas of the tools the matcher can match. A problem is reported only
+/// when it holds for every such tool that has a schema.
+fn schema_lint(
+    cx: &mut Ctx<'_>,
+    spec: &EventMatcher,
+    tools: &[ToolGlob],
+    captures: &[Capture],
+    at: Location,
+    id: &str,
+    catalog: &Catalog,
+) {
+    if tools.is_empty() {
+        return;
+    }
+    let schemas: Vec<(&str, &Value)> = catalog
+        .tools
+        .iter()
+        .filter(|(name, _)| tools.iter().any(|g| g.matches(name)))
+        .filter_map(|(name, schema)| schema.as_ref().map(|s| (name.as_str(), s)))
+        .collect();
+    let candidates = catalog
+        .tools
+        .keys()
+        .filter(|name| tools.iter().any(|g| g.matches(name)))
+        .count();
+    if schemas.is_empty() || schemas.len() < candidates {
+        return;
+    }
+    let names = schemas
+        .iter()
+        .map(|(n, _)| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if let Some(pattern @ Value::Object(_)) = &spec.args_contains {
+        let problems: Vec<String> = schemas
+            .iter()
+            .filter_map(|(_, schema)| check_value(pattern, schema, ""))
+            .collect();
+        if problems.len() == schemas.len() {
+            cx.error(
+                at,
+                format!(
+                    "`args_contains` in `{id}` can never match {names}: {}",
+                    problems[0]
+                ),
+                "use the argument names and values of the tool's `schema:` in `tools:`",
+            );
+        }
+    }
+    for capture in captures.iter().filter(|c| c.source == CaptureSource::Args) {
+        let problems: Vec<String> = schemas
+            .iter()
+            .filter_map(|(_, schema)| check_pointer(&capture.pointer, schema))
+            .collect();
+        if problems.len() == schemas.len() {
+            cx.error(
+                at,
+                format!(
+                    "capture `{}` in `{id}` reads `{}`, which {names} never has: {}",
+                    capture.name,
+                    capture.display_pointer(),
+                    problems[0]
+                ),
+                "point at an argument of the tool's `schema:` in `tools:`",
+            );
+        }
+    }
+}
