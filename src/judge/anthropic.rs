@@ -82,16 +82,7 @@ fn parse(reply: &Reply) -> Result<RawAnswer, CallError> {
     if text.trim().is_empty() {
         return Err(CallError::Malformed("the answer has no text".into()));
     }
-    let tokens = |k: &str| {
-        v.pointer(&format!("/usage/{k}"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    Ok(RawAnswer {
-        text,
-        input_tokens: tokens("input_tokens"),
-        output_tokens: tokens("output_tokens"),
-    })
+    Ok(RawAnswer::with_usage(text, &v, "input_tokens", "output_tokens"))
 }
 
 impl Judge for AnthropicJudge {
