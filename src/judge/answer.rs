@@ -83,14 +83,6 @@ pub enum Parsed {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawRootCause {
-    step: String,
-    agent: Option<String>,
-    reason: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawVerdict {
     verdict: String,
     #[serde(default)]
@@ -141,16 +133,7 @@ impl AnswerFormat {
                     "notes": {"type": "string"}
                 }
             })),
-            Self::RootCause => Some(json!({
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["step", "agent", "reason"],
-                "properties": {
-                    "step": {"type": "string"},
-                    "agent": {"type": ["string", "null"]},
-                    "reason": {"type": "string"}
-                }
-            })),
+            Self::RootCause => Some(super::rca_answer::json_schema()),
             Self::Score { .. } => None,
         }
     }
@@ -168,39 +151,13 @@ impl AnswerFormat {
                     notes: crate::judge::prompts::cap_chars(raw.notes.trim(), NOTES_CHARS),
                 })
             }
-            Self::RootCause => parse_root_cause(text),
+            Self::RootCause => super::rca_answer::parse(text),
         }
     }
 }
 
-fn parse_root_cause(text: &str) -> Result<Parsed, String> {
-    let value: Value = serde_json::from_str(json_body(text)?)
-        .map_err(|e| format!("not the expected JSON object: {e}"))?;
-    if value.get("agent").is_none() {
-        return Err("`agent` is missing (give null when no agent applies)".to_owned());
-    }
-    let raw: RawRootCause =
-        serde_json::from_value(value).map_err(|e| format!("not the expected JSON object: {e}"))?;
-    let step = raw.step.trim();
-    if step.is_empty() {
-        return Err("`step` is empty".to_owned());
-    }
-    let reason = raw.reason.trim();
-    if reason.is_empty() {
-        return Err("`reason` is empty".to_owned());
-    }
-    Ok(Parsed::RootCause {
-        step: step.to_owned(),
-        agent: raw
-            .agent
-            .map(|a| a.trim().to_owned())
-            .filter(|a| !a.is_empty()),
-        reason: crate::judge::prompts::cap_chars(reason, NOTES_CHARS),
-    })
-}
-
 /// The JSON object of an answer: the whole text, or the whole of one fenced block.
-fn json_body(text: &str) -> Result<&str, String> {
+pub(crate) fn json_body(text: &str) -> Result<&str, String> {
     let t = text.trim();
     let body = if let Some(rest) = t.strip_prefix("```") {
         let rest = rest.strip_prefix("json").unwrap_or(rest);
@@ -375,39 +332,6 @@ mod tests {
                 .parse("Score: 0")
                 .is_ok()
         );
-    }
-
-    #[test]
-    fn root_causes_are_strict_json() {
-        let f = AnswerFormat::RootCause;
-        assert_eq!(
-            f.parse(r#"{"step": " s4 ", "agent": "Orchestrator", "reason": "asked for code without giving any"}"#)
-                .unwrap(),
-            Parsed::RootCause {
-                step: "s4".into(),
-                agent: Some("Orchestrator".into()),
-                reason: "asked for code without giving any".into()
-            }
-        );
-        assert_eq!(
-            f.parse(r#"{"step": "m2", "agent": null, "reason": "x"}"#)
-                .unwrap(),
-            Parsed::RootCause {
-                step: "m2".into(),
-                agent: None,
-                reason: "x".into()
-            }
-        );
-        for bad in [
-            r#"{"step": "", "agent": "a", "reason": "x"}"#,
-            r#"{"step": "s1", "agent": "a", "reason": " "}"#,
-            r#"{"step": 4, "agent": "a", "reason": "x"}"#,
-            r#"{"step": "s1", "reason": "x"}"#,
-            r#"{"step": "s1", "agent": "a", "reason": "x", "confidence": 0.9}"#,
-            "The root cause is step s1.",
-        ] {
-            assert!(f.parse(bad).is_err(), "accepted {bad:?}");
-        }
     }
 
     #[test]

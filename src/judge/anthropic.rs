@@ -82,7 +82,12 @@ fn parse(reply: &Reply) -> Result<RawAnswer, CallError> {
     if text.trim().is_empty() {
         return Err(CallError::Malformed("the answer has no text".into()));
     }
-    Ok(RawAnswer::with_usage(text, &v, "input_tokens", "output_tokens"))
+    Ok(RawAnswer::with_usage(
+        text,
+        &v,
+        "input_tokens",
+        "output_tokens",
+    ))
 }
 
 impl Judge for AnthropicJudge {

@@ -31,6 +31,7 @@ pub mod prompts;
 pub mod provider;
 pub mod questions;
 pub mod rca;
+mod rca_answer;
 pub mod replay;
 pub mod retry;
 pub mod settings;

@@ -160,7 +160,12 @@ fn parse(reply: &Reply) -> Result<RawAnswer, CallError> {
     if text.trim().is_empty() {
         return Err(CallError::Malformed("the answer is empty".into()));
     }
-    Ok(RawAnswer::with_usage(text, &v, "prompt_tokens", "completion_tokens"))
+    Ok(RawAnswer::with_usage(
+        text,
+        &v,
+        "prompt_tokens",
+        "completion_tokens",
+    ))
 }
 
 impl Judge for OpenAiJudge {
