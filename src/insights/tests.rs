@@ -70,6 +70,7 @@ fn case(id: &str, steps: Vec<StepResult>, checkpoints: Vec<CheckpointResult>) ->
         cost: crate::report::model::Cost::default(),
         task: None,
         trace_judges: Vec::new(),
+        root_cause: None,
         position_dropout: Quartiles::default(),
         evaluator_audit: EvaluatorAudit::default(),
         warnings: vec![],

@@ -16,6 +16,10 @@
 //! - [`AnswerFormat::Semantic`]: one JSON object `{equivalent, notes}`.
 //! - [`AnswerFormat::Gpa`]: one JSON object with the seven GPA dimensions,
 //!   each `{score: 0–3, rationale, cited_spans}` (see [`super::gpa`]).
+//! - [`AnswerFormat::RootCause`]: one JSON object `{step, agent, reason}`,
+//!   `step` a non-empty id, `agent` a name or null, `reason` non-empty. Whether
+//!   the step and agent exist in the trace is checked by the caller
+//!   ([`super::rca`]), which has the trace.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -37,6 +41,8 @@ pub enum AnswerFormat {
     Rubric,
     /// A recurring issue's name and summary (see [`super::insight_names`]).
     IssueName,
+    /// The decisive error step and agent of a failed run.
+    RootCause,
 }
 
 /// A tier-3 state as the judge gives it.
@@ -79,6 +85,11 @@ pub enum Parsed {
     Gpa(Vec<super::gpa::DimensionScore>),
     Rubric(Vec<super::rubric::DraftItem>),
     IssueName(super::insight_names::IssueName),
+    RootCause {
+        step: String,
+        agent: Option<String>,
+        reason: String,
+    },
 }
 
 #[derive(Deserialize)]
@@ -109,6 +120,7 @@ impl AnswerFormat {
             Self::Gpa => "gpa_scores",
             Self::Rubric => "rubric_draft",
             Self::IssueName => "issue_name",
+            Self::RootCause => "root_cause",
         }
     }
 
@@ -138,6 +150,7 @@ impl AnswerFormat {
             Self::Gpa => Some(super::gpa::json_schema()),
             Self::Rubric => Some(super::rubric::json_schema()),
             Self::IssueName => Some(super::insight_names::json_schema()),
+            Self::RootCause => Some(super::rca_answer::json_schema()),
             Self::Score { .. } => None,
         }
     }
@@ -158,12 +171,13 @@ impl AnswerFormat {
             Self::Gpa => super::gpa::parse(json_body(text)?).map(Parsed::Gpa),
             Self::Rubric => super::rubric::parse(json_body(text)?).map(Parsed::Rubric),
             Self::IssueName => super::insight_names::parse(json_body(text)?).map(Parsed::IssueName),
+            Self::RootCause => super::rca_answer::parse(text),
         }
     }
 }
 
 /// The JSON object of an answer: the whole text, or the whole of one fenced block.
-fn json_body(text: &str) -> Result<&str, String> {
+pub(crate) fn json_body(text: &str) -> Result<&str, String> {
     let t = text.trim();
     let body = if let Some(rest) = t.strip_prefix("```") {
         let rest = rest.strip_prefix("json").unwrap_or(rest);

@@ -22,13 +22,15 @@ use super::error::JudgeError;
 /// Every template, by file name. A suite's `judge.prompts` directory may
 /// hold any of these; other `.j2` names are an error (a typo would
 /// otherwise be silently ignored).
-pub const TEMPLATE_NAMES: [&str; 13] = [
+pub const TEMPLATE_NAMES: [&str; 15] = [
     "checkpoint.system.j2",
     "checkpoint.user.j2",
     "gpa.system.j2",
     "gpa.user.j2",
     "issue.system.j2",
     "issue.user.j2",
+    "rca.system.j2",
+    "rca.user.j2",
     "rubric.system.j2",
     "rubric.user.j2",
     "step.system.j2",
@@ -38,13 +40,15 @@ pub const TEMPLATE_NAMES: [&str; 13] = [
     "task.user.j2",
 ];
 
-const BUILT_IN: [&str; 13] = [
+const BUILT_IN: [&str; 15] = [
     include_str!("templates/checkpoint.system.j2"),
     include_str!("templates/checkpoint.user.j2"),
     include_str!("templates/gpa.system.j2"),
     include_str!("templates/gpa.user.j2"),
     include_str!("templates/issue.system.j2"),
     include_str!("templates/issue.user.j2"),
+    include_str!("templates/rca.system.j2"),
+    include_str!("templates/rca.user.j2"),
     include_str!("templates/rubric.system.j2"),
     include_str!("templates/rubric.user.j2"),
     include_str!("templates/step.system.j2"),

@@ -41,6 +41,7 @@ pub fn from_stats(
         error_classes: stats.error_classes.clone(),
         invalid_citations,
         per_case: std::collections::BTreeMap::new(),
+        root_cause_questions: 0,
         cost_incomplete: stats.cost_incomplete,
     };
     s.error_rate = error_rate(&s);
@@ -87,6 +88,7 @@ pub fn merge<'a>(parts: impl IntoIterator<Item = &'a JudgeSummary>) -> JudgeSumm
         for (k, v) in &p.per_case {
             o.per_case.entry(k.clone()).or_insert(*v);
         }
+        o.root_cause_questions += p.root_cause_questions;
         o.cost_incomplete |= p.cost_incomplete;
     }
     let mut out = out.unwrap_or_else(none);
@@ -128,6 +130,12 @@ pub fn one_line(s: &JudgeSummary) -> Option<String> {
             } else {
                 ""
             }
+        ));
+    }
+    if s.root_cause_questions > 0 {
+        line.push_str(&format!(
+            " · root cause: 1 question per failed case ({})",
+            s.root_cause_questions
         ));
     }
     if s.invalid_citations > 0 {
