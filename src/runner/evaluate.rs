@@ -180,7 +180,6 @@ where
             .collect()
     });
     let mut cases = results.into_iter().collect::<Result<Vec<_>, _>>()?;
-    let mut judge_summary = judge_summary;
     if step_settings.root_cause == RootCauseMode::Judge {
         // One question per failed case, asked now that failures are known.
         let traces: Vec<Option<&Trace>> = loaded
