@@ -15,7 +15,9 @@ pair: nothing changed but the agent's and the simulated user's sampling.
    episodes where it applies, in the raw episode before conversion, and is
    compared with baseline t<a>. Detected = the gate fails (exit 2) with a
    `regression` on the checkpoint that encodes the broken rule.
-3. Writes power.md and power.json to --out and prints the Markdown.
+3. Control: the same injections into the baseline's own trial (pairs (b, b)),
+   so that only the injection differs.
+4. Writes power.md and power.json to --out and prints the Markdown.
 
 The gate's history of suite means has one point per baseline (one trial), so
 the 2-sigma leg is unavailable (it needs 5) and the test leg decides alone;
@@ -170,6 +172,16 @@ def tables(summary: dict) -> str:
             c = row[fmt_rate(rate)]
             lines.append(f"| {kind} | {fmt_rate(rate)} | {c['detected']}/{c['runs']} | {c['other_failure']}/{c['runs']} "
                          f"| {c['flagged_only']}/{c['runs']} | {c['median_p']} |")
+    lines += ["", "## Control: the violation injected into the baseline's own trial", "",
+              "Pairs (b, b): the head is baseline trial b with the violation injected, so nothing but the injection differs.", "",
+              "| violation | checkpoint (severity) | " + " | ".join(f"{fmt_rate(r)}" for r in rates) + " |",
+              "|---|---|" + "---|" * len(rates)]
+    for kind, row in summary["control_same_trial"].items():
+        cells = []
+        for rate in rates:
+            c = row[fmt_rate(rate)]
+            cells.append(f"{c['detected']}/{c['runs']} (k={c['k_range']}, median p {c['median_p']})")
+        lines.append(f"| {kind} | {row['checkpoint']} ({row['severity']}) | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -215,37 +227,42 @@ def power(args) -> int:
 
     injected = []
     detection = {}
-    for kind, (_, checkpoint, severity) in inject.KINDS.items():
-        row = {"checkpoint": checkpoint, "severity": severity}
-        for rate in rates:
-            cell = []
-            for a, b in pairs:
-                rng = random.Random(f"{args.seed}|{kind}|{rate}|{a}|{b}")
-                eps, applicable, chosen = inject_run(by_trial[b], kind, rate, rng)
-                d = work / "runs" / f"{kind}-{fmt_rate(rate)}-t{a}-t{b}"
-                traces, evidence = write_run(eps, d)
-                r = gate.compare(f"t{a}", traces, evidence, reports / f"{d.name}.json", checkpoint)
-                shutil.rmtree(d)
-                t = r["target"] or {}
-                rec = {"kind": kind, "rate": rate, "base": a, "head": b, "applicable": len(applicable),
-                       "injected": [f"task-{x}" for x in chosen], **r,
-                       "detected": r["exit"] == 2 and t.get("status") == "regression"}
-                cell.append(rec)
-                injected.append(rec)
-                print(f"{kind} {fmt_rate(rate)} t{a} -> t{b}: k={len(chosen)}/{len(applicable)} exit {r['exit']} "
-                      f"target {t.get('status')} p={t.get('p_value')}", file=sys.stderr)
-            row[fmt_rate(rate)] = {
-                "runs": len(cell),
-                "detected": sum(c["detected"] for c in cell),
-                "other_failure": sum(c["exit"] == 2 and not c["detected"] for c in cell),
-                "flagged_only": sum(c["exit"] == 0 and (c["target"] or {}).get("status") in ("regression", "suspected")
-                                    for c in cell),
-                "k_range": span([len(c["injected"]) for c in cell]),
-                "n_range": span([c["applicable"] for c in cell]),
-                "median_p": median([c["target"]["p_value"] for c in cell
-                                    if c["target"] and c["target"].get("p_value") is not None]),
-            }
-        detection[kind] = row
+    control = {}
+    # Control: the head is the baseline's own trial with the violation
+    # injected (pairs (b, b)), so only the injection differs.
+    for (table, pair_list, tag) in ((detection, pairs, ""), (control, [(t, t) for t in trials], "same-")):
+        for kind, (_, checkpoint, severity) in inject.KINDS.items():
+            row = {"checkpoint": checkpoint, "severity": severity}
+            for rate in rates:
+                cell = []
+                for a, b in pair_list:
+                    rng = random.Random(f"{args.seed}|{kind}|{rate}|{a}|{b}")
+                    eps, applicable, chosen = inject_run(by_trial[b], kind, rate, rng)
+                    d = work / "runs" / f"{tag}{kind}-{fmt_rate(rate)}-t{a}-t{b}"
+                    traces, evidence = write_run(eps, d)
+                    r = gate.compare(f"t{a}", traces, evidence, reports / f"{d.name}.json", checkpoint)
+                    shutil.rmtree(d)
+                    t = r["target"] or {}
+                    rec = {"kind": kind, "rate": rate, "base": a, "head": b, "applicable": len(applicable),
+                           "injected": [f"task-{x}" for x in chosen], **r,
+                           "detected": r["exit"] == 2 and t.get("status") == "regression"}
+                    cell.append(rec)
+                    if not tag:
+                        injected.append(rec)
+                    print(f"{kind} {fmt_rate(rate)} t{a} -> t{b}: k={len(chosen)}/{len(applicable)} exit {r['exit']} "
+                          f"target {t.get('status')} p={t.get('p_value')}", file=sys.stderr)
+                row[fmt_rate(rate)] = {
+                    "runs": len(cell),
+                    "detected": sum(c["detected"] for c in cell),
+                    "other_failure": sum(c["exit"] == 2 and not c["detected"] for c in cell),
+                    "flagged_only": sum(c["exit"] == 0 and (c["target"] or {}).get("status") in ("regression", "suspected")
+                                        for c in cell),
+                    "k_range": span([len(c["injected"]) for c in cell]),
+                    "n_range": span([c["applicable"] for c in cell]),
+                    "median_p": median([c["target"]["p_value"] for c in cell
+                                        if c["target"] and c["target"].get("p_value") is not None]),
+                }
+            table[kind] = row
 
     summary = {
         "source": args.source.name,
@@ -256,6 +273,7 @@ def power(args) -> int:
         "tier": "progressive (smoke tier of airline-tau at 20% of alpha, then the full 50 cases)",
         "null": null,
         "detection": detection,
+        "control_same_trial": control,
         "runs": injected,
     }
     md = "# Detection power of agenteval-gate on tau-bench airline (gpt-4o)\n\n" + tables(summary)
