@@ -235,9 +235,13 @@ def certificate_flight_change(ep: dict):
     The first successful `update_reservation_flights` is paid with a
     certificate from the user's profile (as read by `get_user_details`)
     instead of the card or gift card the agent used; the environment's
-    recorded payment entry names the certificate too."""
+    recorded payment entry names the certificate too. Not applicable where a
+    flight change is already paid with a certificate."""
     traj = ep["traj"]
     cs = calls(traj)
+    if any(_name(c) == "update_reservation_flights" and str(_args(c).get("payment_id", "")).startswith("certificate_")
+           for _, _, c, _ in cs):
+        return None  # A2-12 already fails here
     certs: list[str] = []
     for i, j, c, res in cs:
         if _name(c) == "get_user_details" and _ok(traj, res):
@@ -247,8 +251,6 @@ def certificate_flight_change(ep: dict):
         if _name(c) == "update_reservation_flights" and _ok(traj, res) and certs:
             a = _args(c)
             old = a.get("payment_id", "")
-            if old.startswith("certificate_"):
-                return None
             out = copy.deepcopy(ep)
             t = out["traj"]
             a = dict(a, payment_id=certs[0])

@@ -103,7 +103,7 @@ const KINDS: [(&str, &str, &[&str], &[&str]); 5] = [
     (
         "certificate-flight-change",
         "A2-12",
-        &["task-26", "task-3", "task-4", "task-5", "task-6", "task-7"],
+        &["task-26", "task-4", "task-5", "task-6", "task-7"],
         &[],
     ),
 ];
