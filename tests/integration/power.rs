@@ -60,7 +60,11 @@ fn inject(kind: &str, dir: &Path) -> Value {
         .arg(dir)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_str(&std::fs::read_to_string(dir.join("injected.json")).unwrap()).unwrap()
 }
 
@@ -71,7 +75,9 @@ const KINDS: [(&str, &str, &[&str], &[&str]); 5] = [
     (
         "no-confirmation",
         "A2-08",
-        &["task-0", "task-11", "task-2", "task-26", "task-31", "task-4", "task-5", "task-6"],
+        &[
+            "task-0", "task-11", "task-2", "task-26", "task-31", "task-4", "task-5", "task-6",
+        ],
         &[],
     ),
     // Reading no reservation before a change also breaks A2-05 ("some read first").
@@ -159,7 +165,8 @@ fn no_confirmation_removes_the_users_yes_and_nothing_else() {
         .find(|c| c["case"] == "task-31")
         .unwrap();
     let yes = task31["removed_user_message"].as_str().unwrap();
-    let read = |p: &Path| -> Value { serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap() };
+    let read =
+        |p: &Path| -> Value { serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap() };
     let before = read(&repo().join("suites/airline-tau/traces/task-31.json"));
     let after = read(&dir.path().join("airline-trial/traces/task-31.json"));
     let msgs = |v: &Value| v["traj"].as_array().unwrap().clone();
@@ -171,5 +178,8 @@ fn no_confirmation_removes_the_users_yes_and_nothing_else() {
     let mut rest = b.iter().filter(|m| a.contains(m));
     assert!(a.iter().all(|m| rest.next() == Some(m)));
     // The cancellation itself is still there.
-    assert!(a.iter().any(|m| m["tool_calls"][0]["function"]["name"] == "cancel_reservation"));
+    assert!(
+        a.iter()
+            .any(|m| m["tool_calls"][0]["function"]["name"] == "cancel_reservation")
+    );
 }
