@@ -31,6 +31,11 @@ The rules read the prompts agenteval-gate renders (the built-in templates):
   completeness 4 if the answer is at least 60 characters else 2, coherence 4.
 - semantic questions: equivalent when at least 80% of the reference's words
   occur in the answer.
+- root-cause questions: the first listed step whose content reports an
+  error (an `error:` line, a traceback, a non-zero exit); when that is an
+  EXEC, the first step it comes `after`; with no error, the first step. The
+  agent is that step's agent, else the first agent listed, else null. A
+  mechanical rule: its attribution accuracy means nothing.
 """
 
 import argparse
@@ -145,6 +150,41 @@ def semantic(user):
     return json.dumps({"equivalent": share >= 0.8, "notes": f"{LABEL}: {share:.0%} of the reference's words occur in the answer"})
 
 
+STEP_HEAD = re.compile(r"^\[(\S+)\] (\w+) `[^`]*`(?: · agent (.+?))?(?: · after (.+))?$")
+ERROR_SIGN = re.compile(r"(?im)^error: |traceback \(most recent call last\)|exit ?code:? *[1-9]")
+
+
+def rca(user):
+    data = blocks(user)
+    agents = [a.strip() for a in data.get("agents", "").split(",") if a.strip() and a.strip() != "(none named)"]
+    steps, current = [], None
+    for line in data.get("steps", "").splitlines():
+        m = STEP_HEAD.match(line)
+        if m:
+            current = {"id": m.group(1), "type": m.group(2), "agent": m.group(3),
+                       "after": [a.strip() for a in (m.group(4) or "").split(",") if a.strip()], "body": ""}
+            steps.append(current)
+        elif current is not None:
+            current["body"] += line + "\n"
+    by_id = {st["id"]: st for st in steps}
+    pick, why = (steps[0] if steps else None), "no step reports an error; the first step"
+    for st in steps:
+        if ERROR_SIGN.search(st["body"]):
+            pick, why = st, f"the first step that reports an error ({st['id']})"
+            if st["type"] == "EXEC" and st["after"] and st["after"][0] in by_id:
+                pick = by_id[st["after"][0]]
+                why += f", charged to the step it ran after ({pick['id']})"
+            break
+    if pick is None:
+        span = re.search(r"^\[span (\S+)\]", data.get("steps", ""), re.M)
+        step_id = span.group(1) if span else "none"
+        agent = agents[0] if agents else None
+    else:
+        step_id = pick["id"]
+        agent = pick["agent"] if pick["agent"] in agents else (agents[0] if agents else None)
+    return json.dumps({"step": step_id, "agent": agent, "reason": f"{LABEL}: {why}"})
+
+
 class Handler(BaseHTTPRequestHandler):
     latency = 0.0
 
@@ -167,6 +207,8 @@ class Handler(BaseHTTPRequestHandler):
             text = checkpoint(system, user, structured)
         elif "semantically equivalent" in system:
             text = semantic(user)
+        elif "failure attribution" in system:
+            text = rca(user)
         else:
             text = f"{LABEL}: unknown question.\nScore: 3"
         if self.latency:

@@ -175,5 +175,15 @@ fn steps_text(e: &StepEvaluation) -> String {
             terminal(&d.detail)
         );
     }
+    if let Some(rc) = &e.root_cause {
+        let _ = writeln!(
+            out,
+            "root cause: {} (span {}, agent {}): {}",
+            terminal(rc.step.as_deref().unwrap_or("—")),
+            terminal(rc.span_id.as_deref().unwrap_or("—")),
+            terminal(rc.agent.as_deref().unwrap_or("—")),
+            crate::output::truncate_chars(&terminal(&rc.reason), 200)
+        );
+    }
     out
 }

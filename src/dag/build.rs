@@ -18,7 +18,10 @@
 //!   else by order among unexecuted calls of the same tool (equal arguments
 //!   first); the adapter's `requested_by` attribute narrows the candidates
 //!   to one model span's calls ([`super::calls`]). A tool span no model call requested gets a *synthetic* PARAMGEN
-//!   built from the span's own arguments, so its arguments are still checked.
+//!   built from the span's own arguments, so its arguments are still checked;
+//!   when `requested_by` names a model span that requested no tool (a chat's
+//!   code executor running the code of an earlier message), that PARAMGEN
+//!   belongs to the requesting span and its agent, after its step.
 //! - Data edges: a model step depends on the agent's previous model step, on
 //!   the EXECs whose results it read (by call id in its input messages, else
 //!   every EXEC since the agent's previous model step), on the last step of
@@ -32,7 +35,7 @@
 //! parent links form a cycle (agents and nesting are then unknowable), a
 //! retry loop exceeds the unroll cap, or the trace has no model or tool spans.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value;
 
@@ -93,7 +96,11 @@ pub fn build_dag_with(trace: &Trace, options: BuildOptions) -> Dag {
         pending: PendingCalls::default(),
         transcript: trace.format == TraceFormat::MultiAgentChat,
         options,
+        span_index: HashMap::new(),
     };
+    for (i, span) in trace.spans.iter().enumerate() {
+        builder.span_index.entry(span.id.as_str()).or_insert(i);
+    }
     for (pos, &i) in order.iter().enumerate() {
         let span = &trace.spans[i];
         match span.kind {
@@ -163,6 +170,8 @@ struct Builder<'a> {
     options: BuildOptions,
     /// Agent → position (in `order`) of its last model call.
     last_model_call: BTreeMap<String, usize>,
+    /// Span id → index (the first span with that id).
+    span_index: HashMap<&'a str, usize>,
 }
 
 impl Builder<'_> {
@@ -242,6 +251,21 @@ impl Builder<'_> {
             out.extend(handoff.map(|n| (n, EdgeKind::Agent)));
         }
         out
+    }
+
+    /// The span (by id) a tool span's `requested_by` names, when it is a
+    /// model call that already has a step: its index and that step.
+    fn requester(&self, requested_by: Option<&str>) -> Option<(usize, usize)> {
+        let id = requested_by?;
+        let j = *self.span_index.get(id)?;
+        if self.trace.spans[j].kind != SpanKind::Llm {
+            return None;
+        }
+        let step = self
+            .nodes
+            .iter()
+            .rposition(|n| !n.synthetic && n.span_id.as_deref() == Some(id))?;
+        Some((j, step))
     }
 
     fn model_call(&mut self, pos: usize, i: usize) {
@@ -373,14 +397,27 @@ impl Builder<'_> {
         let (paramgen, owner, args) = if let Some((paramgen, owner, requested)) = matched {
             (paramgen, owner, args.or(Some(requested)))
         } else {
-            let inputs = self.step_inputs(&agent, span);
             let mut node = Node::new(StepType::ParamGen, name.clone());
             node.tool = Some(name.clone());
             node.call_id.clone_from(&call_id);
             node.arguments.clone_from(&args);
             node.output.clone_from(&args);
             node.synthetic = true;
-            (self.push(node, span, &agent, &inputs), agent.clone(), args)
+            // When the arguments came from another agent's turn (a chat's
+            // code executor runs the code of the message before it), the
+            // PARAMGEN is that turn's, so a failure charged to it lands on
+            // the agent that wrote the arguments.
+            let paramgen = if let Some((requester, from)) = self.requester(execution.requested_by) {
+                let requester_id = self.trace.spans[requester].id.clone();
+                let requester_agent = self.index.agent(requester).to_owned();
+                let pg = self.push(node, span, &requester_agent, &[(from, EdgeKind::Call)]);
+                self.nodes[pg].span_id = Some(requester_id);
+                pg
+            } else {
+                let inputs = self.step_inputs(&agent, span);
+                self.push(node, span, &agent, &inputs)
+            };
+            (paramgen, agent.clone(), args)
         };
         let mut node = Node::new(StepType::Exec, name.clone());
         node.tool = Some(name);

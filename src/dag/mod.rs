@@ -18,8 +18,11 @@ pub mod workflow;
 pub use build::{BuildOptions, build_dag, build_dag_with};
 pub use graph::{Dag, DagError};
 pub use model::{Attempt, Edge, EdgeKind, Node};
-pub use outcome::{ExecOutcome, exec_outcome};
-pub use rca::{Attribution, NodeVerdict, attribute_root_causes, workflow_quality};
+pub use outcome::{ExecOutcome, FailureOrigin, exec_outcome, failure_origin};
+pub use rca::{
+    Attribution, InputCharge, NodeVerdict, attribute_root_causes, decisive_root, input_charges,
+    workflow_quality,
+};
 pub use retry::MAX_ATTEMPTS;
 pub(crate) use retry::canonical_json;
 pub use view::{DagView, render_mermaid, render_mermaid_case};

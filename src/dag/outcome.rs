@@ -2,6 +2,12 @@
 //! error status, a timeout, or an "ok" status with a result that is really an
 //! error. Retry unrolling, the rules scorer and the tool-use metrics all read
 //! outcomes through this one function so they never disagree.
+//!
+//! [`failure_origin`] then tells whether a failed execution failed on its
+//! input — code that raised, a non-zero exit, arguments the tool rejected, an
+//! id it could not find — or on the infrastructure: a timeout, a 5xx, a rate
+//! limit, a dropped connection, missing credentials. Root-cause attribution
+//! charges the first kind to the step that produced the input.
 
 use std::sync::LazyLock;
 
@@ -73,6 +79,93 @@ pub fn exec_outcome(node: &Node) -> ExecOutcome {
         Some(message) => ExecOutcome::ErrorResult { message },
         None => ExecOutcome::Ok,
     }
+}
+
+/// Why an execution failed, as far as its own record says.
+///
+/// Failing tests reported by a test run are [`FailureOrigin::Unknown`]: the
+/// code under test was written by earlier steps, which the rules cannot
+/// single out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureOrigin {
+    /// The input was at fault: a code error (traceback, exception, non-zero
+    /// exit), a schema-invalid or rejected argument, an id not found.
+    Input,
+    /// The infrastructure was: a timeout, a 5xx, a rate limit, a network
+    /// failure, an authentication failure.
+    Infrastructure,
+    /// An error the rules cannot place; it stays on the execution.
+    Unknown,
+}
+
+static INFRASTRUCTURE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?ix)
+        \b(?:http|status|error|code)[\s:=]*5\d\d\b | \b5\d\d\s+(?:internal|service|bad|gateway|server)
+        | internal\s+server\s+error | service\s+unavailable | bad\s+gateway | gateway\s+time
+        | temporarily\s+unavailable | overloaded
+        | rate[\s_-]?limit | too\s+many\s+requests | \b429\b | quota\s+exceeded
+        | connection\s*(?:error|refused|reset|aborted|closed|timed) | connecttimeout | readtimeout
+        | network\s+is\s+unreachable | name\s+or\s+service\s+not\s+known | temporary\s+failure\s+in\s+name
+        | \b(?:http|status|error|code)[\s:=]*40[13]\b | unauthori[sz]ed | forbidden | invalid\s+api\s+key | api\s+key\s+(?:is\s+)?(?:missing|not\s+set)
+        | out\s+of\s+memory | memoryerror | exit\s*code:?\s*(?:124|137|143)\b | exitcode:\s*(?:124|137|143)\b",
+    )
+    .ok()
+});
+
+static INPUT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?ix)
+        traceback\s+\(most\s+recent\s+call\s+last\) | \b[a-z_][\w.]*(?:error|exception)\s*: 
+        | exit\s*code:?\s*[1-9] | exitcode:\s*[1-9] | exited\s+with\s+(?:code|status)\s+[1-9]
+        | no\s+code\s+block | not\s+found | no\s+such | does\s+not\s+exist | doesn't\s+exist | not\s+defined
+        | \binvalid\b | \bunknown\b | missing\s+required | required\s+(?:argument|parameter|field) | bad\s+request
+        | \b(?:http|status|error|code)[\s:=]*4(?:00|04|22)\b | \b(?:400|404|422)\s+(?:bad|not|unprocessable) | syntax\s+error | unexpected\s+(?:token|argument|keyword)",
+    )
+    .ok()
+});
+
+/// A test run reporting failing tests: a finding about the code under test,
+/// which earlier steps wrote, not about the call's own arguments.
+static TEST_FAILURES: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\btests?\s+failed\b|\b\d+\s+(?:tests?\s+)?failed\b|\bfailed\s+tests?\b").ok()
+});
+
+/// Where a failed execution's failure comes from; `None` when it did not fail.
+/// A timeout and an infrastructure message win over input signs (a
+/// traceback that ends in a `ConnectionError` is the network's fault).
+pub fn failure_origin(node: &Node) -> Option<FailureOrigin> {
+    let outcome = exec_outcome(node);
+    let message = outcome.message()?.to_owned();
+    if matches!(outcome, ExecOutcome::Timeout { .. }) {
+        return Some(FailureOrigin::Infrastructure);
+    }
+    let mut text = message;
+    if let Some(t) = &node.error_type {
+        text.push('\n');
+        text.push_str(t);
+    }
+    if let Some(out) = &node.output {
+        let rendered = render(out);
+        // The head and the tail of the result: where an error's kind is said.
+        let chars: Vec<char> = rendered.chars().collect();
+        let head: String = chars.iter().take(600).collect();
+        let tail: String = chars.iter().skip(chars.len().saturating_sub(600)).collect();
+        text.push('\n');
+        text.push_str(&head);
+        text.push('\n');
+        text.push_str(&tail);
+    }
+    let hits = |re: &LazyLock<Option<Regex>>| re.as_ref().is_some_and(|re| re.is_match(&text));
+    Some(if hits(&INFRASTRUCTURE) {
+        FailureOrigin::Infrastructure
+    } else if hits(&TEST_FAILURES) {
+        FailureOrigin::Unknown
+    } else if hits(&INPUT) {
+        FailureOrigin::Input
+    } else {
+        FailureOrigin::Unknown
+    })
 }
 
 /// The error a tool result reports, if it reports one.
@@ -193,6 +286,64 @@ mod tests {
         assert_eq!(result_error(&json!({"errors": [], "ok": true})), None);
         assert_eq!(result_error(&json!("The error rate is 2%")), None);
         assert_eq!(result_error(&json!(42)), None);
+    }
+
+    fn failed(message: &str, output: &str) -> Node {
+        let mut n = exec(json!(output));
+        n.error = Some(message.into());
+        n
+    }
+
+    #[test]
+    fn failures_on_the_input_are_told_from_infrastructure_failures() {
+        use FailureOrigin::{Infrastructure, Input, Unknown};
+        let cases = [
+            (
+                "exitcode: 1 (execution failed): NameError: name 'x' is not defined",
+                "exitcode: 1 (execution failed)\nCode output: Traceback (most recent call last):\nNameError: name 'x' is not defined",
+                Input,
+            ),
+            ("No code block detected in the messages.", "", Input),
+            ("", "Error: user not found", Input),
+            ("", "{\"error\": \"invalid reservation id\"}", Input),
+            (
+                "exitcode: 124 (execution failed): Timeout",
+                "Timeout",
+                Infrastructure,
+            ),
+            (
+                "exitcode: 1 (execution failed): TimeoutError: [Errno 110] Connection timed out",
+                "Traceback (most recent call last):\nTimeoutError: [Errno 110] Connection timed out",
+                Infrastructure,
+            ),
+            ("503 service unavailable", "", Infrastructure),
+            (
+                "",
+                "Error: rate limit reached, retry in 20s",
+                Infrastructure,
+            ),
+            ("HTTP 502 Bad Gateway", "", Infrastructure),
+            (
+                "exitcode: 1 (execution failed): ValueError: Invalid API key provided.",
+                "",
+                Infrastructure,
+            ),
+            ("", "Error: the reservation cannot be cancelled", Unknown),
+            (
+                "tests failed: 1 of 72",
+                "{\"exit_code\": 1, \"failures\": [\"AssertionError: expected 200, got 500\"]}",
+                Unknown,
+            ),
+        ];
+        for (message, output, want) in cases {
+            let node = if message.is_empty() {
+                exec(json!(output))
+            } else {
+                failed(message, output)
+            };
+            assert_eq!(failure_origin(&node), Some(want), "{message} / {output}");
+        }
+        assert_eq!(failure_origin(&exec(json!("fine"))), None);
     }
 
     #[test]

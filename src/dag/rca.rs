@@ -20,12 +20,25 @@
 //!
 //! In every mode the root has no failing parent, so it is itself a root
 //! cause; `v` is a root cause when the root is `v`, otherwise it is
-//! propagated from the root.
+//! propagated from the root. (`judge` walks like greedy here; the judge
+//! names the case's decisive step separately.)
+//!
+//! Before the walk, an execution that failed on its input ([`input_charges`])
+//! is charged to the PARAMGEN that produced the input: that step fails too,
+//! so the walk stops there, on the agent that wrote the code or arguments,
+//! and not on the tool that ran them. Infrastructure failures (timeouts,
+//! 5xx, rate limits) and errors the rules cannot place stay on the
+//! execution; so does a failed attempt a retry superseded.
+//!
+//! The case's decisive root cause ([`decisive_root`]) is its earliest root
+//! cause that is not a superseded attempt: the first error the rest follow from.
 
 use std::cmp::Ordering;
 
 use super::graph::Dag;
-use crate::spec::model::RootCauseMode;
+use super::model::EdgeKind;
+use super::outcome::{FailureOrigin, exec_outcome, failure_origin};
+use crate::spec::model::{RootCauseMode, StepType};
 
 /// What RCA needs to know about one node.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -97,9 +110,11 @@ pub fn attribute_root_causes(
                 return Attribution::Pass;
             }
             let root = match mode {
-                RootCauseMode::Greedy => walk(v, n, &failing_parents, |ps| {
-                    ps.iter().copied().min_by(by_score_then_index)
-                }),
+                RootCauseMode::Greedy | RootCauseMode::Judge => {
+                    walk(v, n, &failing_parents, |ps| {
+                        ps.iter().copied().min_by(by_score_then_index)
+                    })
+                }
                 RootCauseMode::Weighted => walk(v, n, &failing_parents, |ps| {
                     ps.iter().copied().min_by(|a, b| {
                         weight(*b)
@@ -118,6 +133,77 @@ pub fn attribute_root_causes(
             }
         })
         .collect()
+}
+
+/// An execution that failed on its input, charged to the step that made it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputCharge {
+    /// The EXEC.
+    pub exec: usize,
+    /// The PARAMGEN whose arguments (or code) it ran.
+    pub producer: usize,
+    /// The execution's error.
+    pub message: String,
+}
+
+/// Every execution of `dag` that failed on its input (see
+/// [`FailureOrigin::Input`]), with the PARAMGEN that produced the input: its
+/// call parent, or the call parent of the first attempt of its retry chain.
+/// Superseded attempts are left out: a retry that changed nothing and
+/// succeeded shows the input was not at fault.
+pub fn input_charges(dag: &Dag) -> Vec<InputCharge> {
+    let mut out = Vec::new();
+    for (i, node) in dag.nodes.iter().enumerate() {
+        if node.step_type != StepType::Exec
+            || node.compensated
+            || failure_origin(node) != Some(FailureOrigin::Input)
+        {
+            continue;
+        }
+        let Some(producer) = producer_of(dag, i) else {
+            continue;
+        };
+        out.push(InputCharge {
+            exec: i,
+            producer,
+            message: exec_outcome(node).message().unwrap_or_default().to_owned(),
+        });
+    }
+    out
+}
+
+/// The PARAMGEN an EXEC ran, following retry edges back to the first attempt.
+fn producer_of(dag: &Dag, exec: usize) -> Option<usize> {
+    let mut cur = exec;
+    for _ in 0..=dag.len() {
+        let incoming = |kind: EdgeKind| {
+            dag.edges
+                .iter()
+                .find(|e| e.to == cur && e.kind == kind)
+                .map(|e| e.from)
+        };
+        if let Some(p) = incoming(EdgeKind::Call).filter(|&p| {
+            dag.nodes
+                .get(p)
+                .is_some_and(|n| n.step_type == StepType::ParamGen)
+        }) {
+            return Some(p);
+        }
+        cur = incoming(EdgeKind::Retry)?;
+    }
+    None
+}
+
+/// The case's decisive root cause: the earliest root cause (nodes are in
+/// time order) that is not a superseded attempt.
+pub fn decisive_root(dag: &Dag, attributions: &[Attribution]) -> Option<usize> {
+    attributions
+        .iter()
+        .enumerate()
+        .find(|(i, a)| {
+            **a == Attribution::RootCause && dag.nodes.get(*i).is_some_and(|n| !n.compensated)
+        })
+        .map(|(i, _)| i)
 }
 
 /// Follow `choose(failing parents)` until a step has none.

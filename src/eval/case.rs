@@ -39,6 +39,7 @@ pub struct StepPart {
     pub cost: Cost,
     pub workflow_quality: Option<f64>,
     pub task: Option<TaskResult>,
+    pub root_cause: Option<crate::report::model::CaseRootCause>,
 }
 
 pub struct CaseContext<'a> {
@@ -140,5 +141,6 @@ pub fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport {
         cost: steps.cost,
         task,
         warnings: trace.map(|t| t.warnings.clone()).unwrap_or_default(),
+        root_cause: steps.root_cause,
     }
 }

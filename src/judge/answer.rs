@@ -14,6 +14,10 @@
 //!   with `Score:`. Step metrics use 1–5; the 0–3 scale is there for
 //!   trace-level judges.
 //! - [`AnswerFormat::Semantic`]: one JSON object `{equivalent, notes}`.
+//! - [`AnswerFormat::RootCause`]: one JSON object `{step, agent, reason}`,
+//!   `step` a non-empty id, `agent` a name or null, `reason` non-empty. Whether
+//!   the step and agent exist in the trace is checked by the caller
+//!   ([`super::rca`]), which has the trace.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -29,6 +33,8 @@ pub enum AnswerFormat {
     Score { min: u8, max: u8 },
     /// Semantic equivalence with a reference answer.
     Semantic,
+    /// The decisive error step and agent of a failed run.
+    RootCause,
 }
 
 /// A tier-3 state as the judge gives it.
@@ -68,6 +74,11 @@ pub enum Parsed {
         equivalent: bool,
         notes: String,
     },
+    RootCause {
+        step: String,
+        agent: Option<String>,
+        reason: String,
+    },
 }
 
 #[derive(Deserialize)]
@@ -95,6 +106,7 @@ impl AnswerFormat {
             Self::Checkpoint { .. } => "checkpoint_verdict",
             Self::Score { .. } => "score_line",
             Self::Semantic => "semantic_match",
+            Self::RootCause => "root_cause",
         }
     }
 
@@ -121,6 +133,7 @@ impl AnswerFormat {
                     "notes": {"type": "string"}
                 }
             })),
+            Self::RootCause => Some(super::rca_answer::json_schema()),
             Self::Score { .. } => None,
         }
     }
@@ -138,12 +151,13 @@ impl AnswerFormat {
                     notes: crate::judge::prompts::cap_chars(raw.notes.trim(), NOTES_CHARS),
                 })
             }
+            Self::RootCause => super::rca_answer::parse(text),
         }
     }
 }
 
 /// The JSON object of an answer: the whole text, or the whole of one fenced block.
-fn json_body(text: &str) -> Result<&str, String> {
+pub(crate) fn json_body(text: &str) -> Result<&str, String> {
     let t = text.trim();
     let body = if let Some(rest) = t.strip_prefix("```") {
         let rest = rest.strip_prefix("json").unwrap_or(rest);

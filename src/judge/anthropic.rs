@@ -82,16 +82,12 @@ fn parse(reply: &Reply) -> Result<RawAnswer, CallError> {
     if text.trim().is_empty() {
         return Err(CallError::Malformed("the answer has no text".into()));
     }
-    let tokens = |k: &str| {
-        v.pointer(&format!("/usage/{k}"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    Ok(RawAnswer {
+    Ok(RawAnswer::with_usage(
         text,
-        input_tokens: tokens("input_tokens"),
-        output_tokens: tokens("output_tokens"),
-    })
+        &v,
+        "input_tokens",
+        "output_tokens",
+    ))
 }
 
 impl Judge for AnthropicJudge {

@@ -14,6 +14,7 @@
 //! generation) are new templates, a new `AnswerFormat` with its strict
 //! parser, and a new `questions` function: the trait, the cache, the budget,
 //! retries, fallback and the `judge_error` accounting come with the engine.
+//! Judged root causes ([`rca`]) are asked after evaluation, one per failed case.
 
 pub mod answer;
 pub mod anthropic;
@@ -29,6 +30,8 @@ pub mod pipeline;
 pub mod prompts;
 pub mod provider;
 pub mod questions;
+pub mod rca;
+mod rca_answer;
 pub mod replay;
 pub mod retry;
 pub mod settings;

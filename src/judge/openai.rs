@@ -160,16 +160,12 @@ fn parse(reply: &Reply) -> Result<RawAnswer, CallError> {
     if text.trim().is_empty() {
         return Err(CallError::Malformed("the answer is empty".into()));
     }
-    let tokens = |k: &str| {
-        v.pointer(&format!("/usage/{k}"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    Ok(RawAnswer {
+    Ok(RawAnswer::with_usage(
         text,
-        input_tokens: tokens("prompt_tokens"),
-        output_tokens: tokens("completion_tokens"),
-    })
+        &v,
+        "prompt_tokens",
+        "completion_tokens",
+    ))
 }
 
 impl Judge for OpenAiJudge {

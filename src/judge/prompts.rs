@@ -22,9 +22,11 @@ use super::error::JudgeError;
 /// Every template, by file name. A suite's `judge.prompts` directory may
 /// hold any of these; other `.j2` names are an error (a typo would
 /// otherwise be silently ignored).
-pub const TEMPLATE_NAMES: [&str; 7] = [
+pub const TEMPLATE_NAMES: [&str; 9] = [
     "checkpoint.system.j2",
     "checkpoint.user.j2",
+    "rca.system.j2",
+    "rca.user.j2",
     "step.system.j2",
     "step.user.j2",
     "step_rubric.j2",
@@ -32,9 +34,11 @@ pub const TEMPLATE_NAMES: [&str; 7] = [
     "task.user.j2",
 ];
 
-const BUILT_IN: [&str; 7] = [
+const BUILT_IN: [&str; 9] = [
     include_str!("templates/checkpoint.system.j2"),
     include_str!("templates/checkpoint.user.j2"),
+    include_str!("templates/rca.system.j2"),
+    include_str!("templates/rca.user.j2"),
     include_str!("templates/step.system.j2"),
     include_str!("templates/step.user.j2"),
     include_str!("templates/step_rubric.j2"),

@@ -52,6 +52,29 @@ pub struct RawAnswer {
     pub output_tokens: u64,
 }
 
+impl RawAnswer {
+    /// The answer `text` with the token counts the provider reports under
+    /// `/usage/<input_key>` and `/usage/<output_key>` of its reply `v`
+    /// (0 when absent: the cost is then underestimated, never invented).
+    pub fn with_usage(
+        text: String,
+        v: &serde_json::Value,
+        input_key: &str,
+        output_key: &str,
+    ) -> Self {
+        let tokens = |k: &str| {
+            v.pointer(&format!("/usage/{k}"))
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0)
+        };
+        Self {
+            text,
+            input_tokens: tokens(input_key),
+            output_tokens: tokens(output_key),
+        }
+    }
+}
+
 /// Who judges: the provider family and the model. Part of every cache key,
 /// and recorded as `judge:<provider>/<model>` on what it decided.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

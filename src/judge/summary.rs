@@ -40,6 +40,7 @@ pub fn from_stats(
         error_rate: None,
         error_classes: stats.error_classes.clone(),
         invalid_citations,
+        root_cause_questions: 0,
         cost_incomplete: stats.cost_incomplete,
     };
     s.error_rate = error_rate(&s);
@@ -83,6 +84,7 @@ pub fn merge<'a>(parts: impl IntoIterator<Item = &'a JudgeSummary>) -> JudgeSumm
             *o.error_classes.entry(k.clone()).or_default() += v;
         }
         o.invalid_citations += p.invalid_citations;
+        o.root_cause_questions += p.root_cause_questions;
         o.cost_incomplete |= p.cost_incomplete;
     }
     let mut out = out.unwrap_or_else(none);
@@ -124,6 +126,12 @@ pub fn one_line(s: &JudgeSummary) -> Option<String> {
             } else {
                 ""
             }
+        ));
+    }
+    if s.root_cause_questions > 0 {
+        line.push_str(&format!(
+            " · root cause: 1 question per failed case ({})",
+            s.root_cause_questions
         ));
     }
     if s.invalid_citations > 0 {

@@ -88,6 +88,12 @@ pub struct SuiteJudge {
 }
 
 impl SuiteJudge {
+    /// An engine on this suite's settings and budget (for questions asked
+    /// after evaluation, such as judged root causes).
+    pub fn engine(&self) -> Result<Engine, JudgeError> {
+        Engine::from_settings(&self.settings, Arc::clone(&self.budget))
+    }
+
     /// Judge `views` (the cases that have a trace); answers in the same order.
     pub fn judge(
         &self,

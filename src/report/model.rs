@@ -125,6 +125,9 @@ pub struct JudgeSummary {
     pub input_tokens: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub output_tokens: u64,
+    /// Root-cause questions (`scoring.root_cause: judge`): one per failed case.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub root_cause_questions: u64,
     /// `errors / (questions − budget_exhausted − not_in_cache)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_rate: Option<f64>,
@@ -205,6 +208,38 @@ pub struct CaseReport {
     pub evaluator_audit: EvaluatorAudit,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The case's decisive error: the earliest root-cause step, or the one
+    /// the judge named (`scoring.root_cause: judge`). Absent when nothing failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_cause: Option<CaseRootCause>,
+}
+
+/// Which step and agent a failed case is blamed on, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseRootCause {
+    /// `greedy`, `full_path`, `weighted` or `judge`.
+    pub method: crate::spec::model::RootCauseMode,
+    /// `named`, or `not_available` (with the reason in `reason`).
+    pub status: RootCauseStatus,
+    /// The step id (`s7`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    /// The span the step was read from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// Why this step, or why none could be named.
+    pub reason: String,
+    /// `rules`, or the judge's `provider/model`.
+    pub by: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RootCauseStatus {
+    Named,
+    NotAvailable,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

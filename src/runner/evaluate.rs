@@ -16,12 +16,15 @@ use crate::eval::steps::{
     evaluate_steps, final_answer,
 };
 use crate::judge::questions::CaseView;
+use crate::judge::rca::judge_root_causes;
 use crate::judge::tier::{CaseJudgments, SuiteJudge};
 use crate::report::build::{RunMeta, build_run_report};
 use crate::report::model::{CaseReport, JudgeSummary, RunMode, RunReport, ShardInfo, Tier};
 use crate::runner::RunnerError;
 use crate::runner::replay::{load_evidence, load_trace, trace_path};
+use crate::spec::model::RootCauseMode;
 use crate::spec::suite::Suite;
+use crate::trace::model::Trace;
 
 /// What the runner has for one case before evaluation.
 #[derive(Debug, Clone)]
@@ -111,9 +114,10 @@ where
     let rules = RulesScorer;
     let results: Vec<Result<CaseReport, RunnerError>> = pool.install(|| {
         loaded
-            .into_par_iter()
+            .par_iter()
             .zip(judgments.into_par_iter())
             .map(|((i, evidence, CaseInput { outcome, warnings }), judged)| {
+                let i = *i;
                 let case = &suite.cases[i];
                 let judged_scorer = JudgedScorer::new(&judged.steps);
                 let scorer: &dyn StepScorer = if suite_judge.is_some() {
@@ -145,21 +149,35 @@ where
                 let cx = CaseContext {
                     suite,
                     case,
-                    outcome: &outcome,
+                    outcome,
                     evidence: evidence.as_ref(),
                     judge: &judged.checkpoints,
                 };
                 let mut report = evaluate_case(&cx, steps);
                 // Case-specific warnings stay with their case, so shard
                 // reports merge into exactly what one run gives.
-                report.warnings.extend(warnings);
+                report.warnings.extend(warnings.iter().cloned());
                 report.warnings.extend(step_warnings);
                 report.warnings.extend(judged.warnings);
                 Ok(report)
             })
             .collect()
     });
-    let cases = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let mut cases = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let mut judge_summary = judge_summary;
+    if step_settings.root_cause == RootCauseMode::Judge {
+        // One question per failed case, asked now that failures are known.
+        let traces: Vec<Option<&Trace>> = loaded
+            .iter()
+            .map(|(_, _, input)| match &input.outcome {
+                TraceOutcome::Loaded { trace, .. } => Some(trace.as_ref()),
+                TraceOutcome::Failed { .. } => None,
+            })
+            .collect();
+        if let Some(rca) = judge_root_causes(suite_judge.as_ref(), suite, &traces, &mut cases)? {
+            judge_summary = crate::judge::summary::merge([&judge_summary, &rca]);
+        }
+    }
     let mut config_tags = suite.config_tags.clone();
     config_tags.extend(settings.tags.clone());
     let meta = RunMeta {

@@ -7,13 +7,26 @@
 //! label's `mistake_step` names span `m<mistake_step>`. The speaker is the
 //! span's agent (`Orchestrator (-> WebSurfer)` → agent `Orchestrator`,
 //! attribute `recipient = WebSurfer`; `Orchestrator (thought)` → attribute
-//! `channel = thought`). Human turns are `User` spans; `Computer_terminal`
-//! outputs are `Tool` spans (`exitcode: N`, non-zero → error); other turns
-//! are `Llm` spans. Labels (`mistake_agent`, `mistake_step`,
-//! `mistake_reason`, `ground_truth`, `question`, …) go to the metadata.
+//! `channel = thought`). Human turns are `User` spans; other turns are `Llm`
+//! spans, except the code executors, which are tools and not agents:
+//! `CaptainAgent`'s `Computer_terminal` (`exitcode: N (…)`) and
+//! Magentic-One's `ComputerTerminal` (`… Unix exit code: N`, or "No code
+//! block detected"). Their turns are `Tool` spans, an error when the exit
+//! code is not 0 (the message names the last exception line of the output)
+//! or when there was no code block. Each records in `requested_by` the turn
+//! whose code it ran — the latest turn addressed to it (`(-> ComputerTerminal)`),
+//! else the latest turn of another speaker that is neither a tool nor a human
+//! nor a `(thought)` — and takes that turn's fenced code blocks as its
+//! arguments, so a failed run can be charged to the agent that wrote the code.
+//! The other speakers of the dataset (`WebSurfer`, `FileSurfer`,
+//! `Assistant`, the `*_Expert`s) choose their own actions and stay agents.
+//! Labels (`mistake_agent`, `mistake_step`, `mistake_reason`,
+//! `ground_truth`, `question`, …) go to the metadata.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
+use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -27,7 +40,9 @@ use crate::trace::model::{
 };
 
 const WHAT: &str = "a multi-agent log (`{\"history\": [{\"content\", \"role\", \"name\"}…]}`)";
-const TERMINAL: &str = "Computer_terminal";
+/// The code executors of the multi-agent systems in Who&When: `CaptainAgent`
+/// (AG2) and Magentic-One.
+const TERMINALS: [&str; 2] = ["Computer_terminal", "ComputerTerminal"];
 
 #[derive(Deserialize)]
 struct Log {
@@ -73,7 +88,20 @@ fn build(id: String, log: Log) -> Trace {
         .spans
         .push(Span::new("root", "group_chat", SpanKind::Agent, 0));
     for (i, turn) in log.history.into_iter().enumerate() {
-        draft.spans.push(turn_span(i, turn));
+        let mut span = turn_span(i, turn);
+        if span.kind == SpanKind::Tool
+            && let Some(sender) = sender_of(&draft.spans[1..], span.agent.as_deref())
+        {
+            let code = code_blocks(&draft.spans[1 + sender].output_text().unwrap_or_default());
+            if let Some(tool) = span.tool.as_mut() {
+                tool.arguments = code.map(|c| serde_json::json!({ "code": c }));
+            }
+            span.attributes.insert(
+                Span::REQUESTED_BY.to_owned(),
+                Value::String(format!("m{sender}")),
+            );
+        }
+        draft.spans.push(span);
     }
     let mut metadata: BTreeMap<String, Value> = log.labels;
     if let Some(step) = metadata.get("mistake_step").and_then(step_index) {
@@ -108,11 +136,11 @@ fn turn_span(i: usize, turn: Turn) -> Span {
         || (turn.name.is_none() && who.eq_ignore_ascii_case("user"));
     let mut span = if is_human {
         Span::new(&id, "user", SpanKind::User, i + 1)
-    } else if who == TERMINAL {
-        let mut span = Span::new(&id, TERMINAL, SpanKind::Tool, i + 1);
+    } else if let Some(terminal) = TERMINALS.iter().find(|t| who == **t) {
+        let mut span = Span::new(&id, *terminal, SpanKind::Tool, i + 1);
         span.status = terminal_status(&content);
         span.tool = Some(ToolExecution {
-            name: TERMINAL.to_owned(),
+            name: (*terminal).to_owned(),
             call_id: None,
             arguments: None,
             result: Some(Value::String(content.clone())),
@@ -152,30 +180,78 @@ fn turn_span(i: usize, turn: Turn) -> Span {
     span
 }
 
-/// `exitcode: 1 (execution failed)` → error; `exitcode: 0 …` → ok;
-/// anything else (e.g. "There is no code … to execute") → unset.
+/// The turn (index into `turns`, the chat's messages so far) whose code a
+/// terminal turn runs: the latest turn addressed to the terminal, else the
+/// latest turn of another speaker that is not a tool, a human or a thought.
+fn sender_of(turns: &[Span], terminal: Option<&str>) -> Option<usize> {
+    let addressed = turns.iter().rposition(|s| {
+        s.kind == SpanKind::Tool
+            || (terminal.is_some()
+                && s.attributes.get("recipient").and_then(Value::as_str) == terminal)
+    });
+    if let Some(k) = addressed
+        && turns[k].kind != SpanKind::Tool
+    {
+        return Some(k);
+    }
+    turns.iter().rposition(|s| {
+        s.kind == SpanKind::Llm
+            && s.attributes.get("channel").and_then(Value::as_str) != Some("thought")
+    })
+}
+
+static CODE_BLOCK: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"(?s)```[^\n`]*\n(.*?)```").ok());
+
+/// The fenced code blocks of a message, joined by a blank line.
+fn code_blocks(text: &str) -> Option<String> {
+    let re = CODE_BLOCK.as_ref()?;
+    let blocks: Vec<&str> = re
+        .captures_iter(text)
+        .filter_map(|c| c.get(1).map(|m| m.as_str().trim_end()))
+        .collect();
+    (!blocks.is_empty()).then(|| blocks.join("\n\n"))
+}
+
+static EXIT_CODE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"(?i)(?:^\s*exitcode:|unix exit code(?: was)?:)\s*(-?\d+)").ok());
+static EXCEPTION_LINE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?m)^\s*([A-Za-z_][\w.]*(?:Error|Exception|Timeout|Interrupt)\b.*)$").ok()
+});
+
+/// `exitcode: 1 (execution failed)` (`CaptainAgent`) or `… Unix exit code: 1`
+/// (Magentic-One) → error, its message the first line plus the last
+/// exception line of the output; exit code 0 → ok; "No code block detected"
+/// → error (the sender gave no code); anything else (e.g. "There is no code
+/// … to execute", nothing was run) → unset.
 fn terminal_status(content: &str) -> Status {
-    let Some(rest) = content.trim_start().strip_prefix("exitcode:") else {
+    let text = content.trim_start();
+    if text.starts_with("No code block detected") {
+        return Status::error(text.lines().next().unwrap_or_default().trim());
+    }
+    let Some(code) = EXIT_CODE
+        .as_ref()
+        .and_then(|re| re.captures(text))
+        .and_then(|c| c.get(1))
+        .and_then(|m| m.as_str().parse::<i64>().ok())
+    else {
         return Status::default();
     };
-    let code: String = rest
-        .trim_start()
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '-')
-        .collect();
-    match code.parse::<i64>() {
-        Ok(0) => Status {
+    if code == 0 {
+        return Status {
             code: StatusCode::Ok,
             message: None,
-        },
-        Ok(_) => Status::error(
-            content
-                .trim_start()
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .trim(),
-        ),
-        Err(_) => Status::default(),
+        };
+    }
+    let first = text.lines().next().unwrap_or_default().trim();
+    let exception = EXCEPTION_LINE.as_ref().and_then(|re| {
+        re.captures_iter(text)
+            .last()
+            .and_then(|c| c.get(1))
+            .map(|m| m.as_str().trim().chars().take(200).collect::<String>())
+    });
+    match exception {
+        Some(e) => Status::error(format!("{first}: {e}")),
+        None => Status::error(first),
     }
 }

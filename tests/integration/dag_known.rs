@@ -3,7 +3,11 @@
 //! taxonomy outcomes, the views, and the tau-bench subset.
 
 #[cfg(test)]
+mod accuracy;
+#[cfg(test)]
 mod build;
+#[cfg(test)]
+mod charge;
 #[cfg(test)]
 mod formats;
 #[cfg(test)]

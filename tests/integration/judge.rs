@@ -5,5 +5,6 @@
 mod calibrate;
 mod cli;
 mod engine;
+mod rca;
 mod stand_in;
 mod support;

@@ -89,6 +89,7 @@ pub(super) fn case(
         position_dropout: Quartiles::default(),
         evaluator_audit: EvaluatorAudit::default(),
         warnings: vec![],
+        root_cause: None,
     }
 }
 

@@ -151,6 +151,7 @@ mod tests {
             position_dropout: Quartiles::default(),
             evaluator_audit: EvaluatorAudit::default(),
             warnings: Vec::new(),
+            root_cause: None,
         }
     }
 

@@ -11,14 +11,16 @@ use super::scorer::{ParentOutput, StepInput, StepScore, StepScorer};
 use super::settings::StepSettings;
 use crate::dag::{
     Attribution, BuildOptions, Dag, DagView, NodeVerdict, attribute_root_causes, build_dag_with,
-    match_workflow, render_mermaid, workflow_quality,
+    decisive_root, input_charges, match_workflow, render_mermaid, workflow_quality,
 };
 use crate::eval::case::StepPart;
 use crate::eval::metrics::cost::cost_metrics;
 use crate::eval::metrics::task::evaluate_task;
 use crate::eval::metrics::tool_use::tool_use_metrics;
-use crate::report::model::{Cost, DagInfo, StepAttempt, StepResult, TaskResult, ToolUse};
-use crate::spec::model::{ExpectedOutput, PriceSpec, StepType, WorkflowSpec};
+use crate::report::model::{
+    CaseRootCause, Cost, DagInfo, RootCauseStatus, StepAttempt, StepResult, TaskResult, ToolUse,
+};
+use crate::spec::model::{ExpectedOutput, PriceSpec, RootCauseMode, StepType, WorkflowSpec};
 use crate::spec::suite::{Case, Suite};
 use crate::trace::model::Trace;
 
@@ -93,6 +95,8 @@ pub struct StepEvaluation {
     pub workflow_quality: Option<f64>,
     /// Task success, when the case has an `expected_output`.
     pub task: Option<TaskResult>,
+    /// The decisive root cause, when a step failed.
+    pub root_cause: Option<CaseRootCause>,
     /// The DAG itself, for the `trace` views.
     pub graph: Dag,
     /// How the DAG was built (unrolled retries, flat-fallback reason) and
@@ -111,6 +115,7 @@ impl StepEvaluation {
             cost: self.cost,
             workflow_quality: self.workflow_quality,
             task: self.task,
+            root_cause: self.root_cause,
         };
         (part, self.warnings)
     }
@@ -189,7 +194,7 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
     let matched = ctx.workflow.map(|w| match_workflow(&dag, w));
     let workflow_tools = workflow_tools(ctx.workflow);
 
-    let scores: Vec<StepScore> = (0..dag.len())
+    let mut scores: Vec<StepScore> = (0..dag.len())
         .map(|i| {
             sanitize(
                 ctx.scorer
@@ -197,8 +202,9 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
             )
         })
         .collect();
-
     let thresholds = ctx.settings.thresholds;
+    charge_input_failures(&dag, &mut scores, thresholds.get(StepType::ParamGen));
+
     let verdicts: Vec<NodeVerdict> = dag
         .nodes
         .iter()
@@ -206,6 +212,29 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
         .map(|(n, s)| NodeVerdict::new(s.score, thresholds.get(n.step_type)))
         .collect();
     let attributions = attribute_root_causes(&dag, &verdicts, ctx.settings.root_cause);
+    // With `root_cause: judge` the judge names the case's root cause after
+    // evaluation (`judge::rca`); the walk above still marks the steps.
+    let decisive = match ctx.settings.root_cause {
+        RootCauseMode::Judge => None,
+        _ => decisive_root(&dag, &attributions),
+    };
+    let root_cause = decisive.map(|i| {
+        let s = &scores[i];
+        let node = &dag.nodes[i];
+        CaseRootCause {
+            method: ctx.settings.root_cause,
+            status: RootCauseStatus::Named,
+            step: Some(node.id.clone()),
+            span_id: node.span_id.clone(),
+            agent: node.agent.clone(),
+            reason: if s.notes.is_empty() {
+                format!("{} `{}` failed", node.step_type, node.name)
+            } else {
+                s.notes.clone()
+            },
+            by: s.scored_by.clone(),
+        }
+    });
     let score_values: Vec<Option<f64>> = scores.iter().map(|s| s.score).collect();
     let q = workflow_quality(&dag, &score_values);
 
@@ -267,8 +296,34 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
         cost,
         workflow_quality: q,
         task,
+        root_cause,
         graph: dag,
         warnings,
+    }
+}
+
+/// Charge each execution that failed on its input to the PARAMGEN that
+/// produced the input ([`crate::dag::input_charges`]): a PARAMGEN that does
+/// not already fail gets correctness 1, scored by the rules, with the
+/// execution's error in its notes.
+fn charge_input_failures(dag: &Dag, scores: &mut [StepScore], threshold: f64) {
+    for charge in input_charges(dag) {
+        let Some(current) = scores.get(charge.producer) else {
+            continue;
+        };
+        if current.score.is_some_and(|v| v < threshold) {
+            continue;
+        }
+        let exec = &dag.nodes[charge.exec];
+        scores[charge.producer] = StepScore::from_metrics(
+            super::rules::RULES,
+            vec![(super::scorer::Metric::Correctness, 1.0)],
+            format!(
+                "the execution {} (`{}`) failed on these arguments: {}",
+                exec.id, exec.name, charge.message
+            ),
+            Some(super::taxonomy::Failure::InvalidParameterValue),
+        );
     }
 }
 

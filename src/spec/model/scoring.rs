@@ -92,6 +92,10 @@ pub enum RootCauseMode {
     FullPath,
     /// Parents weighted by (threshold − score) × descendants.
     Weighted,
+    /// The judge reads the failed case's step DAG (or its messages) and names
+    /// the decisive step and agent with a reason: one judge call per failed
+    /// case. Step-level attribution walks as `greedy`.
+    Judge,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]

@@ -220,13 +220,33 @@ fn multi_agent_chat_who_and_when() {
             ParamGen, Exec, Synth
         ]
     );
+    // Each terminal run's PARAMGEN is the code of the turn before it
+    // (`requested_by`), so it hangs from that turn's step only: the
+    // terminal's previous run reaches it through the sender, not directly.
     assert_eq!(
         edges(&dag),
         [
-            "s1>s2", "s1>s11", "s2>s3", "s3>s4", "s4>s5", "s4>s6", "s5>s6", "s5>s8", "s6>s7",
-            "s7>s8", "s7>s9", "s8>s9", "s8>s14", "s9>s10", "s10>s11", "s10>s12", "s11>s12",
-            "s12>s13", "s13>s14"
+            "s1>s2", "s1>s11", "s2>s3", "s3>s4", "s4>s5", "s5>s6", "s5>s8", "s6>s7", "s7>s8",
+            "s8>s9", "s8>s14", "s9>s10", "s10>s11", "s11>s12", "s12>s13", "s13>s14"
         ]
+    );
+    // The failed run (m4) ran the code of m3: its PARAMGEN is m3's, by the agent who wrote it.
+    let (pg, exec) = (&dag.nodes[5], &dag.nodes[6]);
+    assert_eq!(
+        (pg.span_id.as_deref(), pg.agent.as_deref()),
+        (Some("m3"), Some("DataVerification_Expert"))
+    );
+    assert_eq!(
+        (exec.span_id.as_deref(), exec.agent.as_deref()),
+        (Some("m4"), Some("Computer_terminal"))
+    );
+    assert!(
+        pg.arguments
+            .as_ref()
+            .and_then(|a| a["code"].as_str())
+            .is_some_and(|c| c.contains("perform_web_search")),
+        "{:?}",
+        pg.arguments
     );
     assert_eq!(
         dag.nodes[13].agent.as_deref(),

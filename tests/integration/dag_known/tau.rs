@@ -110,10 +110,13 @@ fn tau_bench_dag_status_and_q_auc() {
     );
     assert_eq!((pos.len(), neg.len(), undefined), (8, 8, 3));
     // Without a catalog or a judge the rules see only tool errors, yet Q still ranks the
-    // successful episodes above the failed ones more often than not: 39 of the 64
-    // (success, failure) pairs, ties counting half (0.609). A change that makes the rules
-    // blind (every Q equal) gives 0.5 and fails here.
+    // successful episodes above the failed ones more often than not: 37 of the 64
+    // (success, failure) pairs, ties counting half (0.578). A change that makes the rules
+    // blind (every Q equal) gives 0.5 and fails here. (It was 39 of 64 before issue 14
+    // charged executions that failed on their input to their PARAMGEN: task-26.trial-0,
+    // a success, named a payment method that does not exist before recovering, and its
+    // PARAMGEN now scores 1, which lowers its Q below two more failures.)
     let auc = auc.unwrap();
     assert!(auc > 0.5, "AUC {auc}");
-    assert!((auc - 39.0 / 64.0).abs() < 1e-12, "AUC {auc}");
+    assert!((auc - 37.0 / 64.0).abs() < 1e-12, "AUC {auc}");
 }

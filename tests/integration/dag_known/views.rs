@@ -72,6 +72,7 @@ fn mermaid_of_a_scored_trace_is_exact_and_matches_the_saved_case_view() {
         position_dropout: Quartiles::default(),
         evaluator_audit: EvaluatorAudit::default(),
         warnings: Vec::new(),
+        root_cause: None,
     };
     // Round-trip through the report JSON: the PR comment renders from a saved report.
     let saved: CaseReport = serde_json::from_str(&serde_json::to_string(&case).unwrap()).unwrap();

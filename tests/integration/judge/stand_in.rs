@@ -12,13 +12,13 @@ use super::support::{JudgeSuite, checkpoint, run};
 use crate::common::{bin, outputs, repo};
 
 /// The stand-in server on a free port; killed on drop.
-struct StandIn {
+pub(super) struct StandIn {
     child: Child,
-    url: String,
+    pub(super) url: String,
 }
 
 impl StandIn {
-    fn start() -> Self {
+    pub(super) fn start() -> Self {
         let mut child = Command::new("python3")
             .arg(repo().join("scripts/stand_in_judge.py"))
             .args(["--port", "0"])

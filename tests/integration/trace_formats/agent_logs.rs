@@ -224,7 +224,20 @@ fn who_and_when_roles_split_into_speaker_and_recipient() {
     );
     assert_eq!(
         failed.status.message.as_deref(),
-        Some("exitcode: 1 (execution failed)")
+        Some("exitcode: 1 (execution failed): TypeError: 'NoneType' object is not iterable")
+    );
+    // The terminal ran the code of the turn before it, and says so.
+    assert_eq!(failed.attributes["requested_by"], json!("m3"));
+    let code = failed
+        .tool
+        .as_ref()
+        .and_then(|t| t.arguments.as_ref())
+        .unwrap();
+    assert!(
+        code["code"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("from functions import perform_web_search")),
+        "{code}"
     );
     assert_eq!(span(&captain, "m2").status.code, StatusCode::Ok);
     assert_eq!(captain.metadata["is_correct"], json!(false));
