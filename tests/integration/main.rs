@@ -12,6 +12,7 @@ mod html_report;
 mod judge;
 mod metric_families;
 mod policy;
+mod power;
 mod runner;
 mod schema;
 mod stats_reference;
