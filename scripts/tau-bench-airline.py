@@ -15,10 +15,21 @@ airline-tau spec (checkpoints, tool catalog, task success):
 Case ids are `task-<task_id>.trial-<trial>`. Evidence and cases are built
 exactly as for airline-tau (`suites/airline-tau/split_episodes.py`).
 
+With `--trial N`, only trial N's 50 episodes are written and case ids are
+`task-<task_id>`, so that the suites of different trials have the same cases
+and one trial can be compared with another (`baseline update` on trial a,
+`compare --traces ... --evidence ...` on trial b). The cases then carry only
+what belongs to the task (input, gold tools, tags from the gold actions and
+the smoke set), not the episode's outcome (the `success`/`failure` tags, a
+`transfer` tag the gold does not call for, and the trial in the metadata vary
+from trial to trial, and
+a case whose definition changed is left out of a comparison).
+
 Usage:
   curl -LO https://raw.githubusercontent.com/sierra-research/tau-bench/59a200c6d575d595120f1cb70fea53cef0632f6b/historical_trajectories/gpt-4o-airline.json
   python3 scripts/tau-bench-airline.py --source gpt-4o-airline.json --out /tmp/airline-200
   agenteval-gate run --suites-dir /tmp --suite airline-200 --deterministic --out /tmp/airline-200.json
+  python3 scripts/tau-bench-airline.py --source gpt-4o-airline.json --trial 1 --out /tmp/t1/airline-trial
 """
 
 from __future__ import annotations
@@ -41,10 +52,21 @@ def split_module():
     return module
 
 
+def task_case(case: dict) -> dict:
+    """The part of a case that belongs to the task, the same in every trial."""
+    outcome = {"success", "failure"}
+    if "transfer_to_human_agents" not in case["expected_tools"]:
+        outcome.add("transfer")  # tagged because this episode ended in a transfer
+    case["tags"] = [t for t in case["tags"] if t not in outcome]
+    case["metadata"] = {k: v for k, v in case["metadata"].items() if k in ("task_id", "user_id")}
+    return case
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--source", type=Path, required=True, help="tau-bench episodes JSON (an array of episodes)")
     p.add_argument("--out", type=Path, required=True, help="suite directory to create; its name becomes the suite name")
+    p.add_argument("--trial", type=int, help="write only this trial's episodes, with case ids `task-<task_id>`")
     args = p.parse_args()
 
     split = split_module()
@@ -62,8 +84,12 @@ def main() -> int:
     (args.out / "evidence").mkdir(parents=True, exist_ok=True)
     cases = []
     seen = set()
+    if args.trial is not None:
+        episodes = [ep for ep in episodes if ep.get("trial") == args.trial]
+        if not episodes:
+            sys.exit(f"{args.source}: no episode of trial {args.trial}")
     for ep in episodes:
-        case_id = f"task-{ep['task_id']}.trial-{ep['trial']}"
+        case_id = f"task-{ep['task_id']}" if args.trial is not None else f"task-{ep['task_id']}.trial-{ep['trial']}"
         if case_id in seen:
             sys.exit(f"{args.source}: episode {case_id} appears twice")
         seen.add(case_id)
@@ -71,6 +97,8 @@ def main() -> int:
         (args.out / "evidence" / f"{case_id}.json").write_text(json.dumps(split.evidence_of(ep), indent=2) + "\n")
         case = split.case_of(ep)
         case["id"] = case_id
+        if args.trial is not None:
+            case = task_case(case)
         cases.append(json.dumps(case) + "\n")
     (args.out / "cases.jsonl").write_text("".join(cases))
 

@@ -13,6 +13,7 @@ mod insights;
 mod judge;
 mod metric_families;
 mod policy;
+mod power;
 mod runner;
 mod schema;
 mod stats_reference;
