@@ -50,3 +50,19 @@ pub(crate) fn outputs(out: &std::process::Output) -> (String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// `run` a suite and return its report.
+pub(crate) fn run_report(suites_dir: &Path, suite: &str) -> serde_json::Value {
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().join("report.json");
+    let output = bin()
+        .args(["--quiet", "run", "--deterministic", "--suites-dir"])
+        .arg(suites_dir)
+        .args(["--suite", suite, "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (_, stderr) = outputs(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+}

@@ -7,27 +7,10 @@
 #![expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{bin, copy_dir, fixture, outputs, repo};
-
-/// `run` a suite and return its report.
-fn run_report(suites_dir: &Path, suite: &str) -> Value {
-    let out_dir = tempfile::tempdir().unwrap();
-    let out = out_dir.path().join("report.json");
-    let output = bin()
-        .args(["--quiet", "run", "--deterministic", "--suites-dir"])
-        .arg(suites_dir)
-        .args(["--suite", suite, "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let (_, stderr) = outputs(&output);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
-    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
-}
+use crate::common::{bin, copy_dir, fixture, outputs, repo, run_report};
 
 /// case id → checkpoint id → (result, notes, `evaluated_by`).
 fn results(report: &Value) -> BTreeMap<String, BTreeMap<String, (String, String, String)>> {

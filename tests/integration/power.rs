@@ -12,22 +12,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{bin, fixture, outputs, repo};
+use crate::common::{fixture, repo, run_report};
 
 /// case id → checkpoint id → result, from `run` on `suites_dir/suite`.
 fn results(suites_dir: &Path, suite: &str) -> BTreeMap<String, BTreeMap<String, String>> {
-    let out_dir = tempfile::tempdir().unwrap();
-    let out = out_dir.path().join("report.json");
-    let output = bin()
-        .args(["--quiet", "run", "--deterministic", "--suites-dir"])
-        .arg(suites_dir)
-        .args(["--suite", suite, "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let (_, stderr) = outputs(&output);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
+    let report = run_report(suites_dir, suite);
     report["cases"]
         .as_array()
         .unwrap()
