@@ -24,6 +24,7 @@ pub mod fsutil;
 pub mod github;
 pub mod insights;
 pub mod judge;
+pub mod model;
 pub mod report;
 mod run;
 pub mod runner;

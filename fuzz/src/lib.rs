@@ -97,7 +97,7 @@ fn pipeline(trace: &Trace) {
 }
 
 /// Every renderer of a run report.
-pub fn run_renderers(report: &agenteval_gate::report::model::RunReport) {
+pub fn run_renderers(report: &agenteval_gate::model::run::RunReport) {
     use agenteval_gate::report::render::{run_junit, run_markdown, run_table};
     let table = run_table::render_run_table(report);
     assert_inert(&table);
@@ -111,7 +111,7 @@ pub fn run_renderers(report: &agenteval_gate::report::model::RunReport) {
 }
 
 /// Every renderer of a compare report, and the comment as posted.
-pub fn compare_renderers(report: &agenteval_gate::compare::model::CompareReport) {
+pub fn compare_renderers(report: &agenteval_gate::model::compare::CompareReport) {
     use agenteval_gate::report::render::{compare_junit, compare_markdown, compare_table};
     let md = compare_markdown::render_compare_markdown(report);
     assert!(!md.contains("<!-- agenteval-gate"), "a marker from data");

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::report::model::RunReport;
+use crate::model::run::RunReport;
 
 /// Version of the baseline file format.
 pub const BASELINE_SCHEMA_VERSION: u32 = 1;

@@ -11,10 +11,9 @@
 //! In git mode the baseline files that the working tree changes are listed
 //! (the PR comment names them).
 
+use crate::model::compare::{SourceInfo, SourceKind};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-use serde::{Deserialize, Serialize};
 
 use crate::baseline::BaselineError;
 use crate::baseline::model::{BaselineFile, HistoryLine};
@@ -26,28 +25,6 @@ use crate::diagnostic::FileDiagnostic;
 
 /// `--baseline-ref worktree`.
 pub const WORKTREE: &str = "worktree";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SourceKind {
-    Worktree,
-    Git,
-}
-
-/// Where the baseline came from, for the compare report and the comment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SourceInfo {
-    pub kind: SourceKind,
-    /// The revision read (`--baseline-ref`, or the PR's base sha).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rev: Option<String>,
-    /// Why this source was used: `--baseline-ref`, `pull request base`, `default`.
-    pub chosen_by: String,
-    /// Baseline files (repository paths) that the working tree changes
-    /// relative to `rev`: a pull request that edits `baselines/`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub edited: Vec<String>,
-}
 
 /// Reads `<dir>/<name>/<suite>.json` and its history from one source.
 #[derive(Debug, Clone)]

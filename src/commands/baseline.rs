@@ -13,9 +13,9 @@ use crate::cli::{CliBaseline, CliBaselineList, CliBaselineShow, CliBaselineUpdat
 use crate::config::{Config, EvalSettings, SuiteSettings, TierChoice};
 use crate::error::{Error, Result};
 use crate::exit_code::ExitCode;
+use crate::model::run::{RunReport, Tier};
 use crate::output::plural;
 use crate::report::ReportError;
-use crate::report::model::{RunReport, Tier};
 use crate::report::read::read_run_report;
 use crate::report::render::fmt::metric;
 use crate::report::render::json::to_json;

@@ -16,8 +16,8 @@ use crate::judge::calibrate::{
     CalibrationReport, Golden, JudgedCase, load_golden, pair, render::render_text,
 };
 use crate::judge::questions::CaseView;
+use crate::model::run::JudgeSummary;
 use crate::output::write_to;
-use crate::report::model::JudgeSummary;
 use crate::report::render::json::to_json;
 use crate::runner::RunnerError;
 use crate::runner::evaluate::display_path;

@@ -14,13 +14,13 @@ use crate::compare::decide::{
     suite_fails,
 };
 use crate::compare::engine::SuiteInput;
-use crate::compare::model::{CompareReport, MetricStatus, TierOutcome, Verdict, WorstCase};
 use crate::config::{Config, EvalSettings, TierChoice, resolve_fail_on, resolve_resamples};
 use crate::dag::render_mermaid_case;
 use crate::error::Result;
 use crate::exit_code::ExitCode;
+use crate::model::compare::{CompareReport, MetricStatus, TierOutcome, Verdict, WorstCase};
+use crate::model::run::{RunReport, Tier};
 use crate::output::{plural, write_to};
-use crate::report::model::{RunReport, Tier};
 use crate::report::render::compare_junit::render_compare_junit;
 use crate::report::render::compare_markdown::render_compare_markdown;
 use crate::report::render::compare_table::render_compare_table;

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use crate::compare::model::{CompareReport, MetricStatus};
 use crate::github::{AnnotationLevel, GitHubContext, PublishRequest, annotation, publish};
+use crate::model::compare::{CompareReport, MetricStatus};
 use crate::report::render::compare_markdown::{render_compare_markdown, render_compare_summary};
 use crate::report::render::compare_text::effect;
 

@@ -1,13 +1,13 @@
 //! `agenteval-gate report FILE --format …`: render a saved run or compare report.
 
 use crate::cli::{CliReport, CliReportFormat};
-use crate::compare::model::{COMPARE_REPORT_SCHEMA_VERSION, CompareReport};
 use crate::diagnostic::FileDiagnostic;
 use crate::error::Result;
 use crate::exit_code::ExitCode;
+use crate::model::compare::{COMPARE_REPORT_SCHEMA_VERSION, CompareReport};
+use crate::model::run::RunReport;
 use crate::output::write_to;
 use crate::report::ReportError;
-use crate::report::model::RunReport;
 use crate::report::read::{ReportKind, kind_of, read_json, read_run_report};
 use crate::report::render::compare_junit::render_compare_junit;
 use crate::report::render::compare_markdown::render_compare_markdown;

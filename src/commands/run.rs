@@ -4,12 +4,13 @@
 use std::path::Path;
 
 use crate::cli::{CliEvalArgs, CliRun, CliRunFormat};
-use crate::compare::absolute::{AbsoluteBreach, check_absolute};
+use crate::compare::absolute::check_absolute;
 use crate::config::{Config, EvalSettings, TierChoice, resolve_fail_on};
 use crate::error::{Error, Result};
 use crate::exit_code::ExitCode;
+use crate::model::compare::AbsoluteBreach;
+use crate::model::run::{RunReport, Tier};
 use crate::output::{plural, write_to};
-use crate::report::model::{RunReport, Tier};
 use crate::report::render::{
     json::to_json, run_junit::render_run_junit, run_markdown::render_run_markdown,
     run_table::render_run_table,

@@ -1,24 +1,10 @@
 //! Absolute gates (`gates.absolute`): thresholds on a suite metric's mean,
 //! checked by `run` and `compare` alike.
 
+use crate::model::compare::AbsoluteBreach;
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
 use crate::spec::model::{GatesSpec, Severity};
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AbsoluteBreach {
-    pub metric: String,
-    /// The suite mean, or `None` when the metric had no value at all.
-    pub value: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max: Option<f64>,
-    pub severity: Severity,
-    pub message: String,
-}
 
 /// Every absolute gate that `metrics` (suite means) breaches. A gated metric
 /// with no value breaches too: a gate never passes for lack of data.

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::compare::model::CheckpointCoverage;
-use crate::report::model::{CaseStatus, CheckpointState, NaKind, RunReport};
+use crate::model::compare::CheckpointCoverage;
+use crate::model::run::{CaseStatus, CheckpointState, NaKind, RunReport};
 use crate::spec::model::FailOn;
 
 /// Coverage of every checkpoint of `head`, in catalog order. `unevaluated` is set for a

@@ -41,12 +41,12 @@ use crate::compare::coverage::{checkpoint_coverage, infrastructure_failure};
 use crate::compare::engine::{SuiteInput, suite_metrics};
 use crate::compare::error::CompareError;
 use crate::compare::localize::localize;
-use crate::compare::model::{
+use crate::compare::pairing::Paired;
+use crate::compare::settings::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
+use crate::model::compare::{
     BaselineRef, COMPARE_REPORT_SCHEMA_VERSION, CompareReport, CompareSettings, Family,
     MetricComparison, MetricStatus, SuiteBreach, TestName, Verdict,
 };
-use crate::compare::pairing::Paired;
-use crate::compare::settings::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
 use crate::output::plural;
 use crate::spec::model::{FailOn, Severity, UnevaluatedPolicy};
 use crate::stats::{DEFAULT_K_SIGMA, benjamini_hochberg};
@@ -522,8 +522,8 @@ fn status(m: &MetricComparison, min_cases: usize, alpha: f64) -> MetricStatus {
         (false, _) => {
             let ci_excludes_zero = m.q_value.is_some()
                 && m.ci95.is_some_and(|[lo, hi]| match m.direction {
-                    crate::compare::model::Direction::Higher => lo > 0.0,
-                    crate::compare::model::Direction::Lower => hi < 0.0,
+                    crate::model::compare::Direction::Higher => lo > 0.0,
+                    crate::model::compare::Direction::Lower => hi < 0.0,
                 });
             if large_enough && d > 0.0 && ci_excludes_zero {
                 MetricStatus::Improvement

@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::compare::model::{CheckpointRef, FlippedCase, Localization, MetricComparison, Moved};
 use crate::compare::pairing::Paired;
-use crate::report::metrics::higher_is_better;
-use crate::report::model::RunReport;
+use crate::model::compare::{CheckpointRef, FlippedCase, Localization, MetricComparison, Moved};
+use crate::model::metric::higher_is_better;
+use crate::model::run::RunReport;
 
 const MAX_FLIPPED: usize = 10;
 const MAX_MOVED: usize = 5;
@@ -160,7 +160,7 @@ fn new_root_cause(
     cases: &[&str],
     head: &RunReport,
     base: &RunReport,
-) -> Option<crate::compare::model::RootCauseRef> {
+) -> Option<crate::model::compare::RootCauseRef> {
     let mut counts: BTreeMap<String, (usize, String)> = BTreeMap::new();
     for id in cases {
         let Some(h) = head.cases.iter().find(|c| c.id == *id) else {
@@ -193,7 +193,7 @@ fn new_root_cause(
         .into_iter()
         .max_by(|a, b| a.1.0.cmp(&b.1.0).then_with(|| b.0.cmp(&a.0)))
         .map(
-            |(step, (cases, example_case))| crate::compare::model::RootCauseRef {
+            |(step, (cases, example_case))| crate::model::compare::RootCauseRef {
                 step,
                 cases,
                 example_case,

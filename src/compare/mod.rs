@@ -7,7 +7,6 @@ pub mod decide;
 pub mod engine;
 pub mod error;
 pub mod localize;
-pub mod model;
 pub mod pairing;
 pub mod preflight;
 pub mod settings;

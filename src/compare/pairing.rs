@@ -3,9 +3,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::compare::model::SuitePairing;
-use crate::report::metrics::case_metrics;
-use crate::report::model::{CaseStatus, RunReport};
+use crate::model::compare::SuitePairing;
+use crate::model::metric::case_metrics;
+use crate::model::run::{CaseStatus, RunReport};
 
 /// Per-case metric values of both runs, restricted to paired cases.
 #[derive(Debug, Clone, Default)]

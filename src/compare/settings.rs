@@ -2,7 +2,7 @@
 //! compared (DESIGN §8 "Fail closed"): a value out of range is an error naming the key and
 //! the allowed range, never a silently weaker test.
 
-use crate::report::metrics::metric_domain;
+use crate::model::metric::metric_domain;
 use crate::spec::model::GatesSpec;
 use crate::stats::{DEFAULT_SIGMA_WINDOW, MIN_SIGMA_POINTS};
 

@@ -48,7 +48,7 @@ use super::graph::Dag;
 use super::model::{Edge, EdgeKind, Node};
 use super::retry::{Unrolled, unroll_retries};
 use super::scan::StepScan;
-use crate::report::model::DagStatus;
+use crate::model::run::DagStatus;
 use crate::spec::model::StepType;
 use crate::trace::model::{Span, SpanKind, ToolCall, Trace, TraceFormat};
 

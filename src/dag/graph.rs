@@ -8,7 +8,7 @@
 //! also a topological order.
 
 use super::model::{Edge, Node};
-use crate::report::model::{DagInfo, DagStatus, Deviation};
+use crate::model::run::{DagInfo, DagStatus, Deviation};
 
 /// Why a set of edges is not a DAG.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -299,7 +299,7 @@ pub fn workflow_quality(dag: &Dag, scores: &[Option<f64>]) -> Option<f64> {
 mod tests {
     use super::*;
     use crate::dag::model::{Edge, EdgeKind, Node};
-    use crate::report::model::DagStatus;
+    use crate::model::run::DagStatus;
     use crate::spec::model::StepType;
 
     fn dag(n: usize, edges: &[(usize, usize)]) -> Dag {

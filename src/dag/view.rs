@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::graph::Dag;
 use super::model::{Attempt, EdgeKind};
-use crate::report::model::{CaseReport, DagStatus, Deviation, StepResult};
+use crate::model::run::{CaseReport, DagStatus, Deviation, StepResult};
 
 /// One node of the JSON view: the step's report entry plus what the DAG knows.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 
 use super::graph::Dag;
-use crate::report::model::Deviation;
+use crate::model::run::Deviation;
 use crate::spec::model::{StepType, WorkflowSpec, WorkflowStepSpec};
 
 /// The result of matching one DAG against a schema workflow.
@@ -132,7 +132,7 @@ pub fn match_workflow(dag: &Dag, workflow: &WorkflowSpec) -> WorkflowMatch {
 mod tests {
     use super::*;
     use crate::dag::model::{Edge, EdgeKind, Node};
-    use crate::report::model::DagStatus;
+    use crate::model::run::DagStatus;
 
     fn node(t: StepType, tool: Option<&str>) -> Node {
         let mut n = Node::new(t, tool.unwrap_or("llm"));

@@ -5,7 +5,7 @@ use serde_json::Value;
 use crate::eval::checkpoint::{CheckpointInputs, JudgeVerdicts, evaluate_checkpoints};
 use crate::eval::compliance;
 use crate::eval::metrics::task::{combine, evaluate_ground_truth};
-use crate::report::model::{
+use crate::model::run::{
     CaseError, CaseReport, CaseStatus, Cost, DagInfo, Scores, StepResult, TaskResult, ToolUse,
     TraceInfo,
 };
@@ -39,7 +39,7 @@ pub struct StepPart {
     pub cost: Cost,
     pub workflow_quality: Option<f64>,
     pub task: Option<TaskResult>,
-    pub root_cause: Option<crate::report::model::CaseRootCause>,
+    pub root_cause: Option<crate::model::run::CaseRootCause>,
 }
 
 pub struct CaseContext<'a> {

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::report::model::{
+use crate::model::run::{
     CheckpointResult, CheckpointState, CheckpointSummary, EvaluatorAudit, Quartiles, Rating,
 };
 

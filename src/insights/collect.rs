@@ -19,11 +19,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::model::{
+use super::normalize::normalize_message;
+use crate::model::insights::{
     Insights, IssueExample, IssueGroup, IssueNode, IssueSource, NodeKind, SystemIssue,
 };
-use super::normalize::normalize_message;
-use crate::report::model::{CaseReport, CheckpointState};
+use crate::model::run::{CaseReport, CheckpointState};
 use crate::spec::model::StepType;
 
 /// A trace-judge score at or below this (of 3) is a critique.

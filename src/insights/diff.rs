@@ -14,8 +14,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::collect::collect_insights_of;
-use super::model::{InsightStatus, Insights, IssueChange, IssueGroup, SuiteInsights};
-use crate::report::model::{CaseReport, RunReport};
+use crate::model::insights::{InsightStatus, Insights, IssueChange, IssueGroup, SuiteInsights};
+use crate::model::run::{CaseReport, RunReport};
 
 /// "Grew" needs at least this many more cases…
 pub const GREW_MIN_CASES: usize = 2;

@@ -8,15 +8,14 @@
 
 pub mod collect;
 pub mod diff;
-pub mod model;
 pub mod normalize;
 #[cfg(test)]
 mod tests;
 
-pub use collect::{Critique, collect_insights, collect_insights_of, critiques_of_case};
-pub use diff::{GREW_MIN_CASES, GREW_MIN_SHARE, suite_insights};
-pub use model::{
+pub use crate::model::insights::{
     InsightStatus, Insights, IssueChange, IssueExample, IssueGroup, IssueNode, IssueSource,
     IssueSummary, NodeKind, SuiteInsights, SystemIssue,
 };
+pub use collect::{Critique, collect_insights, collect_insights_of, critiques_of_case};
+pub use diff::{GREW_MIN_CASES, GREW_MIN_SHARE, suite_insights};
 pub use normalize::normalize_message;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::diff::{diff, grew_rule};
 use super::*;
-use crate::report::model::{
+use crate::model::run::{
     CaseReport, CaseStatus, CheckpointResult, CheckpointState, CheckpointSummary, EvaluatorAudit,
     Quartiles, Scores, StepResult, TaxonomyLabel,
 };
@@ -65,9 +65,9 @@ fn case(id: &str, steps: Vec<StepResult>, checkpoints: Vec<CheckpointResult>) ->
         summary: CheckpointSummary::default(),
         checkpoints,
         steps,
-        dag: crate::report::model::DagInfo::default(),
-        tool_use: crate::report::model::ToolUse::default(),
-        cost: crate::report::model::Cost::default(),
+        dag: crate::model::run::DagInfo::default(),
+        tool_use: crate::model::run::ToolUse::default(),
+        cost: crate::model::run::Cost::default(),
         task: None,
         trace_judges: Vec::new(),
         root_cause: None,

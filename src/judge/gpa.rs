@@ -21,7 +21,7 @@ use super::error::JudgeError;
 use super::excerpt::trace_excerpt;
 use super::pipeline::Request;
 use super::prompts::{Prompts, cap_chars, fence};
-use crate::report::trace_judges::TraceJudgeScore;
+use crate::model::trace_judges::TraceJudgeScore;
 
 /// The name of the trace judge in suites and flags (`trace_judges: [gpa]`).
 pub const GPA: &str = "gpa";

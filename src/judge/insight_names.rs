@@ -16,7 +16,7 @@ use super::pipeline::{Outcome, Request};
 use super::prompts::{cap_chars, fence};
 use super::tier::SuiteJudge;
 use crate::insights::{Insights, IssueSummary};
-use crate::report::model::{CaseReport, JudgeSummary};
+use crate::model::run::{CaseReport, JudgeSummary};
 
 /// Groups named per run, most widespread first.
 pub const MAX_GROUPS: usize = 20;

@@ -29,7 +29,7 @@ use super::prompts::{Prompts, cap_chars, fence};
 use super::tier::SuiteJudge;
 use crate::dag::{Dag, Node};
 use crate::eval::steps::build_case_dag;
-use crate::report::model::{
+use crate::model::run::{
     CaseReport, CaseRootCause, CaseStatus, CheckpointState, DagStatus, JudgeSummary,
     RootCauseStatus,
 };

@@ -1,7 +1,7 @@
 //! The run report's `judge` section: from one run's counts, and merged
 //! over shards or tiers.
 
-use crate::report::model::JudgeSummary;
+use crate::model::run::JudgeSummary;
 
 use super::config::JudgeMode;
 use super::pipeline::RunStats;

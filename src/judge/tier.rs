@@ -23,7 +23,7 @@ use crate::eval::checkpoint::JudgeVerdicts;
 use crate::eval::checkpoint::tier3::{JudgedRun, judged_verdict};
 use crate::eval::metrics::SemanticJudgment;
 use crate::eval::steps::{MetricJudgment, StepJudgments, StepSettings, ToolCatalog};
-use crate::report::model::{CheckpointState, JudgeSummary};
+use crate::model::run::{CheckpointState, JudgeSummary};
 use crate::spec::suite::{Check, Suite};
 
 /// Per-case warnings kept about judge errors (the rest are counted).
@@ -80,7 +80,7 @@ pub struct CaseJudgments {
     pub warnings: Vec<String>,
     pub invalid_citations: u64,
     /// Trace-judge dimensions (every dimension of every judge asked, scored or N/A).
-    pub trace_judges: Vec<crate::report::trace_judges::TraceJudgeScore>,
+    pub trace_judges: Vec<crate::model::trace_judges::TraceJudgeScore>,
 }
 
 /// One suite's judge.

@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 
 use crate::eval::compliance;
-use crate::report::metrics::suite_means;
-use crate::report::model::{
+use crate::model::metric::suite_means;
+use crate::model::run::{
     Aggregate, CaseReport, CaseStatus, CheckpointInfo, CheckpointSummary, Cost, JudgeSummary,
     RUN_REPORT_SCHEMA_VERSION, RunMode, RunReport, ShardInfo, Tier, ToolUse,
 };

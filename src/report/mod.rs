@@ -2,12 +2,9 @@
 
 pub mod build;
 mod error;
-pub mod metrics;
-pub mod model;
 pub mod read;
 pub mod render;
 pub mod svg;
-pub mod trace_judges;
 pub mod views;
 
 pub use error::ReportError;

@@ -6,10 +6,10 @@ use std::path::Path;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use crate::compare::model::{COMPARE_REPORT_SCHEMA_VERSION, CompareReport};
 use crate::diagnostic::{FileDiagnostic, named_source};
+use crate::model::compare::{COMPARE_REPORT_SCHEMA_VERSION, CompareReport};
+use crate::model::run::{RUN_REPORT_SCHEMA_VERSION, RunReport};
 use crate::report::ReportError;
-use crate::report::model::{RUN_REPORT_SCHEMA_VERSION, RunReport};
 use crate::spec::load::strip_json_location;
 
 /// What kind of report a JSON file holds.

@@ -65,7 +65,7 @@ pub enum RunnerError {
     )]
     Interrupted {
         signal: crate::runner::interrupt::Interrupt,
-        partial: Option<Box<crate::report::model::RunReport>>,
+        partial: Option<Box<crate::model::run::RunReport>>,
     },
     /// The judge's settings are unusable, or it cannot be reached at all.
     #[error(transparent)]

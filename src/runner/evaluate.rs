@@ -18,8 +18,8 @@ use crate::eval::steps::{
 use crate::judge::questions::CaseView;
 use crate::judge::rca::judge_root_causes;
 use crate::judge::tier::{CaseJudgments, SuiteJudge};
+use crate::model::run::{CaseReport, JudgeSummary, RunMode, RunReport, ShardInfo, Tier};
 use crate::report::build::{RunMeta, build_run_report};
-use crate::report::model::{CaseReport, JudgeSummary, RunMode, RunReport, ShardInfo, Tier};
 use crate::runner::RunnerError;
 use crate::runner::replay::{load_evidence, load_trace, trace_path};
 use crate::spec::model::RootCauseMode;

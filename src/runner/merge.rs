@@ -15,8 +15,8 @@ use miette::Diagnostic;
 
 use crate::config::Shard;
 use crate::exit_code::ExitCode;
+use crate::model::run::{RunReport, Tier};
 use crate::report::build::{RunMeta, build_run_report};
-use crate::report::model::{RunReport, Tier};
 use crate::runner::select::{in_shard, smoke_cases};
 use crate::spec::suite::Suite;
 
@@ -269,7 +269,7 @@ fn check_headers(suite: &Suite, shards: Vec<ShardReport>) -> Result<Vec<ShardRep
         }
         let (a, b) = (first.report.shard, r.shard);
         if a.map(|x| x.count) != b.map(|x| x.count) {
-            let show = |s: Option<crate::report::model::ShardInfo>| {
+            let show = |s: Option<crate::model::run::ShardInfo>| {
                 s.map(|x| format!("{}/{}", x.index, x.count))
                     .unwrap_or_default()
             };

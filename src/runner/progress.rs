@@ -8,9 +8,9 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::eval::case::TraceOutcome;
+use crate::model::run::CaseError;
 use crate::output::escape::terminal;
 use crate::output::truncate_chars;
-use crate::report::model::CaseError;
 
 /// Longest failure reason printed on one line.
 const REASON_CHARS: usize = 160;
@@ -111,7 +111,7 @@ pub fn short_reason(error: &CaseError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::CaseStatus;
+    use crate::model::run::CaseStatus;
 
     #[test]
     fn failure_lines_carry_status_and_the_last_stderr_line() {

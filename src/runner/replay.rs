@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::config::EvidenceOverride;
 use crate::diagnostic::{FileDiagnostic, named_source};
 use crate::eval::case::TraceOutcome;
-use crate::report::model::{CaseError, CaseStatus, TraceInfo};
+use crate::model::run::{CaseError, CaseStatus, TraceInfo};
 use crate::runner::RunnerError;
 use crate::spec::suite::{Case, Suite};
 use crate::trace::TraceError;

@@ -14,8 +14,8 @@ use tokio::task::JoinSet;
 
 use crate::config::EvalSettings;
 use crate::eval::case::TraceOutcome;
+use crate::model::run::{CaseError, CaseStatus, RunMode, RunReport, Tier};
 use crate::output::plural;
-use crate::report::model::{CaseError, CaseStatus, RunMode, RunReport, Tier};
 use crate::runner::RunnerError;
 use crate::runner::agent::{AgentPlan, CaseFiles};
 use crate::runner::evaluate::{CaseInput, TierRun, display_path, evaluate_cases};

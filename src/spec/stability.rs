@@ -3,7 +3,7 @@
 //! baseline has but the suite lost is a warning (its history ends).
 
 use crate::diagnostic::FileDiagnostic;
-use crate::report::model::CheckpointInfo;
+use crate::model::run::CheckpointInfo;
 use crate::spec::load::LoadedSuite;
 
 /// Compare the suite's checkpoints with those recorded in each baseline.

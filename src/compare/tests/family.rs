@@ -2,7 +2,7 @@
 
 use crate::compare::decide::{AlphaPlan, smoke_spent_alpha, smoke_stops};
 use crate::compare::error::CompareError;
-use crate::compare::model::{MetricStatus, TestName, Verdict};
+use crate::model::compare::{MetricStatus, TestName, Verdict};
 use crate::spec::model::{FailOn, GatesSpec};
 
 use super::fixtures::{flat_cases, metric, options, report, run_with};
@@ -148,15 +148,15 @@ fn too_few_resamples_for_the_family_is_an_error_not_a_silent_pass() {
             b.checkpoints.push(super::fixtures::checkpoint(
                 &id,
                 crate::spec::model::Severity::Low,
-                crate::report::model::CheckpointState::Pass,
+                crate::model::run::CheckpointState::Pass,
             ));
             h.checkpoints.push(super::fixtures::checkpoint(
                 &id,
                 crate::spec::model::Severity::Low,
                 if fail {
-                    crate::report::model::CheckpointState::Fail
+                    crate::model::run::CheckpointState::Fail
                 } else {
-                    crate::report::model::CheckpointState::Pass
+                    crate::model::run::CheckpointState::Pass
                 },
             ));
         }

@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use crate::baseline::model::{BaselineMeta, HistoryLine};
 use crate::compare::decide::{AlphaPlan, CompareOptions, compare};
 use crate::compare::engine::SuiteInput;
-use crate::report::build::aggregate;
-use crate::report::model::{
+use crate::model::run::{
     CaseReport, CaseStatus, CheckpointInfo, CheckpointResult, CheckpointState, CheckpointSummary,
     EvaluatorAudit, JudgeSummary, Quartiles, RunMode, RunReport, Scores, StepResult, Tier,
 };
+use crate::report::build::aggregate;
 use crate::spec::model::{FailOn, GatesSpec, Severity, StepType};
 
 /// A case: compliance, whether checkpoint P1 passed, cost, and an optional root-cause step.
@@ -82,9 +82,9 @@ pub(super) fn case(
         summary: CheckpointSummary::default(),
         checkpoints: vec![cp],
         steps,
-        dag: crate::report::model::DagInfo::default(),
-        tool_use: crate::report::model::ToolUse::default(),
-        cost: crate::report::model::Cost::default(),
+        dag: crate::model::run::DagInfo::default(),
+        tool_use: crate::model::run::ToolUse::default(),
+        cost: crate::model::run::Cost::default(),
         task: None,
         trace_judges: Vec::new(),
         position_dropout: Quartiles::default(),
@@ -187,7 +187,7 @@ pub(super) fn run(
     hist: &[HistoryLine],
     gates: &GatesSpec,
     fail_on: FailOn,
-) -> crate::compare::model::CompareReport {
+) -> crate::model::compare::CompareReport {
     let meta = meta();
     let input = SuiteInput {
         suite: "s",
@@ -206,9 +206,9 @@ pub(super) fn run(
 }
 
 pub(super) fn metric<'a>(
-    r: &'a crate::compare::model::CompareReport,
+    r: &'a crate::model::compare::CompareReport,
     name: &str,
-) -> &'a crate::compare::model::MetricComparison {
+) -> &'a crate::model::compare::MetricComparison {
     r.metrics
         .iter()
         .find(|m| m.name == name)
@@ -263,7 +263,7 @@ pub(super) fn run_with(
     base: &RunReport,
     gates: &GatesSpec,
     options: &CompareOptions,
-) -> Result<crate::compare::model::CompareReport, crate::compare::error::CompareError> {
+) -> Result<crate::model::compare::CompareReport, crate::compare::error::CompareError> {
     let meta = meta();
     let input = SuiteInput {
         suite: "s",

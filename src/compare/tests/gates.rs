@@ -1,8 +1,8 @@
 //! Gate rules beyond the statistics: unevaluated checkpoints and infrastructure failures.
 
 use crate::compare::decide::no_baseline_report;
-use crate::compare::model::Verdict;
-use crate::report::model::{CaseError, CaseStatus, CheckpointState, NaKind, RunReport};
+use crate::model::compare::Verdict;
+use crate::model::run::{CaseError, CaseStatus, CheckpointState, NaKind, RunReport};
 use crate::spec::model::{FailOn, GatesSpec, Severity, UnevaluatedPolicy};
 
 use super::fixtures::{checkpoint, flat_cases, options, report, run_with};
@@ -23,7 +23,7 @@ fn with_na(kind: Option<NaKind>, severity: Severity) -> (RunReport, RunReport) {
     };
     let mut head = report(cases(()), "x");
     head.checkpoint_catalog
-        .push(crate::report::model::CheckpointInfo {
+        .push(crate::model::run::CheckpointInfo {
             id: "J".into(),
             tier: 3,
             severity,

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use crate::baseline::model::HistoryLine;
 use crate::compare::decide::{AlphaPlan, CompareOptions, compare, smoke_spent_alpha, smoke_stops};
 use crate::compare::engine::SuiteInput;
-use crate::compare::model::Verdict;
-use crate::report::model::{CaseReport, CheckpointState, RunReport};
+use crate::model::compare::Verdict;
+use crate::model::run::{CaseReport, CheckpointState, RunReport};
 use crate::spec::model::{FailOn, GatesSpec, MetricGateSpec, Severity};
 use crate::stats::MetricRng;
 
@@ -64,7 +64,7 @@ fn compare_tier(
     base: &RunReport,
     plan: AlphaPlan,
     use_sigma: bool,
-) -> crate::compare::model::CompareReport {
+) -> crate::model::compare::CompareReport {
     let meta = meta();
     let g = gates();
     let history: Vec<HistoryLine> = Vec::new();

@@ -1,7 +1,7 @@
 //! Known-answer tests of the status rules on synthetic reports.
 
-use crate::compare::model::{Direction, MetricStatus, Verdict};
-use crate::report::model::CaseReport;
+use crate::model::compare::{Direction, MetricStatus, Verdict};
+use crate::model::run::CaseReport;
 use crate::spec::model::{AbsoluteGateSpec, FailOn, GatesSpec, MetricGateSpec, Severity};
 
 use super::fixtures::{base_cases, case, history, metric, report, run};

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::report::model::{CheckpointResult, CheckpointState, NaKind};
+use crate::model::run::{CheckpointResult, CheckpointState, NaKind};
 use crate::spec::model::PartialMode;
 use crate::spec::suite::{Case, Check, Suite};
 use crate::trace::Trace;

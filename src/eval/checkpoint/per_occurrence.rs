@@ -150,7 +150,7 @@ pub(super) fn each(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::CheckpointState::{Fail, NotApplicable, Pass};
+    use crate::model::run::CheckpointState::{Fail, NotApplicable, Pass};
     use crate::spec::model::EventKind::{Assistant, User};
     use crate::spec::suite::Side;
     use serde_json::json;

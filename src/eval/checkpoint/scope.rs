@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::report::model::NaKind;
+use crate::model::run::NaKind;
 use crate::spec::suite::{Case, Scope};
 
 use super::tier1::holds;

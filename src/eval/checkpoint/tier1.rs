@@ -89,7 +89,7 @@ fn check(op: &StateOp, found: Option<&Value>) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::CheckpointState;
+    use crate::model::run::CheckpointState;
     use serde_json::json;
 
     fn assert_of(path: &str, ops: Vec<StateOp>) -> StateAssert {

@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::tier1::holds;
 use super::{JudgeVerdicts, Verdict};
-use crate::report::model::{CheckpointState, Confidence, NaKind};
+use crate::model::run::{CheckpointState, Confidence, NaKind};
 use crate::spec::suite::Suite;
 
 /// One run's answer, as the judge gave it.

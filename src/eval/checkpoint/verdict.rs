@@ -1,6 +1,6 @@
 //! One checkpoint's outcome before it becomes a report row.
 
-use crate::report::model::{CheckpointState, Confidence, NaKind};
+use crate::model::run::{CheckpointState, Confidence, NaKind};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {

@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::report::model::Cost;
+use crate::model::run::Cost;
 use crate::spec::model::PriceSpec;
 use crate::trace::model::{Span, SpanKind, Trace};
 

@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::report::model::{CaseReport, DagStatus, Propagation};
+use crate::model::run::{CaseReport, DagStatus, Propagation};
 
 fn status_name(status: DagStatus) -> &'static str {
     match status {
@@ -88,7 +88,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::report::model::{
+    use crate::model::run::{
         CaseStatus, CheckpointSummary, DagInfo, EvaluatorAudit, Quartiles, Scores, StepResult,
         TaxonomyLabel,
     };
@@ -145,8 +145,8 @@ mod tests {
                 deviations: Vec::new(),
             },
             steps,
-            tool_use: crate::report::model::ToolUse::default(),
-            cost: crate::report::model::Cost::default(),
+            tool_use: crate::model::run::ToolUse::default(),
+            cost: crate::model::run::Cost::default(),
             task: None,
             trace_judges: Vec::new(),
             position_dropout: Quartiles::default(),

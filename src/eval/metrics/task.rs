@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use super::semantic::{SemanticJudgment, semantic_outcome};
 use crate::eval::checkpoint::eval_state;
-use crate::report::model::{CheckpointResult, CheckpointState, TaskResult};
+use crate::model::run::{CheckpointResult, CheckpointState, TaskResult};
 use crate::spec::model::ExpectedOutput;
 use crate::spec::suite::TaskSuccess;
 

@@ -19,7 +19,7 @@ use std::collections::BTreeSet;
 use crate::dag::{Dag, canonical_json, exec_outcome};
 use crate::eval::steps::catalog::{ArgCheck, ToolCatalog};
 use crate::eval::steps::settings::StepSettings;
-use crate::report::model::ToolUse;
+use crate::model::run::ToolUse;
 use crate::spec::model::StepType;
 
 struct Call {
@@ -133,7 +133,7 @@ mod tests {
 
     use super::*;
     use crate::dag::{Edge, EdgeKind, Node};
-    use crate::report::model::DagStatus;
+    use crate::model::run::DagStatus;
     use crate::spec::model::ToolSpec;
 
     fn exec(tool: &str, args: Value, error: bool) -> Node {

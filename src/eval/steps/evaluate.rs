@@ -17,7 +17,7 @@ use crate::eval::case::StepPart;
 use crate::eval::metrics::cost::cost_metrics;
 use crate::eval::metrics::task::evaluate_task;
 use crate::eval::metrics::tool_use::tool_use_metrics;
-use crate::report::model::{
+use crate::model::run::{
     CaseRootCause, Cost, DagInfo, RootCauseStatus, StepAttempt, StepResult, TaskResult, ToolUse,
 };
 use crate::spec::model::{ExpectedOutput, PriceSpec, RootCauseMode, StepType, WorkflowSpec};

@@ -35,7 +35,7 @@
 
 use std::fmt;
 
-use crate::report::model::TaxonomyLabel;
+use crate::model::run::TaxonomyLabel;
 
 /// Level 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

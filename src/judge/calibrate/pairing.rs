@@ -18,7 +18,7 @@ use crate::eval::steps::judged::judged_metrics;
 use crate::eval::steps::{MetricJudgment, StepJudgments};
 use crate::judge::error::JudgeError;
 use crate::judge::tier::CaseJudgments;
-use crate::report::model::CheckpointState;
+use crate::model::run::CheckpointState;
 use crate::spec::model::StepType;
 
 /// Agreement on one scale, overall and per item.

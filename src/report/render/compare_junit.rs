@@ -6,7 +6,7 @@
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::compare::model::{CompareReport, MetricStatus};
+use crate::model::compare::{CompareReport, MetricStatus};
 use crate::output::escape::xml;
 
 use super::compare_text::{effect, sigma};

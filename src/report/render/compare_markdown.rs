@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use crate::compare::model::{CompareReport, MetricComparison, MetricStatus, Verdict};
+use crate::model::compare::{CompareReport, MetricComparison, MetricStatus, Verdict};
 use crate::output::escape::{md_code, md_code_cell, md_prose, md_text, mermaid_block};
 use crate::output::plural;
 

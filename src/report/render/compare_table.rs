@@ -3,7 +3,7 @@
 
 use comfy_table::{ContentArrangement, Table, presets};
 
-use crate::compare::model::{CompareReport, MetricStatus, Verdict};
+use crate::model::compare::{CompareReport, MetricStatus, Verdict};
 use crate::output::escape::terminal;
 use crate::output::plural;
 

@@ -1,7 +1,7 @@
 //! Phrases shared by the compare renderers, so the terminal, Markdown and
 //! `JUnit` say the same thing in the same words.
 
-use crate::compare::model::{CompareReport, MetricComparison, MetricStatus, Verdict};
+use crate::model::compare::{CompareReport, MetricComparison, MetricStatus, Verdict};
 use crate::output::plural;
 
 use super::fmt::{delta, metric, pvalue};
@@ -89,7 +89,7 @@ pub fn test_line(m: &MetricComparison) -> String {
         );
     };
     let mut s = match test {
-        crate::compare::model::TestName::NoVariation => {
+        crate::model::compare::TestName::NoVariation => {
             format!("{}: {}", test.as_str(), m.test_note)
         }
         _ => format!(
@@ -204,7 +204,7 @@ pub fn moved(r: &CompareReport) -> Vec<&MetricComparison> {
 }
 
 /// `6 cases → pass in 3.6 s; stopped before the full tier (18 runs saved)`.
-pub fn tier_line(t: &crate::compare::model::TierOutcome) -> String {
+pub fn tier_line(t: &crate::model::compare::TierOutcome) -> String {
     let mut s = format!(
         "{} → {}",
         plural(t.cases, "case", "cases"),

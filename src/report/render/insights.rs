@@ -8,10 +8,10 @@
 
 use std::fmt::Write as _;
 
-use crate::compare::model::CompareReport;
 use crate::insights::{
     GREW_MIN_CASES, GREW_MIN_SHARE, InsightStatus, IssueChange, IssueGroup, SuiteInsights,
 };
+use crate::model::compare::CompareReport;
 use crate::output::plural;
 
 use crate::output::escape as esc;
@@ -333,7 +333,7 @@ mod tests {
     fn terminal_lines_show_control_characters() {
         let mut s = hostile();
         s.new[0].group.example_message = "red \u{1b}[31m text\u{202e}".into();
-        let r = crate::compare::model::CompareReport {
+        let r = crate::model::compare::CompareReport {
             insights: vec![s],
             ..crate::compare::decide::no_baseline_report(
                 "main",

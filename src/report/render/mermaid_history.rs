@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::compare::model::MetricComparison;
+use crate::model::compare::MetricComparison;
 use crate::report::svg::scale::display_factor;
 use crate::report::views::HistorySeries;
 

@@ -6,8 +6,8 @@
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
+use crate::model::run::{CaseStatus, CheckpointState, RunReport};
 use crate::output::escape::xml;
-use crate::report::model::{CaseStatus, CheckpointState, RunReport};
 
 pub fn render_run_junit(reports: &[&RunReport]) -> String {
     let mut junit = Report::new("agenteval-gate");

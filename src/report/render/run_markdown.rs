@@ -1,9 +1,9 @@
 //! Markdown for a run report (step summary, `report --format markdown`).
 //! Strings from the report are escaped for Markdown (`output::escape`).
 
+use crate::model::run::{CaseStatus, CheckpointState, RunReport};
 use crate::output::escape::{md_code, md_code_cell, md_prose_cell};
 use crate::output::plural;
-use crate::report::model::{CaseStatus, CheckpointState, RunReport};
 
 use super::fmt::{metric, pct};
 

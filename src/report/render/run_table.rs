@@ -4,9 +4,9 @@
 
 use comfy_table::{Cell, ContentArrangement, Table, presets};
 
+use crate::model::run::{CaseStatus, CheckpointState, RunReport};
 use crate::output::escape::terminal;
 use crate::output::{plural, truncate_chars};
-use crate::report::model::{CaseStatus, CheckpointState, RunReport};
 
 use super::fmt::{metric, num, pct};
 
@@ -25,8 +25,8 @@ pub fn render_run_table(report: &RunReport) -> String {
         terminal(&report.suite),
         report.tier,
         match report.mode {
-            crate::report::model::RunMode::Replay => "replay",
-            crate::report::model::RunMode::Run => "run",
+            crate::model::run::RunMode::Replay => "replay",
+            crate::model::run::RunMode::Run => "run",
         },
         plural(a.cases, "case", "cases"),
         a.cases_ok,

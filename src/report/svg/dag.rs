@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::report::model::{CaseReport, CheckpointState, DagStatus, StepResult};
+use crate::model::run::{CaseReport, CheckpointState, DagStatus, StepResult};
 
 use super::layout::{LayoutInput, Point, layout};
 use super::scale::round1;
@@ -392,7 +392,7 @@ fn shift_path(d: &str, by: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::StepAttempt;
+    use crate::model::run::StepAttempt;
     use crate::spec::model::StepType;
 
     fn step(id: &str, t: StepType) -> StepResult {

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::compare::model::MetricComparison;
+use crate::model::compare::MetricComparison;
 use crate::report::render::fmt::{delta, pvalue};
 
 use super::dag::clip;

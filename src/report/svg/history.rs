@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::compare::model::MetricComparison;
+use crate::model::compare::MetricComparison;
 use crate::report::render::fmt::metric as fmt_metric;
 use crate::report::views::HistorySeries;
 

@@ -18,10 +18,12 @@
 use std::collections::BTreeMap;
 
 use crate::compare::engine::SuiteInput;
-use crate::compare::model::{MetricComparison, MetricStatus};
-use crate::report::model::{CaseReport, CaseStatus, CheckpointState, RunReport};
+use crate::model::compare::{MetricComparison, MetricStatus};
+use crate::model::run::{CaseReport, CaseStatus, CheckpointState, RunReport};
 
-use super::model::{CaseDetail, CaseRow, CompareViews, HistorySeries, SuiteViews, state_code};
+use crate::model::views::{
+    CaseDetail, CaseRow, CompareViews, HistorySeries, SuiteViews, state_code,
+};
 
 /// Cases drawn in full per suite.
 pub const MAX_DETAILS: usize = 20;

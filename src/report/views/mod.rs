@@ -4,7 +4,8 @@
 //! is in [`build`].
 
 pub mod build;
-pub mod model;
 
+pub use crate::model::views::{
+    CaseDetail, CaseRow, CompareViews, HistorySeries, SuiteViews, state_code,
+};
 pub use build::{compare_views, run_views};
-pub use model::{CaseDetail, CaseRow, CompareViews, HistorySeries, SuiteViews, state_code};

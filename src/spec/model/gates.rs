@@ -1,11 +1,11 @@
 //! Regression gates and tiers: what fails the gate (`gates:`) and which
 //! cases form the smoke tier (`tiers:`).
 
+use crate::model::vocab::{FailOn, UnevaluatedPolicy};
 use std::collections::BTreeMap;
-use std::fmt;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::Severity;
 
@@ -57,56 +57,6 @@ pub struct GatesSpec {
     /// only reports it.
     #[serde(default)]
     pub unevaluated: Option<UnevaluatedPolicy>,
-}
-
-/// What the gate does with a checkpoint at or above `fail_on` that no case could evaluate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum UnevaluatedPolicy {
-    #[default]
-    Fail,
-    Warn,
-}
-
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum FailOn {
-    Low,
-    Medium,
-    High,
-    Critical,
-    Never,
-}
-
-impl FailOn {
-    /// Whether a finding of `severity` fails the gate at this setting.
-    pub fn fails(self, severity: Severity) -> bool {
-        match self {
-            Self::Never => false,
-            Self::Low => true,
-            Self::Medium => severity >= Severity::Medium,
-            Self::High => severity >= Severity::High,
-            Self::Critical => severity >= Severity::Critical,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Low => "low",
-            Self::Medium => "medium",
-            Self::High => "high",
-            Self::Critical => "critical",
-            Self::Never => "never",
-        }
-    }
-}
-
-impl fmt::Display for FailOn {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]

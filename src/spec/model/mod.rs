@@ -15,16 +15,14 @@ mod scoring;
 mod sequence;
 mod suite;
 
+pub use crate::model::vocab::{FailOn, RootCauseMode, Severity, StepType, UnevaluatedPolicy};
 pub use cases::{CaseEntry, ExpectedOutput, TaskSpec, TaskSuccessSpec};
 pub use checkpoint::{
-    AppliesToSpec, AssertSpec, CheckpointSpec, EnvConstraintSpec, PartialCriterionSpec, Severity,
+    AppliesToSpec, AssertSpec, CheckpointSpec, EnvConstraintSpec, PartialCriterionSpec,
 };
-pub use gates::{
-    AbsoluteGateSpec, FailOn, GatesSpec, MetricGateSpec, SmokeTierSpec, TiersSpec,
-    UnevaluatedPolicy,
-};
+pub use gates::{AbsoluteGateSpec, GatesSpec, MetricGateSpec, SmokeTierSpec, TiersSpec};
 pub use matchers::{EventKind, EventMatcher, EventStatus, ToolPattern};
-pub use scoring::{PartialMode, RootCauseMode, ScoringSpec, StepType, ThresholdsSpec};
+pub use scoring::{PartialMode, ScoringSpec, ThresholdsSpec};
 pub use sequence::{CountSpec, NeverSpec, SequenceSpec, Since, SpannedMatcher, Until};
 pub use suite::{
     AgentSpec, JudgeSpec, PriceSpec, SpannedString, SuiteFile, ToolSpec, WorkflowSpec,

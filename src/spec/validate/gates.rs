@@ -9,7 +9,7 @@ use serde_saphyr::Location;
 
 use crate::spec::model::StepType;
 
-use crate::report::metrics::metric_domain;
+use crate::model::metric::metric_domain;
 
 use super::SUITE_METRICS;
 use super::context::{Ctx, did_you_mean, loc};

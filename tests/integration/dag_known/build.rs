@@ -1,7 +1,7 @@
 //! DAG construction on hand-made traces whose DAG is known.
 
 use agenteval_gate::dag::{EdgeKind, build_dag};
-use agenteval_gate::report::model::DagStatus;
+use agenteval_gate::model::run::DagStatus;
 use agenteval_gate::spec::model::StepType::{Exec, ParamGen, Plan, Synth, ToolSel};
 use agenteval_gate::trace::model::{Message, SpanKind, TraceFormat};
 use pretty_assertions::assert_eq;

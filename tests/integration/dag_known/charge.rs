@@ -5,7 +5,7 @@
 use agenteval_gate::eval::steps::{
     RulesScorer, StepContext, StepEvaluation, StepSettings, ToolCatalog, evaluate_steps,
 };
-use agenteval_gate::report::model::RootCauseStatus;
+use agenteval_gate::model::run::RootCauseStatus;
 use agenteval_gate::spec::model::RootCauseMode;
 use agenteval_gate::spec::model::StepType::{self, Exec, ParamGen};
 use agenteval_gate::trace::model::Trace;

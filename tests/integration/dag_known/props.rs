@@ -9,7 +9,7 @@ use agenteval_gate::dag::{
 use agenteval_gate::eval::steps::{
     RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
 };
-use agenteval_gate::report::model::DagStatus;
+use agenteval_gate::model::run::DagStatus;
 use agenteval_gate::spec::model::{RootCauseMode, StepType};
 use agenteval_gate::trace::model::{SpanKind, TraceFormat};
 use proptest::prelude::*;

@@ -6,7 +6,7 @@ use agenteval_gate::dag::{
 use agenteval_gate::eval::steps::{
     RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
 };
-use agenteval_gate::report::model::DagStatus;
+use agenteval_gate::model::run::DagStatus;
 use agenteval_gate::spec::model::ExpectedOutput;
 use agenteval_gate::spec::model::RootCauseMode::{self, FullPath, Greedy, Weighted};
 use agenteval_gate::spec::model::StepType::{self, Exec, ParamGen, Plan, Synth, ToolSel};

@@ -3,7 +3,7 @@
 use agenteval_gate::eval::steps::{
     Failure, RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
 };
-use agenteval_gate::report::model::StepResult;
+use agenteval_gate::model::run::StepResult;
 use agenteval_gate::spec::model::ExpectedOutput;
 use pretty_assertions::assert_eq;
 use serde_json::json;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use agenteval_gate::eval::steps::{
     RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
 };
-use agenteval_gate::report::model::DagStatus;
+use agenteval_gate::model::run::DagStatus;
 use agenteval_gate::spec::model::StepType;
 use agenteval_gate::trace::model::SpanKind;
 use agenteval_gate::trace::read_traces;

@@ -4,7 +4,7 @@ use agenteval_gate::dag::render_mermaid_case;
 use agenteval_gate::eval::steps::{
     RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
 };
-use agenteval_gate::report::model::{
+use agenteval_gate::model::run::{
     CaseReport, CaseStatus, CheckpointSummary, EvaluatorAudit, Quartiles, Scores,
 };
 use pretty_assertions::assert_eq;

@@ -367,7 +367,7 @@ fn structure(md: &str) -> Vec<String> {
 }
 
 fn render(report: &serde_json::Value) -> Option<String> {
-    let r: agenteval_gate::compare::model::CompareReport =
+    let r: agenteval_gate::model::compare::CompareReport =
         serde_json::from_value(report.clone()).ok()?;
     Some(agenteval_gate::report::render::compare_markdown::render_compare_markdown(&r))
 }

@@ -1,7 +1,7 @@
 //! Tests of the first-occurrence forms and of captures.
 
 use super::*;
-use crate::report::model::CheckpointState;
+use crate::model::run::CheckpointState;
 use crate::spec::matcher::ToolGlob;
 use crate::spec::model::{EventKind, EventStatus};
 use crate::trace::{Span, SpanKind, Status, ToolExecution, Trace, TraceFormat};

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::report::model::{CheckpointInfo, CheckpointState};
+use crate::model::run::{CheckpointInfo, CheckpointState};
 use crate::report::render::fmt::{delta, pct};
 use crate::report::svg::dag::{DagDrawing, draw_case};
 use crate::report::views::CaseDetail;
@@ -187,7 +187,7 @@ pub(super) fn case_view(
         open,
         reasons: d.reasons.clone(),
         status: c.status.as_str().to_owned(),
-        ok: c.status == crate::report::model::CaseStatus::Ok,
+        ok: c.status == crate::model::run::CaseStatus::Ok,
         compliance: pct(c.scores.compliance_percent),
         compliance_change,
         dag: (!c.steps.is_empty()).then(|| draw_case(c)),
@@ -232,8 +232,8 @@ pub(super) fn class(s: CheckpointState) -> &'static str {
     }
 }
 
-fn dag_status(s: crate::report::model::DagStatus) -> &'static str {
-    use crate::report::model::DagStatus;
+fn dag_status(s: crate::model::run::DagStatus) -> &'static str {
+    use crate::model::run::DagStatus;
     match s {
         DagStatus::None => "no DAG",
         DagStatus::Dag => "DAG",

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::compare::model::{CompareReport, MetricComparison, MetricStatus, Verdict};
+use crate::model::compare::{CompareReport, MetricComparison, MetricStatus, Verdict};
 use crate::output::plural;
 use crate::report::render::compare_text::{headline, sigma, tier_line};
 use crate::report::render::fmt::{delta, metric, pvalue};

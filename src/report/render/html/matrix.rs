@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::report::model::{CaseStatus, CheckpointState};
+use crate::model::run::{CaseStatus, CheckpointState};
 use crate::report::render::fmt::pct;
 use crate::report::views::build::is_worse;
 use crate::report::views::{CaseRow, SuiteViews};

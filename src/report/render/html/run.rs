@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::report::model::RunReport;
+use crate::model::run::RunReport;
 use crate::report::render::fmt::metric;
 use crate::report::svg::scale::round1;
 use crate::report::views::run_views;

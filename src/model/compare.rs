@@ -8,9 +8,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::compare::absolute::AbsoluteBreach;
-use crate::report::model::Tier;
-use crate::spec::model::{FailOn, Severity, UnevaluatedPolicy};
+use crate::model::run::Tier;
+use crate::model::vocab::{FailOn, Severity, UnevaluatedPolicy};
 
 /// Version of the compare report JSON. 2: `p_value` comes from the sign-flip test named in
 /// `test` (was: the centered bootstrap); added `test`, `nonzero`, `min_p`, `missing`,
@@ -50,7 +49,7 @@ pub struct CompareReport {
     pub missing_baselines: Vec<String>,
     /// Recurring issues per suite against the baseline's (new, grew, gone).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub insights: Vec<crate::insights::SuiteInsights>,
+    pub insights: Vec<crate::model::insights::SuiteInsights>,
     /// Mermaid DAG of the worst regressed case, when one has a DAG.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worst_case: Option<WorstCase>,
@@ -59,7 +58,7 @@ pub struct CompareReport {
     /// What the drawn views (HTML report, history charts) need when the report
     /// is rendered later from the saved file; size policy in `report::views::build`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub views: Option<crate::report::views::CompareViews>,
+    pub views: Option<crate::model::views::CompareViews>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,7 +93,7 @@ pub struct BaselineRef {
     /// Where the baseline was read from (`--baseline-ref`), and the
     /// baseline files the working tree changes relative to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<crate::baseline::source::SourceInfo>,
+    pub source: Option<crate::model::compare::SourceInfo>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -403,4 +402,39 @@ pub struct WorstCase {
     pub case: String,
     pub metric: String,
     pub mermaid: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AbsoluteBreach {
+    pub metric: String,
+    /// The suite mean, or `None` when the metric had no value at all.
+    pub value: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    pub severity: Severity,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceKind {
+    Worktree,
+    Git,
+}
+
+/// Where the baseline came from, for the compare report and the comment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceInfo {
+    pub kind: SourceKind,
+    /// The revision read (`--baseline-ref`, or the PR's base sha).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rev: Option<String>,
+    /// Why this source was used: `--baseline-ref`, `pull request base`, `default`.
+    pub chosen_by: String,
+    /// Baseline files (repository paths) that the working tree changes
+    /// relative to `rev`: a pull request that edits `baselines/`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edited: Vec<String>,
 }

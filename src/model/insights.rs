@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::spec::model::StepType;
+use crate::model::vocab::StepType;
 
 /// The recurring issues of one run.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

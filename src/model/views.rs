@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::report::model::{
+use crate::model::run::{
     CaseReport, CaseStatus, CheckpointInfo, CheckpointResult, CheckpointState,
 };
 

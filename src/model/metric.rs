@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::report::model::{CaseReport, CheckpointState};
+use crate::model::run::{CaseReport, CheckpointState};
 
 /// Whether higher values are better for `metric` (cost and latency are not).
 pub fn higher_is_better(metric: &str) -> bool {

@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::spec::model::{Severity, StepType};
+use crate::model::vocab::{Severity, StepType};
 
 /// Version of the run report JSON.
 pub const RUN_REPORT_SCHEMA_VERSION: u32 = 1;
@@ -210,7 +210,7 @@ pub struct CaseReport {
     pub task: Option<TaskResult>,
     /// Trace-level judge dimensions (`trace_judges: [gpa]`), when asked for.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub trace_judges: Vec<crate::report::trace_judges::TraceJudgeScore>,
+    pub trace_judges: Vec<crate::model::trace_judges::TraceJudgeScore>,
     pub position_dropout: Quartiles,
     pub evaluator_audit: EvaluatorAudit,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -225,7 +225,7 @@ pub struct CaseReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CaseRootCause {
     /// `greedy`, `full_path`, `weighted` or `judge`.
-    pub method: crate::spec::model::RootCauseMode,
+    pub method: crate::model::vocab::RootCauseMode,
     /// `named`, or `not_available` (with the reason in `reason`).
     pub status: RootCauseStatus,
     /// The step id (`s7`).
@@ -587,7 +587,7 @@ pub struct Aggregate {
     pub cost: Cost,
     /// Recurring issues over the cases (`None` in reports written before them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub insights: Option<crate::insights::Insights>,
+    pub insights: Option<crate::model::insights::Insights>,
 }
 
 /// Root-cause propagation statistics over the suite.

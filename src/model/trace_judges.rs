@@ -1,6 +1,6 @@
 //! Trace-level judge scores of a case (`cases[].trace_judges[]`): one entry
 //! per judge dimension, e.g. GPA's `tool_calling`. Each becomes the metric
-//! `<judge>:<dimension>` (see [`crate::report::metrics::case_metrics`]).
+//! `<judge>:<dimension>` (see [`crate::model::metric::case_metrics`]).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,13 @@
+//! The data every layer shares (DESIGN §3, floor 1): the run report, the
+//! compare report, recurring issues, trace-judge scores, the views' data,
+//! metric names and the small vocabulary of severities and step types.
+//! Serde types and accessors only: nothing here evaluates, decides or
+//! renders, and nothing here imports a module above it.
+
+pub mod compare;
+pub mod insights;
+pub mod metric;
+pub mod run;
+pub mod trace_judges;
+pub mod views;
+pub mod vocab;
