@@ -128,4 +128,17 @@ impl Error {
     }
 }
 
+impl From<crate::output::OutputError> for Error {
+    fn from(e: crate::output::OutputError) -> Self {
+        use crate::output::OutputError;
+        match e {
+            OutputError::Stdout(e) => Self::Stdout(e),
+            OutputError::Write { path, source } => Self::io("write", path, source),
+            OutputError::NotACommand(line) => {
+                Self::Internal(format!("not a single workflow command: {line:?}"))
+            }
+        }
+    }
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -17,7 +17,7 @@ use crate::judge::calibrate::{
 };
 use crate::judge::questions::CaseView;
 use crate::model::run::JudgeSummary;
-use crate::output::write_to;
+use crate::fsutil::write_to;
 use crate::report::render::json::to_json;
 use crate::runner::RunnerError;
 use crate::runner::evaluate::display_path;

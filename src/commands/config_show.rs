@@ -19,7 +19,7 @@ pub(crate) fn run(config: &Config) -> Result<ExitCode> {
                 (None, Some(f)) => (f, "config file".to_owned()),
                 (None, None) => (default, "default".to_owned()),
             };
-            outln!("{key:<14} {value:<28} ({source})")
+            Ok(outln!("{key:<14} {value:<28} ({source})")?)
         };
     row(
         "suites_dir",

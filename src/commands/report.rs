@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::exit_code::ExitCode;
 use crate::model::compare::{COMPARE_REPORT_SCHEMA_VERSION, CompareReport};
 use crate::model::run::RunReport;
-use crate::output::write_to;
+use crate::fsutil::write_to;
 use crate::report::ReportError;
 use crate::report::read::{ReportKind, kind_of, read_json, read_run_report};
 use crate::report::render::compare_junit::render_compare_junit;

@@ -15,7 +15,8 @@ use crate::judge::calibrate::load_golden;
 use crate::judge::pipeline::Outcome;
 use crate::judge::rubric::{assign_ids, questions, render_draft};
 use crate::judge::{JudgeError, JudgeMode};
-use crate::output::{plural, write_to};
+use crate::fsutil::write_to;
+use crate::output::plural;
 use crate::spec::suite::Suite;
 
 use super::calibrate::{emit, judge_golden};

@@ -10,7 +10,8 @@ use crate::error::{Error, Result};
 use crate::exit_code::ExitCode;
 use crate::model::compare::AbsoluteBreach;
 use crate::model::run::{RunReport, Tier};
-use crate::output::{plural, write_to};
+use crate::fsutil::write_to;
+use crate::output::plural;
 use crate::report::render::{
     json::to_json, run_junit::render_run_junit, run_markdown::render_run_markdown,
     run_table::render_run_table,

@@ -113,6 +113,20 @@ pub fn sweep_temp_files(dir: &Path) -> usize {
         .count()
 }
 
+/// Write `text` to `path`, or to stdout when `path` is `-`. A regular file
+/// is replaced atomically (temp file + rename) so a reader never sees half
+/// a report; a symlink is written through; a FIFO or device is written
+/// to directly (see [`write_output`]).
+pub fn write_to(path: &Path, text: &str) -> Result<(), crate::output::OutputError> {
+    if path.as_os_str() == "-" {
+        return crate::output::write_stdout(text);
+    }
+    write_output(path, text.as_bytes()).map_err(|source| crate::output::OutputError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

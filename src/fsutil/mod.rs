@@ -6,7 +6,7 @@ mod atomic;
 mod lock;
 mod read;
 
-pub use atomic::{TEMP_SUFFIX, sweep_temp_files, write_atomic, write_output};
+pub use atomic::{TEMP_SUFFIX, sweep_temp_files, write_atomic, write_output, write_to};
 pub use lock::DirLock;
 pub use read::{
     DEFAULT_MAX_INPUT_BYTES, InputError, max_input_bytes, parse_size, read_input, read_input_text,

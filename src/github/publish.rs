@@ -102,7 +102,7 @@ pub struct PublishOutcome {
     pub outputs: FileStatus,
     pub annotations_printed: usize,
     /// Writing an annotation to stdout failed (e.g. a closed pipe).
-    pub annotations_error: Option<crate::Error>,
+    pub annotations_error: Option<crate::output::OutputError>,
     pub comment: CommentStatus,
 }
 

@@ -5,10 +5,12 @@
 #[macro_use]
 mod macros;
 pub(crate) mod color;
+mod error;
 pub mod escape;
 mod stream;
 mod text;
 
+pub use error::OutputError;
 pub use color::{ColorChoice, color_enabled, set_color};
-pub use stream::{write_stderr, write_stdout, write_to, write_workflow_command};
+pub use stream::{write_stderr, write_stdout, write_workflow_command};
 pub use text::{plural, truncate_chars};

@@ -6,36 +6,33 @@
 //! command, and the gate calls it only for its own annotations.
 
 use std::io::Write;
-use std::path::Path;
 
-use crate::error::{Error, Result};
+use super::error::OutputError;
 use crate::output::escape::{is_workflow_command, terminal_text, workflow_guard};
 
 /// Write `text` to stdout. The gate never writes colour to stdout, so any
 /// control character (an ESC from a trace) is shown as an escape, and a line
 /// that would be a workflow command is neutralised.
-pub fn write_stdout(text: &str) -> Result<()> {
+pub fn write_stdout(text: &str) -> Result<(), OutputError> {
     let text = terminal_text(text);
     let text = workflow_guard(&text);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(Error::Stdout)
+        .map_err(OutputError::Stdout)
 }
 
 /// Print one workflow command (`::error …::…`) built by
 /// [`crate::github::annotation`], whose values are already encoded.
-pub fn write_workflow_command(line: &str) -> Result<()> {
+pub fn write_workflow_command(line: &str) -> Result<(), OutputError> {
     if line.contains(['\n', '\r']) || !is_workflow_command(line) {
-        return Err(Error::Internal(format!(
-            "not a single workflow command: {line:?}"
-        )));
+        return Err(OutputError::NotACommand(line.to_owned()));
     }
     let mut out = std::io::stdout().lock();
     out.write_all(line.as_bytes())
         .and_then(|()| out.write_all(b"\n"))
         .and_then(|()| out.flush())
-        .map_err(Error::Stdout)
+        .map_err(OutputError::Stdout)
 }
 
 /// Write `text` to stderr, ignoring failures (there is nowhere left to
@@ -45,15 +42,4 @@ pub fn write_stderr(text: &str) {
     let text = workflow_guard(text);
     let mut err = anstream::stderr().lock();
     let _ignored = err.write_all(text.as_bytes());
-}
-
-/// Write `text` to `path`, or to stdout when `path` is `-`. A regular file
-/// is replaced atomically (temp file + rename) so a reader never sees half
-/// a report; a symlink is written through; a FIFO or device is written
-/// to directly (see [`crate::fsutil::write_output`]).
-pub fn write_to(path: &Path, text: &str) -> Result<()> {
-    if path.as_os_str() == "-" {
-        return write_stdout(text);
-    }
-    crate::fsutil::write_output(path, text.as_bytes()).map_err(|e| Error::io("write", path, e))
 }
