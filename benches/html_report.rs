@@ -20,7 +20,7 @@ use std::time::Instant;
 use agenteval_gate::baseline::store::{read_baseline, read_history};
 use agenteval_gate::compare::decide::{AlphaPlan, CompareOptions, compare};
 use agenteval_gate::compare::engine::SuiteInput;
-use agenteval_gate::config::{
+use agenteval_gate::runner::settings::{
     EvalSettings, EvidenceOverride, JudgeChoice, SuiteSettings, TierChoice,
 };
 use agenteval_gate::model::run::{RunReport, Tier};

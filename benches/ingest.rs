@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use agenteval_gate::config::{EvalSettings, JudgeChoice, SuiteSettings, TierChoice};
+use agenteval_gate::runner::settings::{EvalSettings, JudgeChoice, SuiteSettings, TierChoice};
 use agenteval_gate::model::run::Tier;
 use agenteval_gate::runner::evaluate::evaluate_replay;
 use agenteval_gate::spec::discover::load_checked;

@@ -8,16 +8,13 @@
 #[macro_use]
 pub mod output;
 
+pub mod app;
 pub mod baseline;
-pub mod cli;
 pub mod clock;
-mod commands;
 pub mod compare;
-pub mod config;
 pub mod dag;
 pub mod diagnostic;
 pub mod digest;
-pub mod error;
 pub mod eval;
 pub mod exit_code;
 pub mod fsutil;
@@ -26,15 +23,14 @@ pub mod insights;
 pub mod judge;
 pub mod model;
 pub mod report;
-mod run;
 pub mod runner;
 pub mod spec;
 pub mod stats;
 pub mod trace;
 
-pub use error::{Error, Result};
+pub use app::error::{Error, Result};
 pub use exit_code::ExitCode;
-pub use run::main_entry;
+pub use app::main_entry;
 
 /// This build's version, recorded in every report.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::config::EvalSettings;
+use crate::runner::settings::EvalSettings;
 use crate::eval::case::{CaseContext, StepPart, TraceOutcome, evaluate_case};
 use crate::eval::metrics::evaluate_task_with;
 use crate::eval::steps::{

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use miette::Diagnostic;
 
-use crate::config::Shard;
+use crate::runner::settings::Shard;
 use crate::exit_code::ExitCode;
 use crate::model::run::{RunReport, Tier};
 use crate::report::build::{RunMeta, build_run_report};

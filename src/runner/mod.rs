@@ -13,6 +13,7 @@ pub mod run_mode;
 pub mod secrets;
 pub mod select;
 pub mod session;
+pub mod settings;
 
 pub use error::RunnerError;
 pub use session::{RunSession, SessionOptions};

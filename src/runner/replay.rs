@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::config::EvidenceOverride;
+use crate::runner::settings::EvidenceOverride;
 use crate::diagnostic::{FileDiagnostic, named_source};
 use crate::eval::case::TraceOutcome;
 use crate::model::run::{CaseError, CaseStatus, TraceInfo};

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::config::EvalSettings;
+use crate::runner::settings::EvalSettings;
 use crate::eval::case::TraceOutcome;
 use crate::model::run::{CaseError, CaseStatus, RunMode, RunReport, Tier};
 use crate::output::plural;

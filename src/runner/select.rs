@@ -1,7 +1,7 @@
 //! Which cases run: the smoke tier (tags, first N, cap) and shards (a stable
 //! hash of the case id, so a case always lands in the same shard).
 
-use crate::config::Shard;
+use crate::runner::settings::Shard;
 use crate::spec::suite::{Case, Suite};
 
 /// Indices of the smoke cases, in suite order: cases carrying a smoke tag

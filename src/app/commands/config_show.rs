@@ -1,7 +1,7 @@
 //! `agenteval-gate config show`: the resolved settings and their sources.
 
-use crate::config::{BootstrapConfig, CONFIG_FILE, Config, DEFAULT_SEED};
-use crate::error::Result;
+use crate::app::config::{BootstrapConfig, CONFIG_FILE, Config, DEFAULT_SEED};
+use crate::app::error::Result;
 use crate::exit_code::ExitCode;
 
 pub(crate) fn run(config: &Config) -> Result<ExitCode> {

@@ -1,9 +1,9 @@
 //! `agenteval-gate merge REPORT… --out F`: combine shard run reports into
 //! the report one process would have written (see `runner::merge`).
 
-use crate::cli::CliMerge;
-use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::app::cli::CliMerge;
+use crate::app::config::Config;
+use crate::app::error::{Error, Result};
 use crate::exit_code::ExitCode;
 use crate::fsutil::write_to;
 use crate::output::plural;

@@ -39,7 +39,7 @@ mod tests {
     use clap::Parser;
 
     use super::*;
-    use crate::cli::Cli;
+    use crate::app::cli::Cli;
 
     fn rendered(args: &[&str]) -> String {
         let err = Cli::try_parse_from(args).unwrap_err();

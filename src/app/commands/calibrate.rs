@@ -5,9 +5,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::cli::{CliCalibrate, CliCalibrateFormat};
-use crate::config::{Config, EvalSettings, TierChoice};
-use crate::error::{Error, Result};
+use crate::app::cli::{CliCalibrate, CliCalibrateFormat};
+use crate::app::config::Config;
+use crate::runner::settings::{EvalSettings, TierChoice};
+use crate::app::error::{Error, Result};
 use crate::eval::case::TraceOutcome;
 use crate::eval::steps::{StepSettings, ToolCatalog, build_case_dag};
 use crate::exit_code::ExitCode;

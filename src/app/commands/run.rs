@@ -3,10 +3,11 @@
 
 use std::path::Path;
 
-use crate::cli::{CliEvalArgs, CliRun, CliRunFormat};
+use crate::app::cli::{CliEvalArgs, CliRun, CliRunFormat};
 use crate::compare::absolute::check_absolute;
-use crate::config::{Config, EvalSettings, TierChoice, resolve_fail_on};
-use crate::error::{Error, Result};
+use crate::app::config::{Config, resolve_fail_on};
+use crate::runner::settings::{EvalSettings, TierChoice};
+use crate::app::error::{Error, Result};
 use crate::exit_code::ExitCode;
 use crate::model::compare::AbsoluteBreach;
 use crate::model::run::{RunReport, Tier};

@@ -9,8 +9,8 @@
 //! `compare` or `comment` posted for the same baseline and suites. The exit
 //! code says whether posting worked; the verdict was the first job's.
 
-use crate::cli::CliComment;
-use crate::error::{Error, Result};
+use crate::app::cli::CliComment;
+use crate::app::error::{Error, Result};
 use crate::exit_code::ExitCode;
 use crate::github::{
     ClientConfig, CommentAction, GitHubContext, GitHubError, RepoName, marker, post_saved_comment,

@@ -2,11 +2,12 @@
 //! against each baseline, all problems reported at once.
 
 use crate::baseline::store::{baseline_path, list_names, read_baseline};
-use crate::cli::CliLint;
+use crate::app::cli::CliLint;
 use crate::compare::preflight::gate_warnings;
-use crate::config::{Config, SuiteSettings, resolve_fail_on};
+use crate::app::config::{Config, resolve_fail_on};
+use crate::runner::settings::SuiteSettings;
 use crate::diagnostic::{FileDiagnostic, Level};
-use crate::error::Result;
+use crate::app::error::Result;
 use crate::exit_code::ExitCode;
 use crate::output::plural;
 use crate::spec::SpecError;

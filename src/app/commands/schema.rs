@@ -1,6 +1,6 @@
 //! `agenteval-gate schema`: print the suite JSON Schema.
 
-use crate::error::Result;
+use crate::app::error::Result;
 use crate::exit_code::ExitCode;
 
 pub(crate) fn run() -> Result<ExitCode> {

@@ -6,9 +6,10 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::cli::{CliRubric, CliRubricGenerate, CliRubricVerify};
-use crate::config::{Config, EvalSettings, TierChoice};
-use crate::error::{Error, Result};
+use crate::app::cli::{CliRubric, CliRubricGenerate, CliRubricVerify};
+use crate::app::config::Config;
+use crate::runner::settings::{EvalSettings, TierChoice};
+use crate::app::error::{Error, Result};
 use crate::exit_code::ExitCode;
 use crate::judge::answer::Parsed;
 use crate::judge::calibrate::load_golden;
@@ -34,7 +35,7 @@ pub(crate) fn run(cmd: &CliRubric, config: &Config, quiet: bool) -> Result<ExitC
 
 /// The one selected suite, with a judge.
 fn one_suite(
-    eval: &crate::cli::CliEvalArgs,
+    eval: &crate::app::cli::CliEvalArgs,
     config: &Config,
     command: &str,
     quiet: bool,

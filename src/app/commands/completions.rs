@@ -4,8 +4,8 @@
 
 use clap::CommandFactory;
 
-use crate::cli::Cli;
-use crate::error::{Error, Result};
+use crate::app::cli::Cli;
+use crate::app::error::{Error, Result};
 use crate::exit_code::ExitCode;
 
 pub(crate) fn completions(shell: clap_complete::Shell) -> Result<ExitCode> {

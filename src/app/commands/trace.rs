@@ -6,10 +6,10 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::cli::{CliTrace, CliTraceFormat};
-use crate::config::Config;
+use crate::app::cli::{CliTrace, CliTraceFormat};
+use crate::app::config::Config;
 use crate::dag::DagView;
-use crate::error::{Error, Result};
+use crate::app::error::{Error, Result};
 use crate::eval::steps::{
     RulesScorer, StepContext, StepEvaluation, StepSettings, ToolCatalog, evaluate_steps,
 };

@@ -9,9 +9,10 @@ use crate::baseline::store::{
     DEFAULT_HISTORY_CAP, baseline_path, committed_history, history_path, list_names, read_baseline,
     read_history, write_baseline,
 };
-use crate::cli::{CliBaseline, CliBaselineList, CliBaselineShow, CliBaselineUpdate};
-use crate::config::{Config, EvalSettings, SuiteSettings, TierChoice};
-use crate::error::{Error, Result};
+use crate::app::cli::{CliBaseline, CliBaselineList, CliBaselineShow, CliBaselineUpdate};
+use crate::app::config::Config;
+use crate::runner::settings::{EvalSettings, SuiteSettings, TierChoice};
+use crate::app::error::{Error, Result};
 use crate::exit_code::ExitCode;
 use crate::model::run::{RunReport, Tier};
 use crate::output::plural;

@@ -1,8 +1,8 @@
 //! `agenteval-gate report FILE --format …`: render a saved run or compare report.
 
-use crate::cli::{CliReport, CliReportFormat};
+use crate::app::cli::{CliReport, CliReportFormat};
 use crate::diagnostic::FileDiagnostic;
-use crate::error::Result;
+use crate::app::error::Result;
 use crate::exit_code::ExitCode;
 use crate::model::compare::{COMPARE_REPORT_SCHEMA_VERSION, CompareReport};
 use crate::model::run::RunReport;

@@ -5,8 +5,8 @@ use std::ffi::OsString;
 
 use clap::Parser;
 
-use crate::cli::{Cli, CliColor};
-use crate::error::Error;
+use crate::app::cli::{Cli, CliColor};
+use crate::app::error::Error;
 use crate::exit_code::ExitCode;
 use crate::output::{ColorChoice, set_color};
 
@@ -29,7 +29,7 @@ where
                 }
                 _ => ExitCode::Usage,
             };
-            let _ignored = crate::cli::without_weakening_suggestions(e).print();
+            let _ignored = crate::app::cli::without_weakening_suggestions(e).print();
             return code;
         }
     };
@@ -45,7 +45,7 @@ where
         crate::fsutil::set_max_input_bytes(bytes);
     }
 
-    let code = match crate::commands::dispatch(cli) {
+    let code = match crate::app::commands::dispatch(cli) {
         Ok(code) => code,
         Err(err) if err.is_broken_pipe() => ExitCode::Success,
         Err(err) => {

@@ -8,15 +8,16 @@ use std::time::Instant;
 use crate::baseline::BaselineError;
 use crate::baseline::model::{BaselineFile, HistoryLine};
 use crate::baseline::source::BaselineLoader;
-use crate::cli::{CliCompare, CliCompareFormat, CliOnOff};
+use crate::app::cli::{CliCompare, CliCompareFormat, CliOnOff};
 use crate::compare::decide::{
     AlphaPlan, CompareOptions, compare, no_baseline_report, smoke_spent_alpha, smoke_stops,
     suite_fails,
 };
 use crate::compare::engine::SuiteInput;
-use crate::config::{Config, EvalSettings, TierChoice, resolve_fail_on, resolve_resamples};
+use crate::app::config::{Config, resolve_fail_on, resolve_resamples};
+use crate::runner::settings::{EvalSettings, TierChoice};
 use crate::dag::render_mermaid_case;
-use crate::error::Result;
+use crate::app::error::Result;
 use crate::exit_code::ExitCode;
 use crate::model::compare::{CompareReport, MetricStatus, TierOutcome, Verdict, WorstCase};
 use crate::model::run::{RunReport, Tier};

@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::cli::{CliEvalArgs, CliFailOn, CliGlobal, CliJudge, CliSuiteArgs, CliTier};
+use crate::app::cli::{CliEvalArgs, CliFailOn, CliGlobal, CliJudge, CliSuiteArgs, CliTier};
+use crate::runner::settings::{EvalSettings, EvidenceOverride, JudgeChoice, Shard, SuiteSettings, TierChoice};
 use crate::diagnostic::{FileDiagnostic, named_source};
-use crate::error::{Error, Result};
+use crate::app::error::{Error, Result};
 use crate::judge::JudgeMode;
 use crate::spec::SpecError;
 use crate::spec::judge::ProviderName;
@@ -124,79 +125,6 @@ fn find_up(start: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TierChoice {
-    Smoke,
-    Full,
-    Progressive,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum JudgeChoice {
-    None,
-    Openai,
-    Anthropic,
-    Replay,
-}
-
-impl JudgeChoice {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::None => "none",
-            Self::Openai => "openai",
-            Self::Anthropic => "anthropic",
-            Self::Replay => "replay",
-        }
-    }
-}
-
-/// `--shard i/n`: 1-based index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    pub index: u32,
-    pub count: u32,
-}
-
-impl std::str::FromStr for Shard {
-    type Err = String;
-
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        let (i, n) = s
-            .split_once('/')
-            .ok_or_else(|| format!("`{s}` is not I/N"))?;
-        let index: u32 = i
-            .trim()
-            .parse()
-            .map_err(|_| format!("shard index `{i}` is not a number"))?;
-        let count: u32 = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("shard count `{n}` is not a number"))?;
-        if count == 0 || index == 0 || index > count {
-            return Err(format!("shard `{s}` is out of range: use 1/N … N/N"));
-        }
-        Ok(Self { index, count })
-    }
-}
-
-/// `--evidence`: another directory, or no evidence at all.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EvidenceOverride {
-    Dir(PathBuf),
-    /// `--evidence none`.
-    Disabled,
-}
-
-/// Where suites and baselines are.
-#[derive(Debug, Clone)]
-pub struct SuiteSettings {
-    pub suites_dir: PathBuf,
-    pub baselines_dir: PathBuf,
-    pub suites: Vec<String>,
-}
-
 impl SuiteSettings {
     pub fn resolve(args: &CliSuiteArgs, config: &Config) -> Self {
         Self {
@@ -205,28 +133,6 @@ impl SuiteSettings {
             suites: args.suites.clone(),
         }
     }
-}
-
-/// Resolved settings of an evaluation.
-#[derive(Debug, Clone)]
-pub struct EvalSettings {
-    pub suite: SuiteSettings,
-    pub traces: Option<PathBuf>,
-    /// `--evidence DIR|none` override.
-    pub evidence: Option<EvidenceOverride>,
-    pub tier: TierChoice,
-    pub judge: JudgeChoice,
-    pub judge_cache: PathBuf,
-    /// The judge's flags and `agenteval.yaml` settings, and the budgets the
-    /// command's suites share.
-    pub judge_run: crate::judge::tier::JudgeRun,
-    pub seed: u64,
-    pub deterministic: bool,
-    pub shard: Option<Shard>,
-    /// `--tag` overlays (config file tags first, flags win).
-    pub tags: BTreeMap<String, String>,
-    pub allow_empty: bool,
-    pub jobs: usize,
 }
 
 impl EvalSettings {
@@ -259,7 +165,7 @@ impl EvalSettings {
                 trace_judges: args.trace_judges.as_ref().map(|v| {
                     v.iter()
                         .map(|t| match t {
-                            crate::cli::CliTraceJudge::Gpa => {
+                            crate::app::cli::CliTraceJudge::Gpa => {
                                 crate::spec::judge::TraceJudgeName::Gpa
                             }
                         })

@@ -1,9 +1,9 @@
 //! Command glue: turn parsed CLI structs into settings, call the domain
 //! modules, and print. No evaluation logic lives here.
 
-use crate::cli::{Cli, CliCommand};
-use crate::config::Config;
-use crate::error::Result;
+use crate::app::cli::{Cli, CliCommand};
+use crate::app::config::Config;
+use crate::app::error::Result;
 use crate::exit_code::ExitCode;
 
 mod baseline;
@@ -43,7 +43,7 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
             comment::run(&args, quiet)
         }
         CliCommand::Baseline(cmd) => baseline::run(&cmd, &config()?, quiet),
-        CliCommand::Config(crate::cli::CliConfig::Show) => config_show::run(&config()?),
+        CliCommand::Config(crate::app::cli::CliConfig::Show) => config_show::run(&config()?),
         CliCommand::Merge(args) => merge::run(&args, &config()?, quiet),
         CliCommand::Calibrate(args) => calibrate::run(&args, &config()?, quiet),
         CliCommand::Rubric(cmd) => rubric::run(&cmd, &config()?, quiet),
