@@ -25,8 +25,8 @@ use crate::fsutil::{DirLock, sweep_temp_files, write_atomic};
 use crate::runner::interrupt::{Graceful, INTERRUPTED_WARNING};
 use crate::spec::load::strip_json_location;
 
-/// Default number of history lines kept per suite.
-pub const DEFAULT_HISTORY_CAP: usize = 50;
+/// Default number of history lines kept per suite (defined with the other gate limits).
+pub use crate::spec::gates::DEFAULT_HISTORY_CAP;
 
 pub fn baseline_path(dir: &Path, name: &str, suite: &str) -> PathBuf {
     dir.join(name).join(format!("{suite}.json"))

@@ -42,7 +42,7 @@ use crate::compare::engine::{SuiteInput, suite_metrics};
 use crate::compare::error::CompareError;
 use crate::compare::localize::localize;
 use crate::compare::pairing::Paired;
-use crate::compare::settings::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
+use crate::spec::gates::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
 use crate::model::compare::{
     BaselineRef, COMPARE_REPORT_SCHEMA_VERSION, CompareReport, CompareSettings, Family,
     MetricComparison, MetricStatus, SuiteBreach, TestName, Verdict,

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use crate::baseline::model::{BaselineMeta, HistoryLine};
 use crate::compare::error::CompareError;
 use crate::compare::pairing::{Paired, pair};
-use crate::compare::settings::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
+use crate::spec::gates::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
 use crate::model::compare::{
     Direction, MetricComparison, MetricStatus, Missing, SigmaBandOut, TestName,
 };

@@ -9,6 +9,5 @@ pub mod error;
 pub mod localize;
 pub mod pairing;
 pub mod preflight;
-pub mod settings;
 #[cfg(test)]
 mod tests;

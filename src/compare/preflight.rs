@@ -3,7 +3,7 @@
 //! will be able to evaluate (DESIGN §8). Pure: the suite in, warnings out.
 
 use crate::compare::decide::SMOKE_ALPHA_SHARE;
-use crate::compare::settings::DEFAULT_ALPHA;
+use crate::spec::gates::DEFAULT_ALPHA;
 use crate::runner::select::smoke_cases;
 use crate::spec::model::{FailOn, UnevaluatedPolicy};
 use crate::spec::suite::{Check, Suite};

@@ -3,6 +3,7 @@
 
 pub mod discover;
 pub mod draft;
+pub mod gates;
 mod error;
 pub mod judge;
 pub mod judge_check;

@@ -55,7 +55,7 @@ pub(super) fn gates(
     // Ranges of the statistics settings, `min_effect` and absolute bounds
     // inside each metric's domain: one definition, shared with `compare`;
     // here each problem is placed at the key it is about.
-    for problem in crate::compare::settings::gate_problems(&g) {
+    for problem in crate::spec::gates::gate_problems(&g) {
         cx.error(
             problem_at(locs, &problem.key).unwrap_or(suite_at),
             format!("`{}` {}", problem.key, problem.message),
@@ -106,7 +106,7 @@ pub(super) fn gates(
     }
 }
 
-/// Where the key of a [`crate::compare::settings::GateProblem`] was written:
+/// Where the key of a [`crate::spec::gates::GateProblem`] was written:
 /// `gates.<setting>`, `gates.metrics.<metric>.min_effect`,
 /// `gates.absolute.<metric>[.min|.max]`.
 fn problem_at(locs: &Locations, key: &str) -> Option<Location> {
