@@ -20,15 +20,15 @@ use std::time::Instant;
 use agenteval_gate::baseline::store::{read_baseline, read_history};
 use agenteval_gate::compare::decide::{AlphaPlan, CompareOptions, compare};
 use agenteval_gate::compare::engine::SuiteInput;
-use agenteval_gate::runner::settings::{
-    EvalSettings, EvidenceOverride, JudgeChoice, SuiteSettings, TierChoice,
-};
 use agenteval_gate::model::run::{RunReport, Tier};
 use agenteval_gate::report::render::compare_markdown::render_compare_markdown;
 use agenteval_gate::report::render::html::{render_compare_html, render_run_html};
 use agenteval_gate::report::render::json::to_json;
 use agenteval_gate::report::views::compare_views;
 use agenteval_gate::runner::evaluate::evaluate_replay;
+use agenteval_gate::runner::settings::{
+    EvalSettings, EvidenceOverride, JudgeChoice, SuiteSettings, TierChoice,
+};
 use agenteval_gate::spec::discover::load_checked;
 use agenteval_gate::spec::model::FailOn;
 
@@ -59,7 +59,7 @@ fn main() {
         tier: TierChoice::Full,
         judge: JudgeChoice::None,
         judge_cache: out.join("cache"),
-        judge_run: agenteval_gate::judge::tier::JudgeRun::default(),
+        judge_run: agenteval_gate::judged::tier::JudgeRun::default(),
         seed: 42,
         deterministic: true,
         shard: None,

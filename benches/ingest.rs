@@ -24,9 +24,9 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use agenteval_gate::runner::settings::{EvalSettings, JudgeChoice, SuiteSettings, TierChoice};
 use agenteval_gate::model::run::Tier;
 use agenteval_gate::runner::evaluate::evaluate_replay;
+use agenteval_gate::runner::settings::{EvalSettings, JudgeChoice, SuiteSettings, TierChoice};
 use agenteval_gate::spec::discover::load_checked;
 
 fn main() {
@@ -73,7 +73,7 @@ fn main() {
         tier: TierChoice::Full,
         judge: JudgeChoice::None,
         judge_cache: dir.join("cache"),
-        judge_run: agenteval_gate::judge::tier::JudgeRun::default(),
+        judge_run: agenteval_gate::judged::tier::JudgeRun::default(),
         seed: 42,
         deterministic: true,
         shard: None,

@@ -22,15 +22,15 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agenteval_gate::judge::answer::AnswerFormat;
-use agenteval_gate::judge::budget::Budget;
-use agenteval_gate::judge::cache::Cache;
-use agenteval_gate::judge::config::{JudgeMode, ProviderSettings};
-use agenteval_gate::judge::openai::OpenAiJudge;
-use agenteval_gate::judge::pipeline::{Engine, Outcome, Request};
-use agenteval_gate::judge::prompts::Prompt;
-use agenteval_gate::judge::provider::{Judge, Params};
-use agenteval_gate::judge::retry::RetryPolicy;
+use agenteval_gate::judged::answer::{AnswerFormat, Outcome, Request};
+use agenteval_gate::llm::budget::Budget;
+use agenteval_gate::llm::cache::Cache;
+use agenteval_gate::llm::config::{JudgeMode, ProviderSettings};
+use agenteval_gate::llm::openai::OpenAiJudge;
+use agenteval_gate::llm::pipeline::Engine;
+use agenteval_gate::llm::prompts::Prompt;
+use agenteval_gate::llm::provider::{Judge, Params};
+use agenteval_gate::llm::retry::RetryPolicy;
 use agenteval_gate::spec::judge::{AuthHeader, ProviderName, StructuredOutput};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

@@ -20,7 +20,8 @@ pub mod exit_code;
 pub mod fsutil;
 pub mod github;
 pub mod insights;
-pub mod judge;
+pub mod judged;
+pub mod llm;
 pub mod model;
 pub mod report;
 pub mod runner;
@@ -29,8 +30,8 @@ pub mod stats;
 pub mod trace;
 
 pub use app::error::{Error, Result};
-pub use exit_code::ExitCode;
 pub use app::main_entry;
+pub use exit_code::ExitCode;
 
 /// This build's version, recorded in every report.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

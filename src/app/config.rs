@@ -11,10 +11,12 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::app::cli::{CliEvalArgs, CliFailOn, CliGlobal, CliJudge, CliSuiteArgs, CliTier};
-use crate::runner::settings::{EvalSettings, EvidenceOverride, JudgeChoice, Shard, SuiteSettings, TierChoice};
-use crate::diagnostic::{FileDiagnostic, named_source};
 use crate::app::error::{Error, Result};
-use crate::judge::JudgeMode;
+use crate::diagnostic::{FileDiagnostic, named_source};
+use crate::llm::JudgeMode;
+use crate::runner::settings::{
+    EvalSettings, EvidenceOverride, JudgeChoice, Shard, SuiteSettings, TierChoice,
+};
 use crate::spec::SpecError;
 use crate::spec::judge::ProviderName;
 use crate::spec::model::FailOn;
@@ -148,8 +150,8 @@ impl EvalSettings {
             })
             .or(v.tier)
             .unwrap_or(default_tier);
-        let judge_options = crate::judge::JudgeOptions::resolve(
-            crate::judge::JudgeFlags {
+        let judge_options = crate::llm::JudgeOptions::resolve(
+            crate::llm::JudgeFlags {
                 mode: args.judge.map(|j| match j {
                     CliJudge::None => JudgeMode::None,
                     CliJudge::Openai => JudgeMode::Live(ProviderName::Openai),
@@ -225,7 +227,7 @@ impl EvalSettings {
             }),
             tier,
             judge,
-            judge_run: crate::judge::tier::JudgeRun::new(judge_options),
+            judge_run: crate::judged::tier::JudgeRun::new(judge_options),
             judge_cache: args
                 .judge_cache
                 .clone()

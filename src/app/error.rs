@@ -71,7 +71,7 @@ pub enum Error {
 
     #[error(transparent)]
     #[diagnostic(transparent)]
-    Judge(#[from] crate::judge::JudgeError),
+    Judge(#[from] crate::llm::JudgeError),
 
     /// A bug: an invariant did not hold.
     #[error("internal error: {0}")]

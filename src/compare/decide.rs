@@ -42,12 +42,12 @@ use crate::compare::engine::{SuiteInput, suite_metrics};
 use crate::compare::error::CompareError;
 use crate::compare::localize::localize;
 use crate::compare::pairing::Paired;
-use crate::spec::gates::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
 use crate::model::compare::{
     BaselineRef, COMPARE_REPORT_SCHEMA_VERSION, CompareReport, CompareSettings, Family,
     MetricComparison, MetricStatus, SuiteBreach, TestName, Verdict,
 };
 use crate::output::plural;
+use crate::spec::gates::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
 use crate::spec::model::{FailOn, Severity, UnevaluatedPolicy};
 use crate::stats::{DEFAULT_K_SIGMA, benjamini_hochberg};
 
@@ -450,7 +450,7 @@ fn judge_error_gate(inputs: &[SuiteInput<'_>]) -> (Option<f64>, Vec<(String, boo
     let mut breaches = Vec::new();
     let (mut errors, mut attempted) = (0u64, 0u64);
     for input in inputs {
-        if let Some(note) = crate::judge::summary::mismatch(&input.base.judge, &input.head.judge) {
+        if let Some(note) = crate::judged::summary::mismatch(&input.base.judge, &input.head.judge) {
             breaches.push((format!("`{}`: {note}", input.suite), false));
         }
         let j = &input.head.judge;
@@ -459,7 +459,7 @@ fn judge_error_gate(inputs: &[SuiteInput<'_>]) -> (Option<f64>, Vec<(String, boo
             .saturating_sub(j.budget_exhausted + j.not_in_cache);
         errors += j.errors;
         attempted += reached;
-        let Some(rate) = crate::judge::summary::error_rate(j) else {
+        let Some(rate) = crate::judged::summary::error_rate(j) else {
             continue;
         };
         let max = input

@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 use crate::baseline::model::{BaselineMeta, HistoryLine};
 use crate::compare::error::CompareError;
 use crate::compare::pairing::{Paired, pair};
-use crate::spec::gates::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
 use crate::model::compare::{
     Direction, MetricComparison, MetricStatus, Missing, SigmaBandOut, TestName,
 };
 use crate::model::metric::{case_metrics, higher_is_better, metric_domain};
 use crate::model::run::RunReport;
+use crate::spec::gates::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
 use crate::spec::model::{FailOn, GatesSpec, Severity, UnevaluatedPolicy};
 use crate::stats::{
     BootstrapConfig, DEFAULT_K_SIGMA, PairedTestKind, SigmaOutcome, fires,

@@ -3,8 +3,8 @@
 //! will be able to evaluate (DESIGN §8). Pure: the suite in, warnings out.
 
 use crate::compare::decide::SMOKE_ALPHA_SHARE;
-use crate::spec::gates::DEFAULT_ALPHA;
 use crate::runner::select::smoke_cases;
+use crate::spec::gates::DEFAULT_ALPHA;
 use crate::spec::model::{FailOn, UnevaluatedPolicy};
 use crate::spec::suite::{Check, Suite};
 

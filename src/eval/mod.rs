@@ -5,6 +5,5 @@
 pub mod case;
 pub mod checkpoint;
 pub mod compliance;
-pub mod json;
 pub mod metrics;
 pub mod steps;

@@ -36,3 +36,35 @@ impl TraceJudgeScore {
         format!("{}:{}", self.judge, self.dimension)
     }
 }
+
+/// The seven dimensions, in report order, with the question each answers.
+pub const GPA_DIMENSIONS: [(&str, &str); 7] = [
+    (
+        "goal_fulfillment",
+        "Did the run achieve what the user asked for, completely and correctly?",
+    ),
+    (
+        "logical_consistency",
+        "Are the agent's statements and decisions consistent with each other and with the tool results it saw (no contradictions, no claims the trace does not support)?",
+    ),
+    (
+        "execution_efficiency",
+        "Did the agent reach its result without redundant, repeated or needless steps and calls?",
+    ),
+    (
+        "plan_quality",
+        "Was the agent's plan (stated or implied by its first steps) sound, complete and feasible for the task?",
+    ),
+    (
+        "plan_adherence",
+        "Did the agent carry out its own plan, or deviate from it without reason?",
+    ),
+    (
+        "tool_selection",
+        "Did the agent choose the right tools for each step (and avoid tools it should not use)?",
+    ),
+    (
+        "tool_calling",
+        "Were the tool calls well formed: correct arguments, valid values, results used correctly?",
+    ),
+];

@@ -10,7 +10,7 @@ pub mod escape;
 mod stream;
 mod text;
 
-pub use error::OutputError;
 pub use color::{ColorChoice, color_enabled, set_color};
+pub use error::OutputError;
 pub use stream::{write_stderr, write_stdout, write_workflow_command};
-pub use text::{plural, truncate_chars};
+pub use text::{cap_chars, plural, truncate_chars};

@@ -19,6 +19,22 @@ pub fn truncate_chars(text: &str, max: usize) -> String {
     out
 }
 
+/// At most `cap` characters: two thirds from the head, one third from the
+/// tail, and a marker saying how much was cut.
+pub fn cap_chars(text: &str, cap: usize) -> String {
+    let n = text.chars().count();
+    if n <= cap {
+        return text.to_owned();
+    }
+    let head = cap * 2 / 3;
+    let tail = cap.saturating_sub(head);
+    let start_tail = n - tail;
+    let mut out: String = text.chars().take(head).collect();
+    out.push_str(&format!("\n[… {} characters cut …]\n", n - head - tail));
+    out.extend(text.chars().skip(start_tail));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

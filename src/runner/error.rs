@@ -70,7 +70,7 @@ pub enum RunnerError {
     /// The judge's settings are unusable, or it cannot be reached at all.
     #[error(transparent)]
     #[diagnostic(transparent)]
-    Judge(#[from] crate::judge::JudgeError),
+    Judge(#[from] crate::llm::JudgeError),
 
     #[error("no cases selected")]
     #[diagnostic(

@@ -8,20 +8,20 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::runner::settings::EvalSettings;
 use crate::eval::case::{CaseContext, StepPart, TraceOutcome, evaluate_case};
 use crate::eval::metrics::evaluate_task_with;
 use crate::eval::steps::{
     JudgedScorer, RulesScorer, StepContext, StepScorer, StepSettings, ToolCatalog, build_case_dag,
     evaluate_steps, final_answer,
 };
-use crate::judge::questions::CaseView;
-use crate::judge::rca::judge_root_causes;
-use crate::judge::tier::{CaseJudgments, SuiteJudge};
+use crate::judged::questions::CaseView;
+use crate::judged::rca::judge_root_causes;
+use crate::judged::tier::{CaseJudgments, SuiteJudge};
 use crate::model::run::{CaseReport, JudgeSummary, RunMode, RunReport, ShardInfo, Tier};
 use crate::report::build::{RunMeta, build_run_report};
 use crate::runner::RunnerError;
 use crate::runner::replay::{load_evidence, load_trace, trace_path};
+use crate::runner::settings::EvalSettings;
 use crate::spec::model::RootCauseMode;
 use crate::spec::suite::Suite;
 use crate::trace::model::Trace;
@@ -117,8 +117,8 @@ where
         match judge {
             crate::spec::judge::TraceJudgeName::Gpa => {
                 judge_summary.per_case.insert(
-                    crate::judge::gpa::GPA.to_owned(),
-                    crate::judge::gpa::CALLS_PER_CASE,
+                    crate::judged::gpa::GPA.to_owned(),
+                    crate::judged::gpa::CALLS_PER_CASE,
                 );
             }
         }
@@ -168,7 +168,7 @@ where
                 let mut report = evaluate_case(&cx, steps);
                 report.trace_judges = judged.trace_judges;
                 if trace_judges_without_judge && matches!(outcome, TraceOutcome::Loaded { .. }) {
-                    report.trace_judges = crate::judge::gpa::not_available("no judge configured");
+                    report.trace_judges = crate::judged::gpa::not_available("no judge configured");
                 }
                 // Case-specific warnings stay with their case, so shard
                 // reports merge into exactly what one run gives.
@@ -190,7 +190,7 @@ where
             })
             .collect();
         if let Some(rca) = judge_root_causes(suite_judge.as_ref(), suite, &traces, &mut cases)? {
-            judge_summary = crate::judge::summary::merge([&judge_summary, &rca]);
+            judge_summary = crate::judged::summary::merge([&judge_summary, &rca]);
         }
     }
     let mut config_tags = suite.config_tags.clone();
@@ -215,9 +215,9 @@ where
         .filter(|j| j.settings.insight_summaries)
         && let Some(mut insights) = report.aggregate.insights.take()
     {
-        let named = crate::judge::insight_names::name_groups(judge, &mut insights, &report.cases)?;
+        let named = crate::judged::insight_names::name_groups(judge, &mut insights, &report.cases)?;
         report.aggregate.insights = Some(insights);
-        report.judge = crate::judge::summary::merge([&report.judge, &named]);
+        report.judge = crate::judged::summary::merge([&report.judge, &named]);
     }
     Ok(report)
 }
@@ -243,7 +243,7 @@ fn judge_cases(
     let Some(judge) = judge else {
         return Ok((
             vec![CaseJudgments::default(); loaded.len()],
-            crate::judge::summary::none(),
+            crate::judged::summary::none(),
         ));
     };
     let views: Vec<(usize, CaseView<'_>)> = loaded

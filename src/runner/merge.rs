@@ -13,11 +13,11 @@ use std::path::PathBuf;
 
 use miette::Diagnostic;
 
-use crate::runner::settings::Shard;
 use crate::exit_code::ExitCode;
 use crate::model::run::{RunReport, Tier};
 use crate::report::build::{RunMeta, build_run_report};
 use crate::runner::select::{in_shard, smoke_cases};
+use crate::runner::settings::Shard;
 use crate::spec::suite::Suite;
 
 const SAME_RUN_HELP: &str = "merge the shards of one run: `run --shard I/N --out FILE` with the same suite.yaml, `--seed`, `--tier`, `--tag`s and N";
@@ -222,7 +222,7 @@ pub fn merge_shards(suite: &Suite, shards: Vec<ShardReport>) -> Result<RunReport
         // took as long as the slowest.
         evaluated_at: reports.iter().filter_map(|r| r.evaluated_at.clone()).max(),
         wall_time_ms: reports.iter().filter_map(|r| r.wall_time_ms).max(),
-        judge: crate::judge::summary::merge(reports.iter().map(|r| &r.judge)),
+        judge: crate::judged::summary::merge(reports.iter().map(|r| &r.judge)),
         shard: None,
         warnings,
     };

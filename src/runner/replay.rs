@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::runner::settings::EvidenceOverride;
 use crate::diagnostic::{FileDiagnostic, named_source};
 use crate::eval::case::TraceOutcome;
 use crate::model::run::{CaseError, CaseStatus, TraceInfo};
 use crate::runner::RunnerError;
+use crate::runner::settings::EvidenceOverride;
 use crate::spec::suite::{Case, Suite};
 use crate::trace::TraceError;
 

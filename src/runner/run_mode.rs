@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::runner::settings::EvalSettings;
 use crate::eval::case::TraceOutcome;
 use crate::model::run::{CaseError, CaseStatus, RunMode, RunReport, Tier};
 use crate::output::plural;
@@ -24,6 +23,7 @@ use crate::runner::process::{Exit, Finished, ProcessSpec, run_process};
 use crate::runner::progress::Progress;
 use crate::runner::replay::load_trace;
 use crate::runner::session::RunSession;
+use crate::runner::settings::EvalSettings;
 use crate::spec::model::AgentSpec;
 use crate::spec::suite::Suite;
 

@@ -80,7 +80,6 @@ pub struct SuiteSettings {
     pub suites: Vec<String>,
 }
 
-
 /// Resolved settings of an evaluation.
 #[derive(Debug, Clone)]
 pub struct EvalSettings {
@@ -93,7 +92,7 @@ pub struct EvalSettings {
     pub judge_cache: PathBuf,
     /// The judge's flags and `agenteval.yaml` settings, and the budgets the
     /// command's suites share.
-    pub judge_run: crate::judge::tier::JudgeRun,
+    pub judge_run: crate::judged::tier::JudgeRun,
     pub seed: u64,
     pub deterministic: bool,
     pub shard: Option<Shard>,
@@ -102,4 +101,3 @@ pub struct EvalSettings {
     pub allow_empty: bool,
     pub jobs: usize,
 }
-

@@ -3,13 +3,15 @@
 
 pub mod discover;
 pub mod draft;
-pub mod gates;
 mod error;
+pub mod gates;
+pub mod json;
 pub mod judge;
 pub mod judge_check;
 pub mod load;
 pub mod matcher;
 pub mod model;
+pub mod prompts;
 pub mod schema;
 pub mod stability;
 pub mod suite;

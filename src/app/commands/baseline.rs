@@ -4,15 +4,14 @@ use std::path::Path;
 
 use comfy_table::{ContentArrangement, Table, presets};
 
+use crate::app::cli::{CliBaseline, CliBaselineList, CliBaselineShow, CliBaselineUpdate};
+use crate::app::config::Config;
+use crate::app::error::{Error, Result};
 use crate::baseline::model::{BASELINE_SCHEMA_VERSION, BaselineFile, BaselineMeta};
 use crate::baseline::store::{
     DEFAULT_HISTORY_CAP, baseline_path, committed_history, history_path, list_names, read_baseline,
     read_history, write_baseline,
 };
-use crate::app::cli::{CliBaseline, CliBaselineList, CliBaselineShow, CliBaselineUpdate};
-use crate::app::config::Config;
-use crate::runner::settings::{EvalSettings, SuiteSettings, TierChoice};
-use crate::app::error::{Error, Result};
 use crate::exit_code::ExitCode;
 use crate::model::run::{RunReport, Tier};
 use crate::output::plural;
@@ -21,6 +20,7 @@ use crate::report::read::read_run_report;
 use crate::report::render::fmt::metric;
 use crate::report::render::json::to_json;
 use crate::runner::RunnerError;
+use crate::runner::settings::{EvalSettings, SuiteSettings, TierChoice};
 
 use super::run::{evaluate_tier, load_suites, run_session};
 

@@ -7,22 +7,22 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::app::cli::{CliCalibrate, CliCalibrateFormat};
 use crate::app::config::Config;
-use crate::runner::settings::{EvalSettings, TierChoice};
 use crate::app::error::{Error, Result};
 use crate::eval::case::TraceOutcome;
 use crate::eval::steps::{StepSettings, ToolCatalog, build_case_dag};
 use crate::exit_code::ExitCode;
-use crate::judge::JudgeMode;
-use crate::judge::calibrate::{
+use crate::fsutil::write_to;
+use crate::judged::calibrate::{
     CalibrationReport, Golden, JudgedCase, load_golden, pair, render::render_text,
 };
-use crate::judge::questions::CaseView;
+use crate::judged::questions::CaseView;
+use crate::llm::JudgeMode;
 use crate::model::run::JudgeSummary;
-use crate::fsutil::write_to;
 use crate::report::render::json::to_json;
 use crate::runner::RunnerError;
 use crate::runner::evaluate::display_path;
 use crate::runner::replay::{load_evidence, load_trace, trace_path};
+use crate::runner::settings::{EvalSettings, TierChoice};
 use crate::spec::suite::Suite;
 
 use super::run::load_suites;
@@ -138,7 +138,7 @@ pub(crate) fn emit(
         CliCalibrateFormat::Json => to_json(report),
     })?;
     if !quiet {
-        if let Some(line) = crate::judge::summary::one_line(summary) {
+        if let Some(line) = crate::judged::summary::one_line(summary) {
             statusln!("{line}");
         }
         for w in &report.warnings {

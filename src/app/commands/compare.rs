@@ -5,28 +5,28 @@
 
 use std::time::Instant;
 
+use crate::app::cli::{CliCompare, CliCompareFormat, CliOnOff};
+use crate::app::config::{Config, resolve_fail_on, resolve_resamples};
+use crate::app::error::Result;
 use crate::baseline::BaselineError;
 use crate::baseline::model::{BaselineFile, HistoryLine};
 use crate::baseline::source::BaselineLoader;
-use crate::app::cli::{CliCompare, CliCompareFormat, CliOnOff};
 use crate::compare::decide::{
     AlphaPlan, CompareOptions, compare, no_baseline_report, smoke_spent_alpha, smoke_stops,
     suite_fails,
 };
 use crate::compare::engine::SuiteInput;
-use crate::app::config::{Config, resolve_fail_on, resolve_resamples};
-use crate::runner::settings::{EvalSettings, TierChoice};
 use crate::dag::render_mermaid_case;
-use crate::app::error::Result;
 use crate::exit_code::ExitCode;
+use crate::fsutil::write_to;
 use crate::model::compare::{CompareReport, MetricStatus, TierOutcome, Verdict, WorstCase};
 use crate::model::run::{RunReport, Tier};
-use crate::fsutil::write_to;
 use crate::output::plural;
 use crate::report::render::compare_junit::render_compare_junit;
 use crate::report::render::compare_markdown::render_compare_markdown;
 use crate::report::render::compare_table::render_compare_table;
 use crate::report::render::json::to_json;
+use crate::runner::settings::{EvalSettings, TierChoice};
 use crate::runner::{RunSession, RunnerError};
 use crate::spec::model::FailOn;
 use crate::spec::suite::Suite;

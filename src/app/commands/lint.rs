@@ -1,15 +1,15 @@
 //! `agenteval-gate lint`: every check of suite loading plus ID stability
 //! against each baseline, all problems reported at once.
 
-use crate::baseline::store::{baseline_path, list_names, read_baseline};
 use crate::app::cli::CliLint;
-use crate::compare::preflight::gate_warnings;
 use crate::app::config::{Config, resolve_fail_on};
-use crate::runner::settings::SuiteSettings;
-use crate::diagnostic::{FileDiagnostic, Level};
 use crate::app::error::Result;
+use crate::baseline::store::{baseline_path, list_names, read_baseline};
+use crate::compare::preflight::gate_warnings;
+use crate::diagnostic::{FileDiagnostic, Level};
 use crate::exit_code::ExitCode;
 use crate::output::plural;
+use crate::runner::settings::SuiteSettings;
 use crate::spec::SpecError;
 use crate::spec::discover::suite_paths;
 use crate::spec::load::{LoadedSuite, Origin, load_suite};

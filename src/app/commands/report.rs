@@ -1,12 +1,12 @@
 //! `agenteval-gate report FILE --format …`: render a saved run or compare report.
 
 use crate::app::cli::{CliReport, CliReportFormat};
-use crate::diagnostic::FileDiagnostic;
 use crate::app::error::Result;
+use crate::diagnostic::FileDiagnostic;
 use crate::exit_code::ExitCode;
+use crate::fsutil::write_to;
 use crate::model::compare::{COMPARE_REPORT_SCHEMA_VERSION, CompareReport};
 use crate::model::run::RunReport;
-use crate::fsutil::write_to;
 use crate::report::ReportError;
 use crate::report::read::{ReportKind, kind_of, read_json, read_run_report};
 use crate::report::render::compare_junit::render_compare_junit;

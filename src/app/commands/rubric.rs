@@ -1,5 +1,5 @@
 //! `agenteval-gate rubric generate|verify`: glue around
-//! [`crate::judge::rubric`] (questions, parsing, ids, the draft file),
+//! [`crate::judged::rubric`] (questions, parsing, ids, the draft file),
 //! [`crate::spec::draft`] (the suite with a draft appended, validated) and
 //! `calibrate`'s pairing and statistics.
 
@@ -8,16 +8,16 @@ use std::path::{Path, PathBuf};
 
 use crate::app::cli::{CliRubric, CliRubricGenerate, CliRubricVerify};
 use crate::app::config::Config;
-use crate::runner::settings::{EvalSettings, TierChoice};
 use crate::app::error::{Error, Result};
 use crate::exit_code::ExitCode;
-use crate::judge::answer::Parsed;
-use crate::judge::calibrate::load_golden;
-use crate::judge::pipeline::Outcome;
-use crate::judge::rubric::{assign_ids, questions, render_draft};
-use crate::judge::{JudgeError, JudgeMode};
 use crate::fsutil::write_to;
+use crate::judged::answer::Outcome;
+use crate::judged::answer::Parsed;
+use crate::judged::calibrate::load_golden;
+use crate::judged::rubric::{assign_ids, questions, render_draft};
+use crate::llm::{JudgeError, JudgeMode};
 use crate::output::plural;
+use crate::runner::settings::{EvalSettings, TierChoice};
 use crate::spec::suite::Suite;
 
 use super::calibrate::{emit, judge_golden};
@@ -82,7 +82,7 @@ fn generate(args: &CliRubricGenerate, config: &Config, quiet: bool) -> Result<Ex
             other => problems.push(format!(
                 "question {}: {}",
                 i + 1,
-                crate::judge::tier::reason(other).unwrap_or_default()
+                crate::judged::tier::reason(other).unwrap_or_default()
             )),
         }
     }
@@ -130,7 +130,7 @@ fn generate(args: &CliRubricGenerate, config: &Config, quiet: bool) -> Result<Ex
             suite.name,
             out.display()
         );
-        if let Some(line) = crate::judge::summary::one_line(&summary) {
+        if let Some(line) = crate::judged::summary::one_line(&summary) {
             statusln!("{line}");
         }
         for p in &problems {
@@ -172,7 +172,7 @@ fn verify(args: &CliRubricVerify, config: &Config, quiet: bool) -> Result<ExitCo
     let labelled = golden
         .labels
         .iter()
-        .filter(|l| matches!(&l.item, crate::judge::calibrate::golden::Item::Checkpoint(id) if drafted.contains(id)))
+        .filter(|l| matches!(&l.item, crate::judged::calibrate::golden::Item::Checkpoint(id) if drafted.contains(id)))
         .count();
     if labelled == 0 {
         return Err(Error::usage_with_help(

@@ -4,14 +4,13 @@
 use std::path::Path;
 
 use crate::app::cli::{CliEvalArgs, CliRun, CliRunFormat};
-use crate::compare::absolute::check_absolute;
 use crate::app::config::{Config, resolve_fail_on};
-use crate::runner::settings::{EvalSettings, TierChoice};
 use crate::app::error::{Error, Result};
+use crate::compare::absolute::check_absolute;
 use crate::exit_code::ExitCode;
+use crate::fsutil::write_to;
 use crate::model::compare::AbsoluteBreach;
 use crate::model::run::{RunReport, Tier};
-use crate::fsutil::write_to;
 use crate::output::plural;
 use crate::report::render::{
     json::to_json, run_junit::render_run_junit, run_markdown::render_run_markdown,
@@ -20,6 +19,7 @@ use crate::report::render::{
 use crate::runner::evaluate::evaluate_replay;
 use crate::runner::run_mode::evaluate_run;
 use crate::runner::select::{in_shard, smoke_cases};
+use crate::runner::settings::{EvalSettings, TierChoice};
 use crate::runner::{RunSession, RunnerError, SessionOptions};
 use crate::spec::discover::{load_checked, suite_paths};
 use crate::spec::suite::Suite;

@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use crate::app::cli::{CliTrace, CliTraceFormat};
 use crate::app::config::Config;
-use crate::dag::DagView;
 use crate::app::error::{Error, Result};
+use crate::dag::DagView;
 use crate::eval::steps::{
     RulesScorer, StepContext, StepEvaluation, StepSettings, ToolCatalog, evaluate_steps,
 };

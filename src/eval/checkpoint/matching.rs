@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::eval::json::{json_eq, json_subset};
+use crate::spec::json::{json_eq, json_subset};
 use crate::spec::matcher::{Capture, CaptureSource, Matcher};
 use crate::spec::model::{EventKind, EventStatus};
 

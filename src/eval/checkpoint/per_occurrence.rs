@@ -123,7 +123,7 @@ pub(super) fn each(
             if !bindings.is_empty() {
                 let values: Vec<String> = bindings
                     .iter()
-                    .map(|(name, v)| format!("{name} = {}", crate::eval::json::brief(v)))
+                    .map(|(name, v)| format!("{name} = {}", crate::spec::json::brief(v)))
                     .collect();
                 s.push_str(&format!(" ({})", values.join(", ")));
             }

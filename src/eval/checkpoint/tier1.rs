@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::eval::json::{as_number, brief, json_contains, json_eq, scalar_text};
+use crate::spec::json::{as_number, brief, json_contains, json_eq, scalar_text};
 use crate::spec::suite::{StateAssert, StateOp};
 
 use super::Verdict;

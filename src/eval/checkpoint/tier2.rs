@@ -2,7 +2,7 @@
 //! semantics in docs/suites.md). First-occurrence forms live here, the
 //! per-occurrence forms in `per_occurrence`.
 
-use crate::eval::json::brief;
+use crate::spec::json::brief;
 use crate::spec::matcher::Matcher;
 use crate::spec::suite::SequenceAssert;
 

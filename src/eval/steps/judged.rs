@@ -148,7 +148,7 @@ impl StepScorer for JudgedScorer<'_> {
         let mut notes: Vec<String> = judged
             .iter()
             .map(|(m, v, why)| {
-                let why = crate::judge::prompts::cap_chars(why, 160);
+                let why = crate::output::cap_chars(why, 160);
                 if why.is_empty() {
                     format!("{} {v}", m.as_str())
                 } else {

@@ -136,7 +136,7 @@ pub fn render_run_table(report: &RunReport) -> String {
     for (reason, n) in &audit.na_reasons {
         out.push_str(&format!("  N/A × {n}: {}\n", terminal(reason)));
     }
-    if let Some(line) = crate::judge::summary::one_line(&report.judge) {
+    if let Some(line) = crate::judged::summary::one_line(&report.judge) {
         out.push_str(&line);
         out.push('\n');
     }

@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use super::*;
-use crate::runner::settings::{EvalSettings, JudgeChoice, SuiteSettings, TierChoice};
 use crate::report::render::json::to_json;
 use crate::runner::evaluate::evaluate_replay;
+use crate::runner::settings::{EvalSettings, JudgeChoice, SuiteSettings, TierChoice};
 
 fn suite(dir: &Path, cases: usize) -> Suite {
     let mut yaml = String::from(
@@ -32,7 +32,7 @@ fn settings(dir: &Path, shard: Option<Shard>) -> EvalSettings {
         tier: TierChoice::Full,
         judge: JudgeChoice::None,
         judge_cache: dir.join("cache"),
-        judge_run: crate::judge::tier::JudgeRun::default(),
+        judge_run: crate::judged::tier::JudgeRun::default(),
         seed: 42,
         deterministic: true,
         shard,

@@ -21,7 +21,7 @@ pub(super) fn check_value(pattern: &Value, schema: &Value, at: &str) -> Option<S
         && !pattern.is_array()
         && !options
             .iter()
-            .any(|o| crate::eval::json::json_eq(o, pattern))
+            .any(|o| crate::spec::json::json_eq(o, pattern))
     {
         let names: Vec<String> = options.iter().map(|o| format!("`{}`", text(o))).collect();
         return Some(format!(
@@ -32,7 +32,7 @@ pub(super) fn check_value(pattern: &Value, schema: &Value, at: &str) -> Option<S
     }
     if let Some(want) = schema.get("const")
         && !pattern.is_object()
-        && !crate::eval::json::json_eq(want, pattern)
+        && !crate::spec::json::json_eq(want, pattern)
     {
         return Some(format!(
             "value {pattern} for `{at}` is not the only allowed value {want}"

@@ -160,7 +160,7 @@ fn known_metric(
         return Ok(());
     }
     if let Some(d) = name.strip_prefix("gpa:") {
-        let dims = crate::judge::gpa::DIMENSIONS.map(|(n, _)| n);
+        let dims = crate::model::trace_judges::GPA_DIMENSIONS.map(|(n, _)| n);
         return if dims.contains(&d) {
             Ok(())
         } else {

@@ -13,14 +13,14 @@ pub(super) fn validate(cx: &mut Ctx<'_>) {
     }
     if let Some(dir) = &spec.prompts {
         let path = cx.loaded.dir.join(dir);
-        match crate::judge::prompts::Prompts::load(Some(&path)) {
+        match crate::spec::prompts::TemplateSet::load(Some(&path)) {
             Ok(_) => {}
             Err(e) => cx.error(
                 at,
                 format!("`judge.prompts`: {e}"),
                 format!(
                     "the directory holds minijinja templates named like the built-in ones: {}",
-                    crate::judge::prompts::TEMPLATE_NAMES.join(", ")
+                    crate::spec::prompts::TEMPLATE_NAMES.join(", ")
                 ),
             ),
         }

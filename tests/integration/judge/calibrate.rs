@@ -4,7 +4,7 @@
 //! written by `scripts/calibration_reference.py`), and the command on the
 //! support-bot golden set with the committed stand-in judge cache.
 
-use agenteval_gate::judge::calibrate::{Scale, agreement};
+use agenteval_gate::judged::calibrate::{Scale, agreement};
 use serde_json::Value;
 
 use crate::common::{bin, fixture, outputs, repo};

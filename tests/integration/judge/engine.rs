@@ -8,17 +8,17 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agenteval_gate::judge::CallError;
-use agenteval_gate::judge::answer::{AnswerFormat, JudgedState, Parsed};
-use agenteval_gate::judge::anthropic::AnthropicJudge;
-use agenteval_gate::judge::budget::Budget;
-use agenteval_gate::judge::cache::Cache;
-use agenteval_gate::judge::config::{JudgeMode, ProviderSettings, Secret};
-use agenteval_gate::judge::openai::OpenAiJudge;
-use agenteval_gate::judge::pipeline::{Engine, Outcome, Request, RunStats};
-use agenteval_gate::judge::prompts::Prompt;
-use agenteval_gate::judge::provider::{Judge, Params};
-use agenteval_gate::judge::retry::{RetryPolicy, Sleeper};
+use agenteval_gate::judged::answer::{AnswerFormat, JudgedState, Outcome, Parsed, Request};
+use agenteval_gate::llm::CallError;
+use agenteval_gate::llm::anthropic::AnthropicJudge;
+use agenteval_gate::llm::budget::Budget;
+use agenteval_gate::llm::cache::Cache;
+use agenteval_gate::llm::config::{JudgeMode, ProviderSettings, Secret};
+use agenteval_gate::llm::openai::OpenAiJudge;
+use agenteval_gate::llm::pipeline::{Engine, RunStats};
+use agenteval_gate::llm::prompts::Prompt;
+use agenteval_gate::llm::provider::{Judge, Params};
+use agenteval_gate::llm::retry::{RetryPolicy, Sleeper};
 use agenteval_gate::spec::judge::{AuthHeader, JudgePrice, ProviderName, StructuredOutput};
 use wiremock::matchers::{body_string_contains, header, method, path};
 use wiremock::{Mock, MockServer, Request as WireRequest, ResponseTemplate};
@@ -164,7 +164,7 @@ async fn openai_and_anthropic_answer_with_their_own_auth_and_are_cached() {
         assert_eq!(
             again,
             vec![match &out[0] {
-                Outcome::Answered(a) => Outcome::Answered(agenteval_gate::judge::Answer {
+                Outcome::Answered(a) => Outcome::Answered(agenteval_gate::llm::Answer {
                     cached: true,
                     ..a.clone()
                 }),

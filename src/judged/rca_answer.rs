@@ -53,14 +53,15 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
             .agent
             .map(|a| a.trim().to_owned())
             .filter(|a| !a.is_empty()),
-        reason: crate::judge::prompts::cap_chars(reason, NOTES_CHARS),
+        reason: crate::llm::prompts::cap_chars(reason, NOTES_CHARS),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::answer::AnswerFormat;
+    use crate::judged::answer::AnswerFormat;
+    use crate::llm::answer::AnswerFormat as _;
 
     #[test]
     fn root_causes_are_strict_json() {

@@ -22,13 +22,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 
 use super::answer::{AnswerFormat, Parsed};
-use super::error::JudgeError;
 use super::excerpt::{compact, trace_excerpt};
-use super::pipeline::{Outcome, Request};
-use super::prompts::{Prompts, cap_chars, fence};
 use super::tier::SuiteJudge;
 use crate::dag::{Dag, Node};
 use crate::eval::steps::build_case_dag;
+use crate::judged::answer::{Outcome, Request};
+use crate::llm::error::JudgeError;
+use crate::llm::prompts::{Prompts, cap_chars, fence};
 use crate::model::run::{
     CaseReport, CaseRootCause, CaseStatus, CheckpointState, DagStatus, JudgeSummary,
     RootCauseStatus,

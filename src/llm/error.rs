@@ -35,7 +35,7 @@ pub enum JudgeError {
     #[diagnostic(
         code(agenteval::judge::template),
         help(
-            "templates are minijinja (Jinja2) syntax; compare with the built-in ones in `src/judge/templates/`"
+            "templates are minijinja (Jinja2) syntax; compare with the built-in ones in `src/spec/templates/`"
         )
     )]
     Template {
@@ -89,6 +89,32 @@ fn source_prefix(path: Option<&PathBuf>) -> String {
 fn source_suffix(path: Option<&PathBuf>) -> String {
     path.map(|p| format!(" (`{}`)", p.display()))
         .unwrap_or_default()
+}
+
+impl From<crate::spec::prompts::PromptError> for JudgeError {
+    fn from(e: crate::spec::prompts::PromptError) -> Self {
+        use crate::spec::prompts::PromptError;
+        match e {
+            PromptError::Io {
+                action,
+                path,
+                source,
+            } => Self::Io {
+                action,
+                path,
+                source,
+            },
+            PromptError::Template {
+                name,
+                path,
+                message,
+            } => Self::Template {
+                name,
+                path,
+                message,
+            },
+        }
+    }
 }
 
 impl JudgeError {

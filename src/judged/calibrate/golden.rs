@@ -24,7 +24,7 @@ use crate::diagnostic::{FileDiagnostic, named_source};
 use crate::eval::steps::Metric;
 use crate::spec::suite::{Check, Suite};
 
-use super::super::error::JudgeError;
+use crate::llm::error::JudgeError;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

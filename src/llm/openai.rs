@@ -72,10 +72,10 @@ impl OpenAiJudge {
             "temperature": call.params.temperature,
             "max_tokens": call.params.max_tokens,
         });
-        if structured && let Some(schema) = call.format.json_schema() {
+        if structured && let Some(schema) = call.format.json_schema.clone() {
             body["response_format"] = json!({
                 "type": "json_schema",
-                "json_schema": {"name": call.format.name(), "strict": true, "schema": schema},
+                "json_schema": {"name": call.format.name, "strict": true, "schema": schema},
             });
         }
         body
@@ -90,7 +90,7 @@ impl OpenAiJudge {
     }
 
     async fn send(&self, call: &Completion) -> Result<RawAnswer, CallError> {
-        let structured = self.wants_structured() && call.format.json_schema().is_some();
+        let structured = self.wants_structured() && call.format.json_schema.clone().is_some();
         let reply = http::post_json(
             &self.client,
             &self.url,

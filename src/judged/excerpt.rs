@@ -3,14 +3,14 @@
 //! and the whole capped by keeping the start and the end of the run (where
 //! the request and the answer are) and counting what was left out.
 //!
-//! The result is plain text for [`super::prompts::fence`]; it is never sent
+//! The result is plain text for [`crate::llm::prompts::fence`]; it is never sent
 //! unfenced.
 
 use serde_json::Value;
 
 use crate::trace::model::{Span, SpanKind, Trace};
 
-use super::prompts::cap_chars;
+use crate::llm::prompts::cap_chars;
 
 /// Characters kept of one message or tool result.
 const FIELD_CHARS: usize = 600;

@@ -1,5 +1,5 @@
 //! The counts of one judge engine run, which become the run report's
-//! `judge` section ([`super::summary`]).
+//! `judge` section ([`crate::judged::summary`]).
 
 use std::collections::BTreeMap;
 

@@ -3,9 +3,9 @@
 
 use crate::model::run::JudgeSummary;
 
-use super::config::JudgeMode;
-use super::pipeline::RunStats;
-use super::provider::JudgeIdentity;
+use crate::llm::config::JudgeMode;
+use crate::llm::pipeline::RunStats;
+use crate::llm::provider::JudgeIdentity;
 
 /// The section for a run without a judge.
 pub fn none() -> JudgeSummary {

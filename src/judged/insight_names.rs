@@ -11,11 +11,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::answer::NOTES_CHARS;
-use super::error::JudgeError;
-use super::pipeline::{Outcome, Request};
-use super::prompts::{cap_chars, fence};
 use super::tier::SuiteJudge;
 use crate::insights::{Insights, IssueSummary};
+use crate::judged::answer::{Outcome, Request};
+use crate::llm::error::JudgeError;
+use crate::llm::prompts::{cap_chars, fence};
 use crate::model::run::{CaseReport, JudgeSummary};
 
 /// Groups named per run, most widespread first.

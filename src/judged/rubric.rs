@@ -20,9 +20,9 @@ use std::fmt::Write as _;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::error::JudgeError;
-use super::pipeline::Request;
-use super::prompts::{Prompts, fence};
+use crate::judged::answer::Request;
+use crate::llm::error::JudgeError;
+use crate::llm::prompts::{Prompts, fence};
 use crate::spec::suite::Suite;
 
 /// Cases shown to the judge per question.
@@ -155,7 +155,7 @@ pub fn parse(body: &str) -> Result<Vec<DraftItem>, String> {
                 instruction,
                 severity,
                 partial_criteria,
-                rationale: super::prompts::cap_chars(&one_line(&item.rationale), 500),
+                rationale: crate::llm::prompts::cap_chars(&one_line(&item.rationale), 500),
             })
         })
         .collect()
@@ -191,8 +191,8 @@ pub fn questions(suite: &Suite, prompts: &Prompts) -> Result<Vec<Request>, Judge
                     format!(
                         "case {}\ninput: {}\nexpected: {}{tools}",
                         c.id,
-                        super::prompts::cap_chars(&compact(&c.input), CASE_CHARS),
-                        super::prompts::cap_chars(&expected, CASE_CHARS)
+                        crate::llm::prompts::cap_chars(&compact(&c.input), CASE_CHARS),
+                        crate::llm::prompts::cap_chars(&expected, CASE_CHARS)
                     )
                 })
                 .collect();

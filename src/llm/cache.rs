@@ -25,7 +25,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::answer::AnswerFormat;
 use super::prompts::Prompt;
 use super::provider::{JudgeIdentity, Params};
 
@@ -73,7 +72,7 @@ impl Entry {
 pub fn key(
     identity: &JudgeIdentity,
     params: Params,
-    format: AnswerFormat,
+    format: &str,
     prompt: &Prompt,
     repeat: u32,
 ) -> String {
@@ -87,7 +86,7 @@ pub fn key(
     field(identity.model.as_bytes());
     field(&params.temperature.to_bits().to_le_bytes());
     field(&params.max_tokens.to_le_bytes());
-    field(format.name().as_bytes());
+    field(format.as_bytes());
     field(prompt.system.as_bytes());
     field(prompt.user.as_bytes());
     field(&repeat.to_le_bytes());
@@ -184,7 +183,7 @@ mod tests {
     fn keys_change_with_every_input() {
         let id = JudgeIdentity::new("openai", "m");
         let p = Params::default();
-        let f = AnswerFormat::Semantic;
+        let f = "semantic_match";
         let base = key(&id, p, f, &prompt("u"), 0);
         assert_eq!(base.len(), 64);
         assert_eq!(base, key(&id, p, f, &prompt("u"), 0));
@@ -211,13 +210,7 @@ mod tests {
                 &prompt("u"),
                 0,
             ),
-            key(
-                &id,
-                p,
-                AnswerFormat::Score { min: 1, max: 5 },
-                &prompt("u"),
-                0,
-            ),
+            key(&id, p, "score_line", &prompt("u"), 0),
             key(&id, p, f, &prompt("u2"), 0),
             key(&id, p, f, &prompt("u"), 1),
             // Length prefixes: moving a byte between fields changes the key.
@@ -242,13 +235,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::new(dir.path(), true);
         let id = JudgeIdentity::new("openai", "m");
-        let k = key(
-            &id,
-            Params::default(),
-            AnswerFormat::Semantic,
-            &prompt("u"),
-            0,
-        );
+        let k = key(&id, Params::default(), "semantic_match", &prompt("u"), 0);
         assert_eq!(cache.get(&k), Lookup::Miss);
         let e = Entry::new(&id, "Score: 3".into(), 10, 2, Some(0.001));
         cache.put(&k, &e).unwrap();
@@ -265,13 +252,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::new(dir.path(), true);
         let id = JudgeIdentity::new("openai", "m");
-        let k = key(
-            &id,
-            Params::default(),
-            AnswerFormat::Semantic,
-            &prompt("u"),
-            0,
-        );
+        let k = key(&id, Params::default(), "semantic_match", &prompt("u"), 0);
         std::thread::scope(|s| {
             for t in 0..8u64 {
                 let cache = cache.clone();

@@ -8,11 +8,7 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 
 use super::answer::AnswerFormat;
-use super::config::JudgeSettings;
-use super::error::JudgeError;
 use super::excerpt::{compact, trace_excerpt};
-use super::pipeline::Request;
-use super::prompts::{Prompts, fence};
 use crate::dag::Dag;
 use crate::eval::checkpoint::tier3::blocked_ids;
 use crate::eval::steps::judged::{judged_metrics, rules_certain};
@@ -20,6 +16,10 @@ use crate::eval::steps::{
     Metric, RulesScorer, StepContext, StepScorer, StepSettings, ToolCatalog, build_case_dag,
     final_answer, step_input, workflow_tools,
 };
+use crate::judged::answer::Request;
+use crate::llm::config::JudgeSettings;
+use crate::llm::error::JudgeError;
+use crate::llm::prompts::{Prompts, fence};
 use crate::spec::suite::{Case, Check, Suite};
 use crate::trace::model::Trace;
 
@@ -290,7 +290,7 @@ fn step_questions(
 /// A parent as the judge sees it: its output, and for a tool execution the
 /// call that produced it (the result alone often lacks the ids it is about).
 fn parent_text(node: &crate::dag::Node) -> String {
-    use crate::judge::prompts::cap_chars;
+    use crate::llm::prompts::cap_chars;
     let output = node
         .output
         .as_ref()

@@ -16,8 +16,8 @@ use super::golden::{Golden, Item};
 use crate::diagnostic::FileDiagnostic;
 use crate::eval::steps::judged::judged_metrics;
 use crate::eval::steps::{MetricJudgment, StepJudgments};
-use crate::judge::error::JudgeError;
-use crate::judge::tier::CaseJudgments;
+use crate::judged::tier::CaseJudgments;
+use crate::llm::error::JudgeError;
 use crate::model::run::CheckpointState;
 use crate::spec::model::StepType;
 

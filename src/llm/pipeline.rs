@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use super::answer::{AnswerFormat, Parsed};
+use super::answer::{AnswerFormat, AnswerShape};
 use super::anthropic::AnthropicJudge;
 use super::budget::Budget;
 use super::cache::{self, Cache, Entry, Lookup};
@@ -38,27 +38,27 @@ use super::retry::RetryPolicy;
 pub use super::stats::RunStats;
 use crate::spec::judge::ProviderName;
 
-/// One question.
+/// One question, whose answer must have the format `F`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Request {
+pub struct Request<F> {
     pub prompt: Prompt,
-    pub format: AnswerFormat,
+    pub format: F,
     /// 0-based repeat index (`judge.runs > 1` asks the same question again).
     pub repeat: u32,
 }
 
 /// A parsed answer and who gave it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
-    pub parsed: Parsed,
+pub struct Answer<P> {
+    pub parsed: P,
     pub by: JudgeIdentity,
     pub cached: bool,
 }
 
 /// What became of one question.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    Answered(Answer),
+pub enum Outcome<P> {
+    Answered(Answer<P>),
     /// No provider answered usably: N/A `judge_error`.
     Failed(CallError),
     BudgetExhausted,
@@ -149,10 +149,10 @@ impl Engine {
     }
 
     /// Run `requests` on a private runtime (the engine's own tokio).
-    pub fn run_blocking(
+    pub fn run_blocking<F: AnswerFormat>(
         &self,
-        requests: &[Request],
-    ) -> Result<(Vec<Outcome>, RunStats), JudgeError> {
+        requests: &[Request<F>],
+    ) -> Result<(Vec<Outcome<F::Parsed>>, RunStats), JudgeError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -161,7 +161,10 @@ impl Engine {
     }
 
     /// Answer `requests`; outcomes in request order.
-    pub async fn run(&self, requests: &[Request]) -> (Vec<Outcome>, RunStats) {
+    pub async fn run<F: AnswerFormat>(
+        &self,
+        requests: &[Request<F>],
+    ) -> (Vec<Outcome<F::Parsed>>, RunStats) {
         let inner = &self.inner;
         *inner.stats.lock().unwrap_or_else(PoisonError::into_inner) = RunStats {
             items: requests.len() as u64,
@@ -169,10 +172,10 @@ impl Engine {
         };
         let primary = inner.chain[0].identity().clone();
         let params = inner.params;
-        let looked_up: Vec<(String, Result<Option<Answer>, ()>)> = requests
+        let looked_up: Vec<(String, Result<Option<Answer<F::Parsed>>, ()>)> = requests
             .par_iter()
             .map(|r| {
-                let key = cache::key(&primary, params, r.format, &r.prompt, r.repeat);
+                let key = cache::key(&primary, params, r.format.name(), &r.prompt, r.repeat);
                 let found = match inner.cache.get(&key) {
                     Lookup::Hit(entry) => {
                         Ok(r.format.parse(&entry.text).ok().map(|parsed| Answer {
@@ -188,7 +191,7 @@ impl Engine {
             })
             .collect();
 
-        let mut outcomes: Vec<Option<Outcome>> = vec![None; requests.len()];
+        let mut outcomes: Vec<Option<Outcome<F::Parsed>>> = vec![None; requests.len()];
         let mut misses = Vec::new();
         {
             let mut s = inner.stats.lock().unwrap_or_else(PoisonError::into_inner);
@@ -288,10 +291,14 @@ impl Inner {
     }
 
     /// One question through the fallback chain.
-    async fn answer(&self, request: &Request, primary_key: String) -> Outcome {
+    async fn answer<F: AnswerFormat>(
+        &self,
+        request: &Request<F>,
+        primary_key: String,
+    ) -> Outcome<F::Parsed> {
         let completion = Completion {
             prompt: request.prompt.clone(),
-            format: request.format,
+            format: AnswerShape::of(&request.format),
             params: self.params,
         };
         let mut first: Option<CallError> = None;
@@ -302,7 +309,7 @@ impl Inner {
                 cache::key(
                     judge.identity(),
                     self.params,
-                    request.format,
+                    request.format.name(),
                     &request.prompt,
                     request.repeat,
                 )

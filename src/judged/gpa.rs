@@ -17,10 +17,10 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::answer::NOTES_CHARS;
-use super::error::JudgeError;
 use super::excerpt::trace_excerpt;
-use super::pipeline::Request;
-use super::prompts::{Prompts, cap_chars, fence};
+use crate::judged::answer::Request;
+use crate::llm::error::JudgeError;
+use crate::llm::prompts::{Prompts, cap_chars, fence};
 use crate::model::trace_judges::TraceJudgeScore;
 
 /// The name of the trace judge in suites and flags (`trace_judges: [gpa]`).
@@ -30,37 +30,7 @@ pub const CALLS_PER_CASE: u64 = 1;
 /// Highest score of a dimension.
 pub const MAX_SCORE: u8 = 3;
 
-/// The seven dimensions, in report order, with the question each answers.
-pub const DIMENSIONS: [(&str, &str); 7] = [
-    (
-        "goal_fulfillment",
-        "Did the run achieve what the user asked for, completely and correctly?",
-    ),
-    (
-        "logical_consistency",
-        "Are the agent's statements and decisions consistent with each other and with the tool results it saw (no contradictions, no claims the trace does not support)?",
-    ),
-    (
-        "execution_efficiency",
-        "Did the agent reach its result without redundant, repeated or needless steps and calls?",
-    ),
-    (
-        "plan_quality",
-        "Was the agent's plan (stated or implied by its first steps) sound, complete and feasible for the task?",
-    ),
-    (
-        "plan_adherence",
-        "Did the agent carry out its own plan, or deviate from it without reason?",
-    ),
-    (
-        "tool_selection",
-        "Did the agent choose the right tools for each step (and avoid tools it should not use)?",
-    ),
-    (
-        "tool_calling",
-        "Were the tool calls well formed: correct arguments, valid values, results used correctly?",
-    ),
-];
+pub use crate::model::trace_judges::GPA_DIMENSIONS as DIMENSIONS;
 
 /// The metric name of a dimension: `gpa:<dimension>`.
 pub fn metric_name(dimension: &str) -> String {

@@ -1,7 +1,9 @@
-//! What a judge must answer, and the strict parsers that accept only that.
+//! What a judge must answer, and the strict parsers that accept only that:
+//! every kind of question the gate asks, as one [`AnswerFormat`] of the
+//! transport (`llm/`).
 //!
 //! An answer that does not parse is never guessed at: the call fails with
-//! [`super::error::CallError::Invalid`] and the item becomes N/A
+//! [`crate::llm::error::CallError::Invalid`] and the item becomes N/A
 //! `judge_error`. Only answers that parse are cached.
 //!
 //! - [`AnswerFormat::Checkpoint`]: one JSON object `{verdict, criterion,
@@ -23,6 +25,11 @@
 
 use serde::Deserialize;
 use serde_json::{Value, json};
+
+/// A question the gate asks, with its answer format.
+pub type Request = crate::llm::Request<AnswerFormat>;
+/// What became of one question.
+pub type Outcome = crate::llm::Outcome<Parsed>;
 
 /// Longest note kept from an answer.
 pub const NOTES_CHARS: usize = 1_000;
@@ -110,9 +117,10 @@ struct RawSemantic {
     notes: String,
 }
 
-impl AnswerFormat {
-    /// Stable name: part of the cache key and of the JSON Schema's name.
-    pub fn name(self) -> &'static str {
+impl crate::llm::answer::AnswerFormat for AnswerFormat {
+    type Parsed = Parsed;
+
+    fn name(&self) -> &'static str {
         match self {
             Self::Checkpoint { .. } => "checkpoint_verdict",
             Self::Score { .. } => "score_line",
@@ -124,8 +132,7 @@ impl AnswerFormat {
         }
     }
 
-    /// The JSON Schema sent as structured output, for JSON answers.
-    pub fn json_schema(self) -> Option<Value> {
+    fn json_schema(&self) -> Option<Value> {
         match self {
             Self::Checkpoint { .. } => Some(json!({
                 "type": "object",
@@ -155,9 +162,8 @@ impl AnswerFormat {
         }
     }
 
-    /// Parse `text` strictly.
-    pub fn parse(self, text: &str) -> Result<Parsed, String> {
-        match self {
+    fn parse(&self, text: &str) -> Result<Parsed, String> {
+        match *self {
             Self::Checkpoint { criteria } => parse_verdict(text, criteria),
             Self::Score { min, max } => parse_score(text, min, max),
             Self::Semantic => {
@@ -165,7 +171,7 @@ impl AnswerFormat {
                     .map_err(|e| format!("not the expected JSON object: {e}"))?;
                 Ok(Parsed::Semantic {
                     equivalent: raw.equivalent,
-                    notes: crate::judge::prompts::cap_chars(raw.notes.trim(), NOTES_CHARS),
+                    notes: crate::output::cap_chars(raw.notes.trim(), NOTES_CHARS),
                 })
             }
             Self::Gpa => super::gpa::parse(json_body(text)?).map(Parsed::Gpa),
@@ -242,7 +248,7 @@ fn parse_verdict(text: &str, criteria: usize) -> Result<Parsed, String> {
     Ok(Parsed::Checkpoint {
         state,
         criterion,
-        notes: crate::judge::prompts::cap_chars(raw.notes.trim(), NOTES_CHARS),
+        notes: crate::output::cap_chars(raw.notes.trim(), NOTES_CHARS),
         cited_spans: cited,
     })
 }
@@ -280,13 +286,14 @@ fn parse_score(text: &str, min: u8, max: u8) -> Result<Parsed, String> {
     }
     Ok(Parsed::Score {
         score,
-        reasoning: crate::judge::prompts::cap_chars(&before.join(" "), NOTES_CHARS),
+        reasoning: crate::output::cap_chars(&before.join(" "), NOTES_CHARS),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::llm::answer::AnswerFormat as _;
 
     const CP: AnswerFormat = AnswerFormat::Checkpoint { criteria: 2 };
     const STEP: AnswerFormat = AnswerFormat::Score { min: 1, max: 5 };

@@ -14,15 +14,16 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rayon::prelude::*;
 
 use super::answer::{JudgedState, Parsed};
-use super::budget::Budget;
-use super::config::{JudgeMode, JudgeOptions, JudgeSettings};
-use super::error::JudgeError;
-use super::pipeline::{Engine, Outcome};
 use super::questions::{CaseQuestions, CaseView, SuiteContext, Target, case_questions};
 use crate::eval::checkpoint::JudgeVerdicts;
 use crate::eval::checkpoint::tier3::{JudgedRun, judged_verdict};
 use crate::eval::metrics::SemanticJudgment;
 use crate::eval::steps::{MetricJudgment, StepJudgments, StepSettings, ToolCatalog};
+use crate::judged::answer::Outcome;
+use crate::llm::budget::Budget;
+use crate::llm::config::{JudgeMode, JudgeOptions, JudgeSettings};
+use crate::llm::error::JudgeError;
+use crate::llm::pipeline::Engine;
 use crate::model::run::{CheckpointState, JudgeSummary};
 use crate::spec::suite::{Check, Suite};
 
@@ -155,7 +156,7 @@ impl SuiteJudge {
     /// when the judge could not be reached at all.
     pub fn ask(
         &self,
-        requests: &[super::pipeline::Request],
+        requests: &[crate::judged::answer::Request],
     ) -> Result<(Vec<Outcome>, JudgeSummary), JudgeError> {
         let engine = Engine::from_settings(&self.settings, Arc::clone(&self.budget))?;
         let (outcomes, stats) = engine.run_blocking(requests)?;

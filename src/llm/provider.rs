@@ -6,13 +6,13 @@
 //! retries, the fallback chain, concurrency and accounting, so a new
 //! provider (or a new kind of question: trace-level GPA judges, judged root
 //! causes, rubric generation) gets all of that by implementing
-//! [`Judge::complete`] or by sending a new [`AnswerFormat`].
+//! [`Judge::complete`] or by sending a new [`super::answer::AnswerFormat`].
 
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
-use super::answer::AnswerFormat;
+use super::answer::AnswerShape;
 use super::error::CallError;
 use super::prompts::Prompt;
 use crate::spec::judge::JudgePrice;
@@ -40,7 +40,7 @@ impl Default for Params {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Completion {
     pub prompt: Prompt,
-    pub format: AnswerFormat,
+    pub format: AnswerShape,
     pub params: Params,
 }
 

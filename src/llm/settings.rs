@@ -353,7 +353,7 @@ fn provider_settings(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::config::JudgeFlags;
+    use crate::llm::config::JudgeFlags;
     use crate::spec::judge::JudgeConfigValue;
 
     fn suite(judge_yaml: &str) -> Suite {

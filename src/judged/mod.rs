@@ -1,0 +1,26 @@
+//! What the gate asks a judge (DESIGN §3 floor 5, §7): the questions for
+//! tier-3 checkpoints, step metrics and semantic task success
+//! ([`questions`], [`tier`]), trace-level GPA judges ([`gpa`]), judged root
+//! causes ([`rca`]), drafted rubrics ([`rubric`]), recurring-issue names
+//! ([`insight_names`]), the run report's judge section ([`summary`]) and
+//! `calibrate`'s agreement statistics.
+//!
+//! How the parts fit: [`questions`] renders a [`crate::llm::Request`] (a
+//! prompt and an [`answer::AnswerFormat`]) for everything a case needs
+//! judged; [`tier`] sends them all through one [`crate::llm::Engine`] run
+//! and sorts the parsed answers back into what evaluation consumes. A new
+//! kind of question is a new template, a new `AnswerFormat` variant with its
+//! strict parser, and a new `questions` function: the cache, the budget,
+//! retries, fallback and the `judge_error` accounting come with the engine.
+
+pub mod answer;
+pub mod calibrate;
+pub mod excerpt;
+pub mod gpa;
+pub mod insight_names;
+pub mod questions;
+pub mod rca;
+mod rca_answer;
+pub mod rubric;
+pub mod summary;
+pub mod tier;
