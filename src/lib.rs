@@ -20,6 +20,7 @@ pub mod exit_code;
 pub mod fsutil;
 pub mod github;
 pub mod insights;
+pub mod interrupt;
 pub mod judged;
 pub mod llm;
 pub mod model;

@@ -2,6 +2,6 @@
 
 fn main() -> std::process::ExitCode {
     // Before any thread starts: SIGINT/SIGTERM are handled by one watcher.
-    agenteval_gate::runner::interrupt::install();
+    agenteval_gate::interrupt::install();
     agenteval_gate::main_entry(std::env::args_os()).into()
 }

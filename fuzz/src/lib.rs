@@ -107,7 +107,7 @@ pub fn run_renderers(report: &agenteval_gate::model::run::RunReport) {
         assert!(!is_workflow_command(line), "workflow command: {line:?}");
     }
     let _ = run_junit::render_run_junit(&[report]);
-    let _ = agenteval_gate::report::render::json::to_json(report);
+    let _ = agenteval_gate::output::to_json(report);
 }
 
 /// Every renderer of a compare report, and the comment as posted.

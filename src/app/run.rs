@@ -56,9 +56,9 @@ where
     };
     // A signal during a graceful section (agents running, a baseline being
     // written): the work stopped or finished, the exit code says why.
-    match crate::runner::interrupt::received() {
-        Some(crate::runner::interrupt::Interrupt::Int) => ExitCode::Interrupted,
-        Some(crate::runner::interrupt::Interrupt::Term) => ExitCode::Terminated,
+    match crate::interrupt::received() {
+        Some(crate::interrupt::Interrupt::Int) => ExitCode::Interrupted,
+        Some(crate::interrupt::Interrupt::Term) => ExitCode::Terminated,
         None => code,
     }
 }

@@ -22,7 +22,7 @@ use crate::baseline::model::{BASELINE_SCHEMA_VERSION, BaselineFile, HistoryLine}
 use crate::baseline::name::{NameKind, check_name};
 use crate::diagnostic::{FileDiagnostic, named_source};
 use crate::fsutil::{DirLock, sweep_temp_files, write_atomic};
-use crate::runner::interrupt::{Graceful, INTERRUPTED_WARNING};
+use crate::interrupt::{Graceful, INTERRUPTED_WARNING};
 use crate::spec::load::strip_json_location;
 
 /// Default number of history lines kept per suite (defined with the other gate limits).
@@ -227,7 +227,7 @@ pub fn write_baseline(
         hist_text.push_str(&serde_json::to_string(line).unwrap_or_default());
         hist_text.push('\n');
     }
-    let json = crate::report::render::json::to_json(&file);
+    let json = crate::output::to_json(&file);
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| BaselineError::Io {

@@ -7,10 +7,12 @@ mod macros;
 pub(crate) mod color;
 mod error;
 pub mod escape;
+mod json;
 mod stream;
 mod text;
 
 pub use color::{ColorChoice, color_enabled, set_color};
 pub use error::OutputError;
+pub use json::to_json;
 pub use stream::{write_stderr, write_stdout, write_workflow_command};
 pub use text::{cap_chars, plural, truncate_chars};

@@ -64,7 +64,7 @@ pub enum RunnerError {
         )
     )]
     Interrupted {
-        signal: crate::runner::interrupt::Interrupt,
+        signal: crate::interrupt::Interrupt,
         partial: Option<Box<crate::model::run::RunReport>>,
     },
     /// The judge's settings are unusable, or it cannot be reached at all.
@@ -92,8 +92,8 @@ impl RunnerError {
             Self::Task { .. } => ExitCode::Internal,
             Self::Merge(e) => e.exit_code(),
             Self::Interrupted { signal, .. } => match signal {
-                crate::runner::interrupt::Interrupt::Int => ExitCode::Interrupted,
-                crate::runner::interrupt::Interrupt::Term => ExitCode::Terminated,
+                crate::interrupt::Interrupt::Int => ExitCode::Interrupted,
+                crate::interrupt::Interrupt::Term => ExitCode::Terminated,
             },
             Self::Judge(e) => e.exit_code(),
         }

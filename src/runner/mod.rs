@@ -4,7 +4,6 @@
 pub mod agent;
 mod error;
 pub mod evaluate;
-pub mod interrupt;
 pub mod merge;
 pub mod process;
 pub mod progress;

@@ -13,7 +13,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::task::JoinHandle;
 
-use crate::runner::interrupt;
+use crate::interrupt;
 
 /// Bytes of stdout and stderr kept per stream.
 pub const TAIL_BYTES: usize = 4096;

@@ -124,7 +124,7 @@ impl Scratch {
             match std::fs::create_dir(&path) {
                 Ok(()) => {
                     // Removed by the signal watcher if SIGINT/SIGTERM exits at once.
-                    crate::runner::interrupt::register_scratch(path.clone());
+                    crate::interrupt::register_scratch(path.clone());
                     return Ok(Self { path });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
@@ -148,7 +148,7 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ignored = std::fs::remove_dir_all(&self.path);
-        crate::runner::interrupt::unregister_scratch(&self.path);
+        crate::interrupt::unregister_scratch(&self.path);
     }
 }
 

@@ -18,7 +18,7 @@ use crate::output::plural;
 use crate::report::ReportError;
 use crate::report::read::read_run_report;
 use crate::report::render::fmt::metric;
-use crate::report::render::json::to_json;
+use crate::output::to_json;
 use crate::runner::RunnerError;
 use crate::runner::settings::{EvalSettings, SuiteSettings, TierChoice};
 

@@ -18,7 +18,7 @@ use crate::judged::calibrate::{
 use crate::judged::questions::CaseView;
 use crate::llm::JudgeMode;
 use crate::model::run::JudgeSummary;
-use crate::report::render::json::to_json;
+use crate::output::to_json;
 use crate::runner::RunnerError;
 use crate::runner::evaluate::display_path;
 use crate::runner::replay::{load_evidence, load_trace, trace_path};

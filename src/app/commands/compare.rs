@@ -25,7 +25,7 @@ use crate::output::plural;
 use crate::report::render::compare_junit::render_compare_junit;
 use crate::report::render::compare_markdown::render_compare_markdown;
 use crate::report::render::compare_table::render_compare_table;
-use crate::report::render::json::to_json;
+use crate::output::to_json;
 use crate::runner::settings::{EvalSettings, TierChoice};
 use crate::runner::{RunSession, RunnerError};
 use crate::spec::model::FailOn;

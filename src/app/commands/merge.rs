@@ -8,7 +8,7 @@ use crate::exit_code::ExitCode;
 use crate::fsutil::write_to;
 use crate::output::plural;
 use crate::report::read::read_run_report;
-use crate::report::render::json::to_json;
+use crate::output::to_json;
 use crate::runner::RunnerError;
 use crate::runner::merge::{ShardReport, merge_shards};
 use crate::spec::discover::{load_checked, suite_paths};

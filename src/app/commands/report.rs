@@ -13,8 +13,9 @@ use crate::report::render::compare_junit::render_compare_junit;
 use crate::report::render::compare_markdown::render_compare_markdown;
 use crate::report::render::compare_table::render_compare_table;
 use crate::report::render::html::{render_compare_html, render_run_html};
+use crate::output::to_json;
 use crate::report::render::{
-    json::to_json, run_junit::render_run_junit, run_markdown::render_run_markdown,
+    run_junit::render_run_junit, run_markdown::render_run_markdown,
     run_table::render_run_table,
 };
 

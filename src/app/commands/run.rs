@@ -12,8 +12,9 @@ use crate::fsutil::write_to;
 use crate::model::compare::AbsoluteBreach;
 use crate::model::run::{RunReport, Tier};
 use crate::output::plural;
+use crate::output::to_json;
 use crate::report::render::{
-    json::to_json, run_junit::render_run_junit, run_markdown::render_run_markdown,
+    run_junit::render_run_junit, run_markdown::render_run_markdown,
     run_table::render_run_table,
 };
 use crate::runner::evaluate::evaluate_replay;

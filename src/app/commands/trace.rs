@@ -15,7 +15,7 @@ use crate::eval::steps::{
 };
 use crate::exit_code::ExitCode;
 use crate::output::escape::terminal;
-use crate::report::render::json::to_json;
+use crate::output::to_json;
 use crate::spec::discover::{load_checked, suite_paths};
 use crate::spec::suite::Suite;
 use crate::trace::{Trace, read_traces, render_text};

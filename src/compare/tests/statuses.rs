@@ -208,14 +208,14 @@ fn reports_are_deterministic_for_a_seed() {
             .collect(),
         "x",
     );
-    let a = crate::report::render::json::to_json(&run(
+    let a = crate::output::to_json(&run(
         &head,
         &base,
         &[],
         &GatesSpec::default(),
         FailOn::Low,
     ));
-    let b = crate::report::render::json::to_json(&run(
+    let b = crate::output::to_json(&run(
         &head,
         &base,
         &[],

@@ -8,7 +8,6 @@ pub mod compare_text;
 pub mod fmt;
 pub mod html;
 pub mod insights;
-pub mod json;
 pub mod mermaid_history;
 pub mod run_junit;
 pub mod run_markdown;

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::*;
-use crate::report::render::json::to_json;
+use crate::output::to_json;
 use crate::runner::evaluate::evaluate_replay;
 use crate::runner::settings::{EvalSettings, JudgeChoice, SuiteSettings, TierChoice};
 
