@@ -21,9 +21,9 @@ use agenteval_gate::baseline::store::{read_baseline, read_history};
 use agenteval_gate::compare::decide::{AlphaPlan, CompareOptions, compare};
 use agenteval_gate::compare::engine::SuiteInput;
 use agenteval_gate::model::run::{RunReport, Tier};
+use agenteval_gate::output::to_json;
 use agenteval_gate::report::render::compare_markdown::render_compare_markdown;
 use agenteval_gate::report::render::html::{render_compare_html, render_run_html};
-use agenteval_gate::output::to_json;
 use agenteval_gate::report::views::compare_views;
 use agenteval_gate::runner::evaluate::evaluate_replay;
 use agenteval_gate::runner::settings::{

@@ -3,7 +3,6 @@
 //! will be able to evaluate (DESIGN §8). Pure: the suite in, warnings out.
 
 use crate::compare::decide::SMOKE_ALPHA_SHARE;
-use crate::runner::select::smoke_cases;
 use crate::spec::gates::DEFAULT_ALPHA;
 use crate::spec::model::{FailOn, UnevaluatedPolicy};
 use crate::spec::suite::{Check, Suite};
@@ -32,7 +31,7 @@ pub fn min_changed_cases(alpha: f64) -> usize {
 pub fn gate_warnings(suite: &Suite, judge_configured: bool, fail_on: FailOn) -> Vec<GateWarning> {
     let mut out = Vec::new();
     let alpha = suite.gates.alpha.unwrap_or(DEFAULT_ALPHA);
-    let smoke = smoke_cases(suite).len();
+    let smoke = suite.smoke_cases().len();
     let needed = min_changed_cases(alpha * SMOKE_ALPHA_SHARE);
     if smoke > 0 && smoke < needed {
         out.push(GateWarning {

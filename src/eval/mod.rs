@@ -6,4 +6,5 @@ pub mod case;
 pub mod checkpoint;
 pub mod compliance;
 pub mod metrics;
+pub mod report;
 pub mod steps;

@@ -1,6 +1,5 @@
 //! Reports: the run report model and its renderers.
 
-pub mod build;
 mod error;
 pub mod read;
 pub mod render;

@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use crate::eval::case::{CaseContext, StepPart, TraceOutcome, evaluate_case};
 use crate::eval::metrics::evaluate_task_with;
+use crate::eval::report::{RunMeta, build_run_report};
 use crate::eval::steps::{
     JudgedScorer, RulesScorer, StepContext, StepScorer, StepSettings, ToolCatalog, build_case_dag,
     evaluate_steps, final_answer,
@@ -18,7 +19,6 @@ use crate::judged::questions::CaseView;
 use crate::judged::rca::judge_root_causes;
 use crate::judged::tier::{CaseJudgments, SuiteJudge};
 use crate::model::run::{CaseReport, JudgeSummary, RunMode, RunReport, ShardInfo, Tier};
-use crate::report::build::{RunMeta, build_run_report};
 use crate::runner::RunnerError;
 use crate::runner::replay::{load_evidence, load_trace, trace_path};
 use crate::runner::settings::EvalSettings;

@@ -1,6 +1,6 @@
 //! `merge`: combine the shard reports of one run (`run --shard i/n`) into
 //! the report a single process would have written. Cases go back into suite
-//! order and the aggregate is recomputed by `report::build`, so with
+//! order and the aggregate is recomputed by `eval::report`, so with
 //! `--deterministic` the merged file equals a one-process run byte for byte.
 //!
 //! Everything that must agree is checked first (suite, `spec_hash`, seed,
@@ -13,10 +13,10 @@ use std::path::PathBuf;
 
 use miette::Diagnostic;
 
+use crate::eval::report::{RunMeta, build_run_report};
 use crate::exit_code::ExitCode;
 use crate::model::run::{RunReport, Tier};
-use crate::report::build::{RunMeta, build_run_report};
-use crate::runner::select::{in_shard, smoke_cases};
+use crate::runner::select::in_shard;
 use crate::runner::settings::Shard;
 use crate::spec::suite::Suite;
 
@@ -160,7 +160,7 @@ pub fn merge_shards(suite: &Suite, shards: Vec<ShardReport>) -> Result<RunReport
     let count = first.report.shard.map_or(1, |s| s.count);
     let tier = first.report.tier;
     let selected = match tier {
-        Tier::Smoke => smoke_cases(suite),
+        Tier::Smoke => suite.smoke_cases(),
         Tier::Full => (0..suite.cases.len()).collect(),
     };
 

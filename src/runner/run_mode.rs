@@ -13,12 +13,12 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::eval::case::TraceOutcome;
+use crate::interrupt::{self, Graceful, INTERRUPTED_WARNING};
 use crate::model::run::{CaseError, CaseStatus, RunMode, RunReport, Tier};
 use crate::output::plural;
 use crate::runner::RunnerError;
 use crate::runner::agent::{AgentPlan, CaseFiles};
 use crate::runner::evaluate::{CaseInput, TierRun, display_path, evaluate_cases};
-use crate::interrupt::{self, Graceful, INTERRUPTED_WARNING};
 use crate::runner::process::{Exit, Finished, ProcessSpec, run_process};
 use crate::runner::progress::Progress;
 use crate::runner::replay::load_trace;

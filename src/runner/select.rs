@@ -2,25 +2,7 @@
 //! hash of the case id, so a case always lands in the same shard).
 
 use crate::runner::settings::Shard;
-use crate::spec::suite::{Case, Suite};
-
-/// Indices of the smoke cases, in suite order: cases carrying a smoke tag
-/// plus the first `first` cases, capped at `max_cases`.
-pub fn smoke_cases(suite: &Suite) -> Vec<usize> {
-    let spec = &suite.smoke;
-    let first = spec.first.unwrap_or(0);
-    let mut picked: Vec<usize> = suite
-        .cases
-        .iter()
-        .enumerate()
-        .filter(|(i, c)| *i < first || c.tags.iter().any(|t| spec.tags.contains(t)))
-        .map(|(i, _)| i)
-        .collect();
-    if let Some(max) = spec.max_cases {
-        picked.truncate(max);
-    }
-    picked
-}
+use crate::spec::suite::Case;
 
 /// Shard (1-based) a case belongs to among `count`.
 pub fn shard_of(case_id: &str, count: u32) -> u32 {

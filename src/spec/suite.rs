@@ -45,6 +45,24 @@ pub struct Suite {
 }
 
 impl Suite {
+    /// Indices of the smoke cases, in suite order: cases carrying a smoke tag
+    /// plus the first `first` cases, capped at `max_cases`.
+    pub fn smoke_cases(&self) -> Vec<usize> {
+        let spec = &self.smoke;
+        let first = spec.first.unwrap_or(0);
+        let mut picked: Vec<usize> = self
+            .cases
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| *i < first || c.tags.iter().any(|t| spec.tags.contains(t)))
+            .map(|(i, _)| i)
+            .collect();
+        if let Some(max) = spec.max_cases {
+            picked.truncate(max);
+        }
+        picked
+    }
+
     /// Pass threshold for a step type (suite value or `AgentEval`'s default).
     pub fn threshold(&self, step_type: StepType) -> f64 {
         let t = &self.thresholds;

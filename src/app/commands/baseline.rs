@@ -15,10 +15,10 @@ use crate::baseline::store::{
 use crate::exit_code::ExitCode;
 use crate::model::run::{RunReport, Tier};
 use crate::output::plural;
+use crate::output::to_json;
 use crate::report::ReportError;
 use crate::report::read::read_run_report;
 use crate::report::render::fmt::metric;
-use crate::output::to_json;
 use crate::runner::RunnerError;
 use crate::runner::settings::{EvalSettings, SuiteSettings, TierChoice};
 

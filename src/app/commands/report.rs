@@ -7,16 +7,15 @@ use crate::exit_code::ExitCode;
 use crate::fsutil::write_to;
 use crate::model::compare::{COMPARE_REPORT_SCHEMA_VERSION, CompareReport};
 use crate::model::run::RunReport;
+use crate::output::to_json;
 use crate::report::ReportError;
 use crate::report::read::{ReportKind, kind_of, read_json, read_run_report};
 use crate::report::render::compare_junit::render_compare_junit;
 use crate::report::render::compare_markdown::render_compare_markdown;
 use crate::report::render::compare_table::render_compare_table;
 use crate::report::render::html::{render_compare_html, render_run_html};
-use crate::output::to_json;
 use crate::report::render::{
-    run_junit::render_run_junit, run_markdown::render_run_markdown,
-    run_table::render_run_table,
+    run_junit::render_run_junit, run_markdown::render_run_markdown, run_table::render_run_table,
 };
 
 pub(crate) fn run(args: &CliReport) -> Result<ExitCode> {

@@ -14,12 +14,11 @@ use crate::model::run::{RunReport, Tier};
 use crate::output::plural;
 use crate::output::to_json;
 use crate::report::render::{
-    run_junit::render_run_junit, run_markdown::render_run_markdown,
-    run_table::render_run_table,
+    run_junit::render_run_junit, run_markdown::render_run_markdown, run_table::render_run_table,
 };
 use crate::runner::evaluate::evaluate_replay;
 use crate::runner::run_mode::evaluate_run;
-use crate::runner::select::{in_shard, smoke_cases};
+use crate::runner::select::in_shard;
 use crate::runner::settings::{EvalSettings, TierChoice};
 use crate::runner::{RunSession, RunnerError, SessionOptions};
 use crate::spec::discover::{load_checked, suite_paths};
@@ -70,7 +69,7 @@ fn check_evidence_goes_with_traces(suite: &Suite, settings: &EvalSettings) -> Re
 /// Case indices of `tier` (smoke or full), within the shard.
 pub(crate) fn select(suite: &Suite, tier: Tier, settings: &EvalSettings) -> Vec<usize> {
     let all = match tier {
-        Tier::Smoke => smoke_cases(suite),
+        Tier::Smoke => suite.smoke_cases(),
         Tier::Full => (0..suite.cases.len()).collect(),
     };
     in_shard(&suite.cases, all, settings.shard)

@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use crate::baseline::model::{BaselineMeta, HistoryLine};
 use crate::compare::decide::{AlphaPlan, CompareOptions, compare};
 use crate::compare::engine::SuiteInput;
+use crate::eval::report::aggregate;
 use crate::model::run::{
     CaseReport, CaseStatus, CheckpointInfo, CheckpointResult, CheckpointState, CheckpointSummary,
     EvaluatorAudit, JudgeSummary, Quartiles, RunMode, RunReport, Scores, StepResult, Tier,
 };
-use crate::report::build::aggregate;
 use crate::spec::model::{FailOn, GatesSpec, Severity, StepType};
 
 /// A case: compliance, whether checkpoint P1 passed, cost, and an optional root-cause step.

@@ -208,19 +208,7 @@ fn reports_are_deterministic_for_a_seed() {
             .collect(),
         "x",
     );
-    let a = crate::output::to_json(&run(
-        &head,
-        &base,
-        &[],
-        &GatesSpec::default(),
-        FailOn::Low,
-    ));
-    let b = crate::output::to_json(&run(
-        &head,
-        &base,
-        &[],
-        &GatesSpec::default(),
-        FailOn::Low,
-    ));
+    let a = crate::output::to_json(&run(&head, &base, &[], &GatesSpec::default(), FailOn::Low));
+    let b = crate::output::to_json(&run(&head, &base, &[], &GatesSpec::default(), FailOn::Low));
     assert_eq!(a, b);
 }

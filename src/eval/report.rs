@@ -1,4 +1,5 @@
-//! Assemble a `RunReport` from case reports: the suite aggregate.
+//! Assemble the run report from case reports: the suite aggregate (evaluation
+//! builds the run report; renderers only read it).
 
 use std::collections::BTreeMap;
 
