@@ -102,7 +102,8 @@ fn main() {
         alpha_plan: AlphaPlan::Whole,
     };
     let inputs = [input];
-    let report = compare(&inputs, &options).unwrap();
+    let mut report = compare(&inputs, &options).unwrap();
+    report.views = Some(compare_views(&report.metrics, &inputs));
     let views = report.views.as_ref().unwrap();
     let json = to_json(&report);
     let views_json = to_json(views);

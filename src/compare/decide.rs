@@ -286,7 +286,6 @@ pub fn compare(
         .map(MetricComparison::qualified_name)
         .collect();
     let first = inputs.first();
-    let views = crate::report::views::compare_views(&metrics, inputs);
     Ok(CompareReport {
         schema_version: COMPARE_REPORT_SCHEMA_VERSION,
         tool_version: crate::VERSION.to_owned(),
@@ -326,7 +325,7 @@ pub fn compare(
             .collect(),
         worst_case: None,
         evaluated_at: None,
-        views: Some(views),
+        views: None,
     })
 }
 

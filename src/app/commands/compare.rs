@@ -26,6 +26,7 @@ use crate::output::to_json;
 use crate::report::render::compare_junit::render_compare_junit;
 use crate::report::render::compare_markdown::render_compare_markdown;
 use crate::report::render::compare_table::render_compare_table;
+use crate::report::views::compare_views;
 use crate::runner::settings::{EvalSettings, TierChoice};
 use crate::runner::{RunSession, RunnerError};
 use crate::spec::model::FailOn;
@@ -316,6 +317,7 @@ fn run_tier(
         })
         .collect();
     let mut report = compare(&inputs, options)?;
+    report.views = Some(compare_views(&report.metrics, &inputs));
     report.worst_case = worst_case(
         &report,
         &heads.iter().map(|(_, h, _)| h).collect::<Vec<_>>(),
