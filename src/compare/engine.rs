@@ -19,6 +19,7 @@ use crate::stats::{
     BootstrapConfig, DEFAULT_K_SIGMA, PairedTestKind, SigmaOutcome, fires,
     minimum_detectable_effect, paired_test_many, sample_sd, sigma_band,
 };
+use crate::model::metric_id::MetricId;
 
 /// Everything compare needs about one suite.
 pub struct SuiteInput<'a> {
@@ -59,28 +60,19 @@ impl SuiteInput<'_> {
         if let Some(s) = self.gates.metrics.get(metric).and_then(|g| g.severity) {
             return s;
         }
-        if let Some(id) = metric.strip_prefix("checkpoint:") {
+        let id = MetricId::parse(metric);
+        if let Some(id) = id.checkpoint_id() {
             return self
                 .checkpoint_severity
                 .get(id)
                 .copied()
                 .unwrap_or(Severity::Medium);
         }
-        default_severity(metric)
+        id.default_severity()
     }
 
     pub fn min_effect(&self, metric: &str) -> Option<f64> {
         self.gates.metrics.get(metric).and_then(|g| g.min_effect)
-    }
-}
-
-/// Severities of metrics the suite's `gates.metrics` does not name.
-pub fn default_severity(metric: &str) -> Severity {
-    match metric {
-        "compliance_percent" | "task_success" => Severity::High,
-        "workflow_quality" => Severity::Medium,
-        m if m.starts_with("step_type:") || m.starts_with("step:") => Severity::Medium,
-        _ => Severity::Low,
     }
 }
 

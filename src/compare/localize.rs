@@ -7,6 +7,7 @@ use crate::compare::pairing::Paired;
 use crate::model::compare::{CheckpointRef, FlippedCase, Localization, MetricComparison, Moved};
 use crate::model::metric::higher_is_better;
 use crate::model::run::RunReport;
+use crate::model::metric_id::MetricId;
 
 const MAX_FLIPPED: usize = 10;
 const MAX_MOVED: usize = 5;
@@ -29,7 +30,8 @@ pub fn localize(
         .collect();
     worse.sort_by(|a, b| a.3.total_cmp(&b.3).then_with(|| a.0.cmp(&b.0)));
 
-    let checkpoint_id = name.strip_prefix("checkpoint:");
+    let id = MetricId::parse(name);
+    let checkpoint_id = id.checkpoint_id();
     let trace_judge = |case: &str| {
         head.cases
             .iter()
@@ -73,11 +75,11 @@ pub fn localize(
             .unwrap_or_default(),
     });
     let suite_level = !name.contains(':');
-    let moved = |prefixes: &[&str]| -> Vec<Moved> {
+    let moved = |kind: fn(&MetricId) -> bool| -> Vec<Moved> {
         let mut v: Vec<Moved> = suite_stats
             .iter()
             .filter(|s| {
-                prefixes.iter().any(|p| s.name.starts_with(p))
+                kind(&MetricId::parse(&s.name))
                     && s.oriented_delta().is_some_and(|d| d < 0.0)
             })
             .filter_map(|s| {
@@ -101,12 +103,12 @@ pub fn localize(
     Localization {
         checkpoint,
         checkpoints_moved: if suite_level {
-            moved(&["checkpoint:"])
+            moved(|m| m.checkpoint_id().is_some())
         } else {
             Vec::new()
         },
         steps_moved: if suite_level {
-            moved(&["step_type:", "step:"])
+            moved(MetricId::is_step)
         } else if checkpoint_id.is_some() {
             moved_within(paired, &worse_ids)
         } else {
@@ -123,7 +125,7 @@ fn moved_within(paired: &Paired, cases: &[&str]) -> Vec<Moved> {
     let mut out: Vec<Moved> = paired
         .metrics
         .iter()
-        .filter(|n| n.starts_with("step_type:") || n.starts_with("step:"))
+        .filter(|n| MetricId::parse(n).is_step())
         .filter_map(|name| {
             let values: Vec<(f64, f64)> = paired
                 .values(name)

@@ -3,26 +3,17 @@
 
 use std::collections::BTreeMap;
 
+use crate::model::metric_id::MetricId;
 use crate::model::run::{CaseReport, CheckpointState};
 
 /// Whether higher values are better for `metric` (cost and latency are not).
 pub fn higher_is_better(metric: &str) -> bool {
-    !matches!(metric, "cost_usd" | "latency_ms")
+    MetricId::parse(metric).higher_is_better()
 }
 
-/// The range a metric's per-case values (and so its means) can take: `[lo, hi]`, with
-/// infinite ends where there is no bound. Used to clip 2σ bands and to validate gate settings.
+/// The range a metric's values can take (see [`MetricId::domain`]).
 pub fn metric_domain(metric: &str) -> (f64, f64) {
-    match metric {
-        "compliance_percent" | "spec_health_percent" => (0.0, 100.0),
-        "task_success" => (0.0, 1.0),
-        "workflow_quality" => (1.0, 5.0),
-        "cost_usd" | "latency_ms" => (0.0, f64::INFINITY),
-        m if m.starts_with("checkpoint:") => (0.0, 1.0),
-        m if m.starts_with("step_type:") || m.starts_with("step:") => (1.0, 5.0),
-        m if m.starts_with("gpa:") => (0.0, 3.0),
-        _ => (f64::NEG_INFINITY, f64::INFINITY),
-    }
+    MetricId::parse(metric).domain()
 }
 
 /// Every metric defined for this case. Undefined metrics are absent (the
@@ -54,7 +45,7 @@ pub fn case_metrics(case: &CaseReport) -> BTreeMap<String, f64> {
             CheckpointState::Pass | CheckpointState::Partial | CheckpointState::Fail
         ) && let Some(w) = cp.earned_weight
         {
-            m.insert(format!("checkpoint:{}", cp.id), w);
+            m.insert(MetricId::Checkpoint(cp.id.clone()).to_string(), w);
         }
     }
     let mut by_type: BTreeMap<String, (f64, usize)> = BTreeMap::new();
@@ -64,12 +55,14 @@ pub fn case_metrics(case: &CaseReport) -> BTreeMap<String, f64> {
             continue;
         };
         let e = by_type
-            .entry(format!("step_type:{}", step.step_type))
+            .entry(MetricId::StepType(step.step_type.to_string()).to_string())
             .or_default();
         e.0 += score;
         e.1 += 1;
         if let Some(wf) = &step.workflow_step {
-            let e = by_step.entry(format!("step:{wf}")).or_default();
+            let e = by_step
+                .entry(MetricId::Step(wf.clone()).to_string())
+                .or_default();
             e.0 += score;
             e.1 += 1;
         }

@@ -7,6 +7,7 @@
 pub mod compare;
 pub mod insights;
 pub mod metric;
+pub mod metric_id;
 pub mod run;
 pub mod trace_judges;
 pub mod views;

@@ -15,6 +15,7 @@ use super::compare_text::{
     effect, headline, method_line, moved, sigma, sigma_cell, status_icon, test_line, tier_line,
 };
 use super::fmt::{delta, metric, pvalue};
+use crate::model::metric_id::MetricId;
 
 /// GitHub's limit on a comment body, in characters.
 pub const MAX_COMMENT_CHARS: usize = 65_536;
@@ -376,7 +377,11 @@ fn localization(md: &mut String, m: &MetricComparison, details: bool) {
         let _ = writeln!(
             md,
             "- checkpoint {} moved {}",
-            md_code(moved.metric.trim_start_matches("checkpoint:")),
+            md_code(
+                MetricId::parse(&moved.metric)
+                    .checkpoint_id()
+                    .unwrap_or(&moved.metric)
+            ),
             delta(&moved.metric, moved.delta)
         );
     }

@@ -1,5 +1,7 @@
 //! Number formatting shared by every renderer.
 
+use crate::model::metric_id::{MetricId, Unit};
+
 /// `81.2%`, or `—` when undefined.
 pub fn pct(v: Option<f64>) -> String {
     v.map_or_else(|| "—".to_owned(), |v| format!("{v:.1}%"))
@@ -14,16 +16,12 @@ pub fn num(v: Option<f64>, digits: usize) -> String {
 /// 0–1 rates and 1–5 scores.
 pub fn metric(name: &str, v: Option<f64>) -> String {
     let Some(v) = v else { return "—".to_owned() };
-    if name.ends_with("_percent") {
-        format!("{v:.1}%")
-    } else if name == "cost_usd" {
-        format!("${v:.4}")
-    } else if name == "latency_ms" {
-        format!("{v:.0} ms")
-    } else if name == "task_success" || name.starts_with("checkpoint:") {
-        format!("{:.1}%", v * 100.0)
-    } else {
-        format!("{v:.2}")
+    match MetricId::parse(name).unit() {
+        Unit::Percent => format!("{v:.1}%"),
+        Unit::Usd => format!("${v:.4}"),
+        Unit::Ms => format!("{v:.0} ms"),
+        Unit::Rate => format!("{:.1}%", v * 100.0),
+        Unit::Score => format!("{v:.2}"),
     }
 }
 
@@ -37,16 +35,12 @@ pub fn delta(name: &str, d: f64) -> String {
         "±"
     };
     let a = d.abs();
-    let body = if name.ends_with("_percent") {
-        format!("{a:.1} pp")
-    } else if name == "cost_usd" {
-        format!("${a:.4}")
-    } else if name == "latency_ms" {
-        format!("{a:.0} ms")
-    } else if name == "task_success" || name.starts_with("checkpoint:") {
-        format!("{:.1} pp", a * 100.0)
-    } else {
-        format!("{a:.2}")
+    let body = match MetricId::parse(name).unit() {
+        Unit::Percent => format!("{a:.1} pp"),
+        Unit::Usd => format!("${a:.4}"),
+        Unit::Ms => format!("{a:.0} ms"),
+        Unit::Rate => format!("{:.1} pp", a * 100.0),
+        Unit::Score => format!("{a:.2}"),
     };
     format!("{sign}{body}")
 }

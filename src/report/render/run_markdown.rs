@@ -6,6 +6,7 @@ use crate::output::escape::{md_code, md_code_cell, md_prose_cell};
 use crate::output::plural;
 
 use super::fmt::{metric, pct};
+use crate::model::metric_id::MetricId;
 
 pub fn render_run_markdown(report: &RunReport) -> String {
     let a = &report.aggregate;
@@ -21,7 +22,7 @@ pub fn render_run_markdown(report: &RunReport) -> String {
     for (name, v) in a
         .metrics
         .iter()
-        .filter(|(n, _)| !n.starts_with("checkpoint:"))
+        .filter(|(n, _)| MetricId::parse(n).checkpoint_id().is_none())
     {
         md.push_str(&format!(
             "| {} | {} |\n",

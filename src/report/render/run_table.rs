@@ -9,6 +9,7 @@ use crate::output::escape::terminal;
 use crate::output::{plural, truncate_chars};
 
 use super::fmt::{metric, num, pct};
+use crate::model::metric_id::MetricId;
 
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
@@ -108,7 +109,7 @@ pub fn render_run_table(report: &RunReport) -> String {
 
     let mut metrics = table(&["metric", "mean"]);
     for (name, v) in &a.metrics {
-        if name.starts_with("checkpoint:") {
+        if MetricId::parse(name).checkpoint_id().is_some() {
             continue;
         }
         metrics.add_row(vec![terminal(name).into_owned(), metric(name, Some(*v))]);

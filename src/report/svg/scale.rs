@@ -1,5 +1,7 @@
 //! Linear scales, "nice" ticks and the display unit of a metric.
 
+use crate::model::metric_id::{MetricId, Unit};
+
 /// Maps a data interval onto a pixel interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Linear {
@@ -66,23 +68,16 @@ pub fn round1(v: f64) -> f64 {
 /// Factor from stored values to displayed ones: rates (checkpoints, task
 /// success) are shown in percent.
 pub fn display_factor(metric: &str) -> f64 {
-    if metric.starts_with("checkpoint:") || metric == "task_success" {
-        100.0
-    } else {
-        1.0
-    }
+    MetricId::parse(metric).unit().display_factor()
 }
 
 /// The unit group of a metric in the forest plot, and its axis caption.
 pub fn unit_of(metric: &str) -> (&'static str, &'static str) {
-    if metric.ends_with("_percent") || display_factor(metric) > 1.0 {
-        ("pp", "Δ in percentage points")
-    } else if metric == "cost_usd" {
-        ("usd", "Δ in US dollars")
-    } else if metric == "latency_ms" {
-        ("ms", "Δ in milliseconds")
-    } else {
-        ("score", "Δ in score points (1–5 scale)")
+    match MetricId::parse(metric).unit() {
+        Unit::Percent | Unit::Rate => ("pp", "Δ in percentage points"),
+        Unit::Usd => ("usd", "Δ in US dollars"),
+        Unit::Ms => ("ms", "Δ in milliseconds"),
+        Unit::Score => ("score", "Δ in score points (1–5 scale)"),
     }
 }
 

@@ -12,14 +12,7 @@ use super::locations::Locations;
 use super::{cases, catalog, checkpoints, gates, judge, task, workflow};
 
 /// Suite-level metric names (DESIGN §13).
-pub const SUITE_METRICS: [&str; 6] = [
-    "compliance_percent",
-    "spec_health_percent",
-    "workflow_quality",
-    "task_success",
-    "cost_usd",
-    "latency_ms",
-];
+pub use crate::model::metric_id::SUITE_METRIC_NAMES as SUITE_METRICS;
 
 /// Outcome of validation: the suite when there are no errors, and every
 /// diagnostic (errors and warnings) in file order.

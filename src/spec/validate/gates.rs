@@ -10,6 +10,7 @@ use serde_saphyr::Location;
 use crate::spec::model::StepType;
 
 use crate::model::metric::metric_domain;
+use crate::model::metric_id::MetricId;
 
 use super::SUITE_METRICS;
 use super::context::{Ctx, did_you_mean, loc};
@@ -129,51 +130,51 @@ fn known_metric(
     checkpoint_ids: &BTreeSet<String>,
     workflow_steps: &BTreeSet<String>,
 ) -> Result<(), String> {
-    if SUITE_METRICS.contains(&name) {
-        return Ok(());
-    }
-    if let Some(id) = name.strip_prefix("checkpoint:") {
-        return if checkpoint_ids.contains(id) {
-            Ok(())
-        } else {
-            Err(format!(
-                "no checkpoint `{id}`{}",
-                did_you_mean(id, checkpoint_ids.iter().map(String::as_str))
-            ))
-        };
-    }
-    if let Some(t) = name.strip_prefix("step_type:") {
-        return if StepType::ALL.iter().any(|s| s.as_str() == t) {
-            Ok(())
-        } else {
-            Err(format!("no step type `{t}`"))
-        };
-    }
-    if let Some(step) = name.strip_prefix("step:") {
-        return if workflow_steps.contains(step) {
-            Ok(())
-        } else {
-            Err(format!("no workflow step `{step}`"))
-        };
-    }
     if name.starts_with("judge:") {
         return Ok(());
     }
-    if let Some(d) = name.strip_prefix("gpa:") {
-        let dims = crate::model::trace_judges::GPA_DIMENSIONS.map(|(n, _)| n);
-        return if dims.contains(&d) {
-            Ok(())
-        } else {
-            Err(format!(
-                "no GPA dimension `{d}` (they are {})",
-                dims.join(", ")
-            ))
-        };
+    match MetricId::parse(name) {
+        MetricId::Suite(_) => Ok(()),
+        MetricId::Checkpoint(id) => {
+            if checkpoint_ids.contains(&id) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "no checkpoint `{id}`{}",
+                    did_you_mean(&id, checkpoint_ids.iter().map(String::as_str))
+                ))
+            }
+        }
+        MetricId::StepType(t) => {
+            if StepType::ALL.iter().any(|s| s.as_str() == t) {
+                Ok(())
+            } else {
+                Err(format!("no step type `{t}`"))
+            }
+        }
+        MetricId::Step(step) => {
+            if workflow_steps.contains(&step) {
+                Ok(())
+            } else {
+                Err(format!("no workflow step `{step}`"))
+            }
+        }
+        MetricId::Gpa(d) => {
+            let dims = crate::model::trace_judges::GPA_DIMENSIONS.map(|(n, _)| n);
+            if dims.contains(&d.as_str()) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "no GPA dimension `{d}` (they are {})",
+                    dims.join(", ")
+                ))
+            }
+        }
+        MetricId::Other(_) => Err(format!(
+            "not a metric{}",
+            did_you_mean(name, SUITE_METRICS.iter().copied())
+        )),
     }
-    Err(format!(
-        "not a metric{}",
-        did_you_mean(name, SUITE_METRICS.iter().copied())
-    ))
 }
 
 pub(super) fn agent(cx: &mut Ctx<'_>, locs: &Locations) {

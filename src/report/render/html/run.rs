@@ -11,6 +11,7 @@ use crate::report::views::run_views;
 use super::case::{CaseView, case_view};
 use super::engine::render;
 use super::matrix::{Matrix, matrix};
+use crate::model::metric_id::MetricId;
 
 #[derive(Serialize)]
 struct Page {
@@ -117,7 +118,7 @@ fn page(r: &RunReport) -> Page {
         metrics: agg
             .metrics
             .iter()
-            .filter(|(n, _)| !n.starts_with("checkpoint:"))
+            .filter(|(n, _)| MetricId::parse(n).checkpoint_id().is_none())
             .map(|(n, v)| (n.clone(), metric(n, Some(*v))))
             .collect(),
         checkpoints,
