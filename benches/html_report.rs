@@ -26,9 +26,7 @@ use agenteval_gate::report::render::compare_markdown::render_compare_markdown;
 use agenteval_gate::report::render::html::{render_compare_html, render_run_html};
 use agenteval_gate::report::views::compare_views;
 use agenteval_gate::runner::evaluate::evaluate_replay;
-use agenteval_gate::runner::settings::{
-    EvalSettings, EvidenceOverride, JudgeChoice, SuiteSettings, TierChoice,
-};
+use agenteval_gate::runner::settings::{EvalSettings, EvidenceOverride, SuiteSettings, TierChoice};
 use agenteval_gate::spec::discover::load_checked;
 use agenteval_gate::spec::model::FailOn;
 
@@ -57,8 +55,6 @@ fn main() {
             repo.join("suites/support-bot/evidence-regressed"),
         )),
         tier: TierChoice::Full,
-        judge: JudgeChoice::None,
-        judge_cache: out.join("cache"),
         judge_run: agenteval_gate::judged::tier::JudgeRun::default(),
         seed: 42,
         deterministic: true,
@@ -66,6 +62,7 @@ fn main() {
         tags: std::collections::BTreeMap::default(),
         allow_empty: false,
         jobs: rayon::current_num_threads(),
+        jobs_cap: None,
     };
     let indices: Vec<usize> = (0..suite.cases.len()).collect();
     let head = replicate(

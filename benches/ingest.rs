@@ -26,7 +26,7 @@ use rayon::prelude::*;
 
 use agenteval_gate::model::run::Tier;
 use agenteval_gate::runner::evaluate::evaluate_replay;
-use agenteval_gate::runner::settings::{EvalSettings, JudgeChoice, SuiteSettings, TierChoice};
+use agenteval_gate::runner::settings::{EvalSettings, SuiteSettings, TierChoice};
 use agenteval_gate::spec::discover::load_checked;
 
 fn main() {
@@ -71,8 +71,6 @@ fn main() {
         traces: None,
         evidence: None,
         tier: TierChoice::Full,
-        judge: JudgeChoice::None,
-        judge_cache: dir.join("cache"),
         judge_run: agenteval_gate::judged::tier::JudgeRun::default(),
         seed: 42,
         deterministic: true,
@@ -80,6 +78,7 @@ fn main() {
         tags: std::collections::BTreeMap::default(),
         allow_empty: false,
         jobs: rayon::current_num_threads(),
+        jobs_cap: None,
     };
     let indices: Vec<usize> = (0..suite.cases.len()).collect();
     let run = measure(runs, || {

@@ -14,9 +14,7 @@ use crate::app::cli::{CliEvalArgs, CliFailOn, CliGlobal, CliJudge, CliSuiteArgs,
 use crate::app::error::{Error, Result};
 use crate::diagnostic::{FileDiagnostic, named_source};
 use crate::llm::JudgeMode;
-use crate::runner::settings::{
-    EvalSettings, EvidenceOverride, JudgeChoice, Shard, SuiteSettings, TierChoice,
-};
+use crate::runner::settings::{EvalSettings, EvidenceOverride, Shard, SuiteSettings, TierChoice};
 use crate::spec::SpecError;
 use crate::spec::judge::ProviderName;
 use crate::spec::model::FailOn;
@@ -179,12 +177,6 @@ impl EvalSettings {
             v.judge_cache.as_deref().map(|p| config.rel(p)),
         )
         .map_err(crate::runner::RunnerError::from)?;
-        let judge = match judge_options.mode {
-            JudgeMode::None => JudgeChoice::None,
-            JudgeMode::Live(ProviderName::Openai) => JudgeChoice::Openai,
-            JudgeMode::Live(ProviderName::Anthropic) => JudgeChoice::Anthropic,
-            JudgeMode::Replay => JudgeChoice::Replay,
-        };
         let shard = args
             .shard
             .as_deref()
@@ -209,7 +201,8 @@ impl EvalSettings {
                 })?;
             tags.insert(k.trim().to_owned(), val.trim().to_owned());
         }
-        let jobs = args.jobs.or(v.jobs).unwrap_or_else(|| {
+        let jobs_cap = args.jobs.or(v.jobs);
+        let jobs = jobs_cap.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
         });
         if jobs == 0 {
@@ -226,21 +219,35 @@ impl EvalSettings {
                 }
             }),
             tier,
-            judge,
             judge_run: crate::judged::tier::JudgeRun::new(judge_options),
-            judge_cache: args
-                .judge_cache
-                .clone()
-                .or_else(|| v.judge_cache.as_deref().map(|p| config.rel(p)))
-                .unwrap_or_else(|| PathBuf::from(".agenteval-cache")),
             seed: args.seed.or(v.seed).unwrap_or(DEFAULT_SEED),
             deterministic: args.deterministic,
             shard,
             tags,
             allow_empty: args.allow_empty,
             jobs,
+            jobs_cap,
         })
     }
+}
+
+/// Whether a judge is configured for `lint`'s pre-flight warnings:
+/// `AGENTEVAL_JUDGE` (from `env`) over the config file's `judge:`; `none`
+/// means no judge.
+pub fn judge_configured(config: &Config, env: impl Fn(&str) -> Option<String>) -> bool {
+    env("AGENTEVAL_JUDGE")
+        .filter(|v| !v.is_empty())
+        .map_or_else(
+            || {
+                config
+                    .values
+                    .judge
+                    .as_ref()
+                    .and_then(|j| j.provider())
+                    .is_some_and(|p| p != "none")
+            },
+            |v| v != "none",
+        )
 }
 
 /// `--resamples` (flag or `AGENTEVAL_RESAMPLES`) over `resamples:` in the config file over the

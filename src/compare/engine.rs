@@ -12,6 +12,7 @@ use crate::model::compare::{
     Direction, MetricComparison, MetricStatus, Missing, SigmaBandOut, TestName,
 };
 use crate::model::metric::{case_metrics, higher_is_better, metric_domain};
+use crate::model::metric_id::MetricId;
 use crate::model::run::RunReport;
 use crate::spec::gates::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
 use crate::spec::model::{FailOn, GatesSpec, Severity, UnevaluatedPolicy};
@@ -19,7 +20,6 @@ use crate::stats::{
     BootstrapConfig, DEFAULT_K_SIGMA, PairedTestKind, SigmaOutcome, fires,
     minimum_detectable_effect, paired_test_many, sample_sd, sigma_band,
 };
-use crate::model::metric_id::MetricId;
 
 /// Everything compare needs about one suite.
 pub struct SuiteInput<'a> {

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use crate::compare::pairing::Paired;
 use crate::model::compare::{CheckpointRef, FlippedCase, Localization, MetricComparison, Moved};
 use crate::model::metric::higher_is_better;
-use crate::model::run::RunReport;
 use crate::model::metric_id::MetricId;
+use crate::model::run::RunReport;
 
 const MAX_FLIPPED: usize = 10;
 const MAX_MOVED: usize = 5;
@@ -79,8 +79,7 @@ pub fn localize(
         let mut v: Vec<Moved> = suite_stats
             .iter()
             .filter(|s| {
-                kind(&MetricId::parse(&s.name))
-                    && s.oriented_delta().is_some_and(|d| d < 0.0)
+                kind(&MetricId::parse(&s.name)) && s.oriented_delta().is_some_and(|d| d < 0.0)
             })
             .filter_map(|s| {
                 Some(Moved {

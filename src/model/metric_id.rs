@@ -245,7 +245,10 @@ mod tests {
             MetricId::parse("task_success").default_severity(),
             Severity::High
         );
-        assert_eq!(MetricId::parse("cost_usd").default_severity(), Severity::Low);
+        assert_eq!(
+            MetricId::parse("cost_usd").default_severity(),
+            Severity::Low
+        );
         assert_eq!(MetricId::parse("my_percent").unit(), Unit::Percent);
         assert_eq!(
             MetricId::parse("anything").domain(),

@@ -15,26 +15,6 @@ pub enum TierChoice {
     Progressive,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum JudgeChoice {
-    None,
-    Openai,
-    Anthropic,
-    Replay,
-}
-
-impl JudgeChoice {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::None => "none",
-            Self::Openai => "openai",
-            Self::Anthropic => "anthropic",
-            Self::Replay => "replay",
-        }
-    }
-}
-
 /// `--shard i/n`: 1-based index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
@@ -88,8 +68,6 @@ pub struct EvalSettings {
     /// `--evidence DIR|none` override.
     pub evidence: Option<EvidenceOverride>,
     pub tier: TierChoice,
-    pub judge: JudgeChoice,
-    pub judge_cache: PathBuf,
     /// The judge's flags and `agenteval.yaml` settings, and the budgets the
     /// command's suites share.
     pub judge_run: crate::judged::tier::JudgeRun,
@@ -99,5 +77,8 @@ pub struct EvalSettings {
     /// `--tag` overlays (config file tags first, flags win).
     pub tags: BTreeMap<String, String>,
     pub allow_empty: bool,
+    /// Threads for evaluation: `--jobs`, else the machine's parallelism.
     pub jobs: usize,
+    /// `--jobs` (or `jobs:` in agenteval.yaml) when given: caps `agent.concurrency`.
+    pub jobs_cap: Option<usize>,
 }

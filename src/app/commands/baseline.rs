@@ -37,7 +37,7 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
     validate_name(&args.name)?;
     let reports: Vec<RunReport> = if args.from_report.is_empty() {
         let mut out = Vec::new();
-        let session = run_session(&args.eval, config, quiet);
+        let session = run_session(&args.eval, &settings, quiet);
         for suite in load_suites(&settings, quiet)? {
             if let Some(r) = evaluate_tier(&suite, Tier::Full, &settings, &session)? {
                 out.push(r);

@@ -98,8 +98,7 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
     let mut report = if prepared.is_empty() {
         no_baseline_report(&options.baseline_name, options.fail_on, &missing)
     } else {
-        let Some(mut report) = run_tiers(&prepared, &settings, &options, args, config, quiet)?
-        else {
+        let Some(mut report) = run_tiers(&prepared, &settings, &options, args, quiet)? else {
             return nothing_selected(&settings);
         };
         report.missing_baselines = missing;
@@ -144,11 +143,10 @@ fn run_tiers(
     settings: &EvalSettings,
     options: &CompareOptions,
     args: &CliCompare,
-    config: &Config,
     quiet: bool,
 ) -> Result<Option<CompareReport>> {
     // Shared by both tiers: the full tier reuses the smoke tier's agent runs.
-    let session = run_session(&args.eval, config, quiet);
+    let session = run_session(&args.eval, settings, quiet);
     let progressive = settings.tier == TierChoice::Progressive;
     let mut tiers: Vec<TierOutcome> = Vec::new();
     let mut report: Option<CompareReport> = None;

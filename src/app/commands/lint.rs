@@ -2,7 +2,7 @@
 //! against each baseline, all problems reported at once.
 
 use crate::app::cli::CliLint;
-use crate::app::config::{Config, resolve_fail_on};
+use crate::app::config::{Config, judge_configured, resolve_fail_on};
 use crate::app::error::Result;
 use crate::baseline::store::{baseline_path, list_names, read_baseline};
 use crate::compare::preflight::gate_warnings;
@@ -22,20 +22,7 @@ use super::common::print_diagnostic;
 /// The gate's pre-flight warnings ([`gate_warnings`]) located in `suite.yaml`: at the
 /// checkpoint's `id`, or at the `tiers:` line for the smoke tier.
 fn gate_diagnostics(loaded: &LoadedSuite, suite: &Suite, config: &Config) -> Vec<FileDiagnostic> {
-    let judge = std::env::var("AGENTEVAL_JUDGE")
-        .ok()
-        .filter(|v| !v.is_empty())
-        .map_or_else(
-            || {
-                config
-                    .values
-                    .judge
-                    .as_ref()
-                    .and_then(|j| j.provider())
-                    .is_some_and(|p| p != "none")
-            },
-            |v| v != "none",
-        );
+    let judge = judge_configured(config, |k| std::env::var(k).ok());
     let fail_on = resolve_fail_on(None, config, suite.gates.fail_on);
     gate_warnings(suite, judge, fail_on)
         .into_iter()

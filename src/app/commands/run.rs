@@ -77,11 +77,11 @@ pub(crate) fn select(suite: &Suite, tier: Tier, settings: &EvalSettings) -> Vec<
 
 /// Run-mode state for one command: `--artifacts`, `--jobs` (which caps
 /// `agent.concurrency`) and `--quiet`.
-pub(crate) fn run_session(eval: &CliEvalArgs, config: &Config, quiet: bool) -> RunSession {
+pub(crate) fn run_session(eval: &CliEvalArgs, settings: &EvalSettings, quiet: bool) -> RunSession {
     RunSession::new(SessionOptions {
         quiet,
         artifacts: eval.artifacts.clone(),
-        jobs_cap: eval.jobs.or(config.values.jobs),
+        jobs_cap: settings.jobs_cap,
     })
 }
 
@@ -111,7 +111,7 @@ pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCod
         TierChoice::Full | TierChoice::Progressive => Tier::Full,
     };
     let suites = load_suites(&settings, quiet)?;
-    let session = run_session(&args.eval, config, quiet);
+    let session = run_session(&args.eval, &settings, quiet);
     if args.out.is_some() && suites.len() > 1 {
         return Err(Error::usage_with_help(
             format!(

@@ -6,7 +6,7 @@ use std::path::Path;
 use super::*;
 use crate::output::to_json;
 use crate::runner::evaluate::evaluate_replay;
-use crate::runner::settings::{EvalSettings, JudgeChoice, SuiteSettings, TierChoice};
+use crate::runner::settings::{EvalSettings, SuiteSettings, TierChoice};
 
 fn suite(dir: &Path, cases: usize) -> Suite {
     let mut yaml = String::from(
@@ -30,8 +30,6 @@ fn settings(dir: &Path, shard: Option<Shard>) -> EvalSettings {
         traces: None,
         evidence: None,
         tier: TierChoice::Full,
-        judge: JudgeChoice::None,
-        judge_cache: dir.join("cache"),
         judge_run: crate::judged::tier::JudgeRun::default(),
         seed: 42,
         deterministic: true,
@@ -39,6 +37,7 @@ fn settings(dir: &Path, shard: Option<Shard>) -> EvalSettings {
         tags: std::collections::BTreeMap::default(),
         allow_empty: true,
         jobs: 1,
+        jobs_cap: None,
     }
 }
 
