@@ -72,6 +72,11 @@ pub enum RunnerError {
     #[diagnostic(transparent)]
     Judge(#[from] crate::llm::JudgeError),
 
+    /// A comparison that could not be computed (a tier's compare inside the progressive run).
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Compare(#[from] crate::compare::error::CompareError),
+
     #[error("no cases selected")]
     #[diagnostic(
         code(agenteval::runner::empty),
@@ -96,6 +101,7 @@ impl RunnerError {
                 crate::interrupt::Interrupt::Term => ExitCode::Terminated,
             },
             Self::Judge(e) => e.exit_code(),
+            Self::Compare(e) => e.exit_code(),
         }
     }
 }

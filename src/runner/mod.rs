@@ -13,6 +13,7 @@ pub mod secrets;
 pub mod select;
 pub mod session;
 pub mod settings;
+pub mod tiers;
 
 pub use error::RunnerError;
 pub use session::{RunSession, SessionOptions};

@@ -22,7 +22,8 @@ use crate::report::render::fmt::metric;
 use crate::runner::RunnerError;
 use crate::runner::settings::{EvalSettings, SuiteSettings, TierChoice};
 
-use super::run::{evaluate_tier, load_suites, run_session};
+use super::run::{load_suites, run_session};
+use crate::runner::tiers::evaluate_tier;
 
 pub(crate) fn run(cmd: &CliBaseline, config: &Config, quiet: bool) -> Result<ExitCode> {
     match cmd {

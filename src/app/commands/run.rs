@@ -16,10 +16,8 @@ use crate::output::to_json;
 use crate::report::render::{
     run_junit::render_run_junit, run_markdown::render_run_markdown, run_table::render_run_table,
 };
-use crate::runner::evaluate::evaluate_replay;
-use crate::runner::run_mode::evaluate_run;
-use crate::runner::select::in_shard;
 use crate::runner::settings::{EvalSettings, TierChoice};
+use crate::runner::tiers::evaluate_tier;
 use crate::runner::{RunSession, RunnerError, SessionOptions};
 use crate::spec::discover::{load_checked, suite_paths};
 use crate::spec::suite::Suite;
@@ -66,15 +64,6 @@ fn check_evidence_goes_with_traces(suite: &Suite, settings: &EvalSettings) -> Re
     }
 }
 
-/// Case indices of `tier` (smoke or full), within the shard.
-pub(crate) fn select(suite: &Suite, tier: Tier, settings: &EvalSettings) -> Vec<usize> {
-    let all = match tier {
-        Tier::Smoke => suite.smoke_cases(),
-        Tier::Full => (0..suite.cases.len()).collect(),
-    };
-    in_shard(&suite.cases, all, settings.shard)
-}
-
 /// Run-mode state for one command: `--artifacts`, `--jobs` (which caps
 /// `agent.concurrency`) and `--quiet`.
 pub(crate) fn run_session(eval: &CliEvalArgs, settings: &EvalSettings, quiet: bool) -> RunSession {
@@ -83,25 +72,6 @@ pub(crate) fn run_session(eval: &CliEvalArgs, settings: &EvalSettings, quiet: bo
         artifacts: eval.artifacts.clone(),
         jobs_cap: settings.jobs_cap,
     })
-}
-
-/// Evaluate one tier of a suite; `None` when it selects no case. Run mode
-/// (the suite's `agent:` runs per case) unless `--traces` asks for replay.
-pub(crate) fn evaluate_tier(
-    suite: &Suite,
-    tier: Tier,
-    settings: &EvalSettings,
-    session: &RunSession,
-) -> Result<Option<RunReport>> {
-    let indices = select(suite, tier, settings);
-    if indices.is_empty() {
-        return Ok(None);
-    }
-    let report = match (&suite.agent, &settings.traces) {
-        (Some(agent), None) => evaluate_run(suite, agent, &indices, tier, settings, session)?,
-        _ => evaluate_replay(suite, &indices, tier, settings)?,
-    };
-    Ok(Some(report))
 }
 
 pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCode> {
@@ -126,7 +96,7 @@ pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCod
     for suite in suites {
         let result = match evaluate_tier(&suite, tier, &settings, &session) {
             // SIGINT/SIGTERM: keep what is known, stop, exit 130/143 below.
-            Err(Error::Runner(RunnerError::Interrupted { signal, partial })) => {
+            Err(RunnerError::Interrupted { signal, partial }) => {
                 interrupted = Some(signal);
                 partial.map(|p| *p)
             }
