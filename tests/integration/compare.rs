@@ -2,22 +2,7 @@
 
 use predicates::prelude::*;
 
-use crate::common::{bin, copy_dir, outputs, repo};
-
-fn regressed_args() -> Vec<&'static str> {
-    vec![
-        "compare",
-        "--baseline",
-        "main",
-        "--suite",
-        "support-bot",
-        "--traces",
-        "suites/support-bot/traces-regressed",
-        "--evidence",
-        "suites/support-bot/evidence-regressed",
-        "--deterministic",
-    ]
-}
+use crate::common::{bin, copy_dir, outputs, regressed_compare_args, repo};
 
 #[test]
 fn the_bundled_examples_pass_against_their_baseline() {
@@ -43,8 +28,7 @@ fn the_regressed_agent_fails_with_localized_regressions() {
     let json = dir.path().join("compare.json");
     let out = bin()
         .current_dir(repo())
-        .args(regressed_args())
-        .arg("--out")
+        .args(regressed_compare_args(&["--out"]))
         .arg(&json)
         .output()
         .unwrap();
@@ -119,8 +103,7 @@ fn the_regressed_agent_fails_with_localized_regressions() {
 fn warn_only_reports_the_failure_but_exits_zero() {
     let out = bin()
         .current_dir(repo())
-        .args(regressed_args())
-        .arg("--warn-only")
+        .args(regressed_compare_args(&["--warn-only"]))
         .output()
         .unwrap();
     let (stdout, _) = outputs(&out);
@@ -135,8 +118,7 @@ fn warn_only_reports_the_failure_but_exits_zero() {
 fn fail_on_never_passes_with_tolerated_regressions() {
     let out = bin()
         .current_dir(repo())
-        .args(regressed_args())
-        .args(["--fail-on", "never"])
+        .args(regressed_compare_args(&["--fail-on", "never"]))
         .output()
         .unwrap();
     let (stdout, _) = outputs(&out);
@@ -152,8 +134,7 @@ fn compare_reports_are_byte_identical_across_runs() {
         let json = dir.path().join(format!("c{i}.json"));
         bin()
             .current_dir(repo())
-            .args(regressed_args())
-            .args(["--format", "markdown", "--out"])
+            .args(regressed_compare_args(&["--format", "markdown", "--out"]))
             .arg(&json)
             .assert()
             .code(2);
@@ -172,8 +153,7 @@ fn renderers_match_their_snapshots() {
     ] {
         let out = bin()
             .current_dir(repo())
-            .args(regressed_args())
-            .args(["--format", format])
+            .args(regressed_compare_args(&["--format", format]))
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(2));
@@ -185,8 +165,7 @@ fn renderers_match_their_snapshots() {
 fn the_pr_comment_leads_with_the_verdict_and_stays_under_the_limit() {
     let out = bin()
         .current_dir(repo())
-        .args(regressed_args())
-        .args(["--format", "markdown"])
+        .args(regressed_compare_args(&["--format", "markdown"]))
         .output()
         .unwrap();
     let md = String::from_utf8(out.stdout).unwrap();
@@ -237,8 +216,7 @@ fn compare_in(dir: &std::path::Path) -> (std::process::Output, serde_json::Value
     let json = dir.join("c.json");
     let out = bin()
         .current_dir(dir)
-        .args(regressed_args())
-        .arg("--out")
+        .args(regressed_compare_args(&["--out"]))
         .arg(&json)
         .output()
         .unwrap();

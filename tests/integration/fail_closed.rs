@@ -4,25 +4,13 @@
 
 #![allow(clippy::unwrap_used, reason = "test helpers fail loudly")]
 
-use crate::common::{bin, copy_dir, outputs, repo};
+use crate::common::{REGRESSED_INPUTS, bin, copy_dir, outputs, regressed_compare_args, repo};
 
 /// The regressed support-bot compare (exit 2 with any sane settings) plus `extra`.
 fn regressed(dir: &std::path::Path, extra: &[&str]) -> (i32, String, String) {
     let out = bin()
         .current_dir(dir)
-        .args([
-            "compare",
-            "--baseline",
-            "main",
-            "--suite",
-            "support-bot",
-            "--traces",
-            "suites/support-bot/traces-regressed",
-            "--evidence",
-            "suites/support-bot/evidence-regressed",
-            "--deterministic",
-        ])
-        .args(extra)
+        .args(regressed_compare_args(extra))
         .output()
         .unwrap();
     let (stdout, stderr) = outputs(&out);
@@ -45,9 +33,8 @@ fn resamples_out_of_range_is_a_usage_error_never_a_silent_pass() {
     let out = bin()
         .current_dir(repo())
         .env("AGENTEVAL_RESAMPLES", "0")
-        .args(["compare", "--baseline", "main", "--suite", "support-bot"])
-        .args(["--traces", "suites/support-bot/traces-regressed"])
-        .args(["--evidence", "suites/support-bot/evidence-regressed"])
+        .args(["compare", "--baseline", "main"])
+        .args(REGRESSED_INPUTS)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(64), "{}", outputs(&out).1);
@@ -63,9 +50,8 @@ fn resamples_out_of_range_is_a_usage_error_never_a_silent_pass() {
         .unwrap()
         .current_dir(dir.path())
         .env_remove("AGENTEVAL_RESAMPLES")
-        .args(["compare", "--baseline", "main", "--suite", "support-bot"])
-        .args(["--traces", "suites/support-bot/traces-regressed"])
-        .args(["--evidence", "suites/support-bot/evidence-regressed"])
+        .args(["compare", "--baseline", "main"])
+        .args(REGRESSED_INPUTS)
         .output()
         .unwrap();
     let (_, stderr) = outputs(&out);

@@ -9,28 +9,14 @@ use std::sync::LazyLock;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::common::{bin, outputs, repo};
+use crate::common::{REGRESSED_INPUTS, bin, outputs, regressed_compare_args, repo};
 
 /// `compare` on the regressed support-bot example, saved as JSON.
 fn regressed_compare(dir: &std::path::Path) -> std::path::PathBuf {
     let out_path = dir.join("compare.json");
     let out = bin()
         .current_dir(repo())
-        .args([
-            "compare",
-            "--baseline",
-            "main",
-            "--suite",
-            "support-bot",
-            "--traces",
-            "suites/support-bot/traces-regressed",
-            "--evidence",
-            "suites/support-bot/evidence-regressed",
-            "--deterministic",
-            "--format",
-            "json",
-            "--out",
-        ])
+        .args(regressed_compare_args(&["--format", "json", "--out"]))
         .arg(&out_path)
         .output()
         .unwrap();
@@ -335,17 +321,9 @@ fn hostile_labels_stay_text_in_a_run_report() {
     let run = dir.path().join("run.json");
     let out = bin()
         .current_dir(repo())
-        .args([
-            "run",
-            "--suite",
-            "support-bot",
-            "--traces",
-            "suites/support-bot/traces-regressed",
-            "--evidence",
-            "suites/support-bot/evidence-regressed",
-            "--deterministic",
-            "--out",
-        ])
+        .arg("run")
+        .args(REGRESSED_INPUTS)
+        .args(["--deterministic", "--out"])
         .arg(&run)
         .output()
         .unwrap();

@@ -2,28 +2,15 @@
 //! support-bot example: the regressed recording against the committed
 //! baseline, the unchanged recording, and a baseline from before insights.
 
-use crate::common::{bin, copy_dir, outputs, repo};
+use crate::common::{bin, copy_dir, outputs, regressed_compare_args, repo};
 
 #[expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
 fn regressed_compare(baselines: Option<&std::path::Path>) -> (String, serde_json::Value) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("compare.json");
     let mut cmd = bin();
-    cmd.current_dir(repo()).args([
-        "compare",
-        "--baseline",
-        "main",
-        "--suite",
-        "support-bot",
-        "--traces",
-        "suites/support-bot/traces-regressed",
-        "--evidence",
-        "suites/support-bot/evidence-regressed",
-        "--deterministic",
-        "--format",
-        "markdown",
-        "--out",
-    ]);
+    cmd.current_dir(repo())
+        .args(regressed_compare_args(&["--format", "markdown", "--out"]));
     cmd.arg(&json);
     if let Some(b) = baselines {
         cmd.arg("--baselines-dir").arg(b);

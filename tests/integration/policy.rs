@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::common::{bin, copy_dir, fixture, outputs, repo, run_report};
+use crate::common::{bin, case, copy_dir, fixture, outputs, repo, run_report};
 
 /// case id → checkpoint id → (result, notes, `evaluated_by`).
 fn results(report: &Value) -> BTreeMap<String, BTreeMap<String, (String, String, String)>> {
@@ -31,15 +31,6 @@ fn results(report: &Value) -> BTreeMap<String, BTreeMap<String, (String, String,
             (c["id"].as_str().unwrap().to_owned(), cps)
         })
         .collect()
-}
-
-fn case<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap()
 }
 
 /// The fixture suite `policy`: each row is one case, its results for

@@ -103,16 +103,6 @@ impl AgentSuite {
     }
 }
 
-/// The case `id` of a run report.
-pub(crate) fn case<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("no case {id} in {report}"))
-}
-
 /// Assert the run exited with `code`, showing its output otherwise.
 pub(crate) fn assert_code(out: &Output, code: i32) -> (String, String) {
     let (stdout, stderr) = outputs(out);

@@ -14,6 +14,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use super::support::{TraceBuilder, nodes};
+use crate::common::close;
 
 /// A DAG of `types` with edges between 1-based step numbers.
 fn dag(types: &[StepType], edges: &[(usize, usize)]) -> Dag {
@@ -47,11 +48,6 @@ fn attribution(dag: &Dag, scores: &[Option<f64>], mode: RootCauseMode) -> Vec<St
 
 /// `(id, score, compensated, root_cause, propagated_from)` of one step.
 type Row<'a> = (&'a str, Option<f64>, bool, bool, Option<&'a str>);
-
-/// Q is reported to 9 decimal places.
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() < 1e-9
-}
 
 #[test]
 fn single_chain_roots_at_the_first_failure() {

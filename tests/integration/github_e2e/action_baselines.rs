@@ -10,38 +10,16 @@
 )]
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use pretty_assertions::assert_eq;
 
 use super::action::run_step;
 use super::harness::read_outputs;
-use crate::common::{outputs, repo};
+use crate::common::{git, outputs, repo};
 
 const BRANCH: &str = "agenteval-baselines";
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
-}
 
 /// `origin` (bare) and a checkout of its `main` holding the code-review suite.
 struct Repo {

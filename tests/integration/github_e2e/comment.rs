@@ -13,8 +13,8 @@ use std::process::Output;
 use pretty_assertions::assert_eq;
 use wiremock::ResponseTemplate;
 
-use super::harness::{Job, MARKER, REGRESSED, requests};
-use crate::common::{bin, outputs, repo};
+use super::harness::{Job, MARKER, requests};
+use crate::common::{bin, outputs, regressed_compare_args, repo};
 use crate::github_api::fake::{Fake, TOKEN, github_error};
 
 /// `comment` as a `workflow_run` job runs it: repository, token and API URL
@@ -36,8 +36,7 @@ fn comment(fake: &Fake, report: &Path, pr: &str, extra_env: &[(&str, &str)]) -> 
 fn fork_report(fake: &Fake) -> (Job, std::path::PathBuf) {
     let job = Job::new("eve/widgets");
     let report = job.path("compare.json");
-    let mut args = REGRESSED.to_vec();
-    args.extend(["--out", report.to_str().unwrap()]);
+    let args = regressed_compare_args(&["--out", report.to_str().unwrap()]);
     assert_eq!(job.run(fake, &args).status.code(), Some(2));
     (job, report)
 }
@@ -69,7 +68,10 @@ async fn saved_report_is_posted_and_shares_the_comment_with_compare() {
 
     // A later same-repository run of `compare` updates that comment ...
     let job = Job::new("acme/widgets");
-    assert_eq!(job.run(&fake, REGRESSED).status.code(), Some(2));
+    assert_eq!(
+        job.run(&fake, &regressed_compare_args(&[])).status.code(),
+        Some(2)
+    );
     // ... and so does posting the saved report again.
     let again = comment(&fake, &report, "7", &[]);
     assert_eq!(again.status.code(), Some(0));

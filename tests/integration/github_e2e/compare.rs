@@ -5,8 +5,8 @@
 use pretty_assertions::assert_eq;
 use wiremock::ResponseTemplate;
 
-use super::harness::{Job, MARKER, PASSING, REGRESSED, output, read_report, requests};
-use crate::common::outputs;
+use super::harness::{Job, MARKER, PASSING, output, read_report, requests};
+use crate::common::{outputs, regressed_compare_args};
 use crate::github_api::fake::{Fake, github_error};
 
 const COMMENTS: &str = "/repos/acme/widgets/issues/7/comments";
@@ -24,8 +24,7 @@ async fn regressed_pull_request_comments_once_then_updates_in_place() {
     let fake = Fake::start().await;
     let job = Job::new("acme/widgets");
     let report_path = job.path("compare.json");
-    let mut args = REGRESSED.to_vec();
-    args.extend(["--out", report_path.to_str().unwrap()]);
+    let args = regressed_compare_args(&["--out", report_path.to_str().unwrap()]);
 
     let out = job.run(&fake, &args);
     let (stdout, stderr) = outputs(&out);
@@ -135,7 +134,7 @@ async fn fork_pull_request_sends_nothing_and_still_fails() {
     let fake = Fake::start().await;
     let job = Job::new("eve/widgets");
 
-    let out = job.run(&fake, REGRESSED);
+    let out = job.run(&fake, &regressed_compare_args(&[]));
     let (stdout, stderr) = outputs(&out);
 
     assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
@@ -163,7 +162,7 @@ async fn permission_denied_prints_the_hint_and_the_verdict_wins() {
     fake.script("POST", r"/comments$", 10, denied).await;
     let job = Job::new("acme/widgets");
 
-    let out = job.run(&fake, REGRESSED);
+    let out = job.run(&fake, &regressed_compare_args(&[]));
     let (stdout, stderr) = outputs(&out);
 
     assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");

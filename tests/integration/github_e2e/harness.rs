@@ -18,21 +18,8 @@ use crate::github_api::fake::{Fake, PR, TOKEN};
 /// The marker `compare` and `comment` put on the support-bot comment.
 pub(super) const MARKER: &str = "<!-- agenteval-gate:main:support-bot -->";
 
-/// The regressed support-bot compare of the examples (exit 2).
-pub(super) const REGRESSED: &[&str] = &[
-    "compare",
-    "--baseline",
-    "main",
-    "--suite",
-    "support-bot",
-    "--traces",
-    "suites/support-bot/traces-regressed",
-    "--evidence",
-    "suites/support-bot/evidence-regressed",
-    "--deterministic",
-];
-
-/// The same suite on its own recordings (exit 0).
+/// The support-bot compare of the examples on the suite's own recordings
+/// (exit 0); `common::regressed_compare_args` is the regressed one (exit 2).
 pub(super) const PASSING: &[&str] = &[
     "compare",
     "--baseline",

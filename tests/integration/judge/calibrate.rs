@@ -7,11 +7,7 @@
 use agenteval_gate::judged::calibrate::{Scale, agreement};
 use serde_json::Value;
 
-use crate::common::{bin, fixture, outputs, repo};
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() < 1e-9
-}
+use crate::common::{bin, close, fixture, outputs, repo};
 
 #[test]
 fn agreement_kappa_alpha_and_confusion_match_the_reference_implementations() {

@@ -3,31 +3,14 @@
 //! the judge-error gate of `compare`, exit codes of bad settings, and the
 //! fence around an injected trace as it reaches the server.
 
-#![expect(clippy::unwrap_used, reason = "tests panic on setup failures")]
-
 use serde_json::Value;
 use wiremock::matchers::{body_string_contains, method};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
-use super::support::{JudgeSuite, chat, checkpoint, judge_bin, run, scripted, system_of};
+use super::support::{
+    JudgeSuite, chat, checkpoint, judge_bin, live, run, scripted, strs, system_of,
+};
 use crate::common::outputs;
-
-fn live(server: &MockServer, cache: &std::path::Path) -> Vec<String> {
-    vec![
-        "--judge".into(),
-        "openai".into(),
-        "--judge-model".into(),
-        "m".into(),
-        "--judge-base-url".into(),
-        format!("{}/v1", server.uri()),
-        "--judge-cache".into(),
-        cache.to_str().unwrap().to_owned(),
-    ]
-}
-
-fn strs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
-}
 
 #[tokio::test]
 async fn a_judged_run_reports_tier3_verdicts_step_scores_and_semantic_success() {

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
-use super::support::{JudgeSuite, answer_for, chat, judge_bin, run, system_of};
+use super::support::{JudgeSuite, answer_for, chat, judge_bin, live, run, strs, system_of};
 use crate::common::outputs;
 
 const DIMENSIONS: [&str; 7] = [
@@ -73,23 +73,6 @@ fn responder(
         };
         ResponseTemplate::new(200).set_body_json(chat(&text))
     }
-}
-
-fn live(server: &MockServer, cache: &std::path::Path) -> Vec<String> {
-    vec![
-        "--judge".into(),
-        "openai".into(),
-        "--judge-model".into(),
-        "m".into(),
-        "--judge-base-url".into(),
-        format!("{}/v1", server.uri()),
-        "--judge-cache".into(),
-        cache.to_str().unwrap().to_owned(),
-    ]
-}
-
-fn strs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
 }
 
 fn dims(report: &Value, case: usize) -> Vec<Value> {

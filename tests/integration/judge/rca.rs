@@ -15,7 +15,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use super::stand_in::StandIn;
 use super::support::{chat, judge_bin};
-use crate::common::outputs;
+use crate::common::{case, outputs};
 
 /// A suite over two bundled Who&When episodes: `algorithm-generated_103`
 /// (a failed run: its tier-1 evidence says so, and a terminal run failed)
@@ -120,15 +120,6 @@ fn live(server: &MockServer, cache: &str) -> Vec<String> {
     ]
     .map(str::to_owned)
     .to_vec()
-}
-
-fn case<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap()
 }
 
 /// A server that answers every question with `answer` (scripted).

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use wiremock::{Request, ResponseTemplate};
+use wiremock::{MockServer, Request, ResponseTemplate};
 
 /// A suite with a tier-3 checkpoint, a tool catalog and cases whose traces
 /// are `OpenAI` chat messages. The final answer of case `inject` tries a
@@ -127,6 +127,26 @@ pub(crate) fn run(
         .ok()
         .map(|b| serde_json::from_slice(&b).unwrap());
     (out, report)
+}
+
+/// The flags of a live `OpenAI` judge (model `m`) at the loopback `server`,
+/// caching in `cache`.
+pub(crate) fn live(server: &MockServer, cache: &Path) -> Vec<String> {
+    vec![
+        "--judge".into(),
+        "openai".into(),
+        "--judge-model".into(),
+        "m".into(),
+        "--judge-base-url".into(),
+        format!("{}/v1", server.uri()),
+        "--judge-cache".into(),
+        cache.to_str().unwrap().to_owned(),
+    ]
+}
+
+/// `v` borrowed as `&str`s, for [`run`].
+pub(crate) fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
 }
 
 /// The result row of checkpoint `id` in case `case`.

@@ -1,6 +1,7 @@
 //! What each kind of agent run becomes in the report.
 
-use super::{AgentSuite, assert_code, case};
+use super::{AgentSuite, assert_code};
+use crate::common::case;
 
 #[test]
 fn run_mode_runs_the_agent_per_case_and_evaluates_its_trace() {

@@ -1,8 +1,8 @@
 //! Failed cases in run mode: they keep their wall time, and when most cases fail for one
 //! infrastructure cause the compare says it could not evaluate the agent (exit 69).
 
-use super::{AgentSuite, assert_code, case};
-use crate::common::{bin, outputs};
+use super::{AgentSuite, assert_code};
+use crate::common::{bin, case, outputs};
 
 #[test]
 fn a_crashed_case_keeps_its_wall_time_as_latency() {

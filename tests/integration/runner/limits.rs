@@ -1,6 +1,7 @@
 //! Timeouts, leftover processes, retries and the concurrency limit.
 
-use super::{AgentSuite, assert_code, case, process_gone};
+use super::{AgentSuite, assert_code, process_gone};
+use crate::common::case;
 
 fn wait_until_gone(pid: u32) -> bool {
     // SIGKILL is immediate; reaping by the new parent may lag a little.

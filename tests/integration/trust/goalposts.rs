@@ -4,44 +4,9 @@
 //! in a real git repository.
 
 use std::path::Path;
-use std::process::Command;
 
 use super::expect;
-use crate::common::{bin, copy_dir, repo};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
-const REGRESSED: [&str; 7] = [
-    "--suite",
-    "support-bot",
-    "--deterministic",
-    "--traces",
-    "suites/support-bot/traces-regressed",
-    "--evidence",
-    "suites/support-bot/evidence-regressed",
-];
+use crate::common::{REGRESSED_INPUTS, bin, copy_dir, git, repo};
 
 /// A repository whose `main` has the example baseline, and a PR commit on
 /// top that rewrote `baselines/main/` from the regressed traces.
@@ -72,7 +37,8 @@ fn repository() -> (tempfile::TempDir, String) {
     let out = bin()
         .current_dir(root)
         .args(["baseline", "update", "--name", "main", "--history-cap", "1"])
-        .args(REGRESSED)
+        .args(REGRESSED_INPUTS)
+        .arg("--deterministic")
         .output()
         .unwrap();
     expect(&out, 0);
@@ -83,8 +49,9 @@ fn repository() -> (tempfile::TempDir, String) {
 fn compare(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     let mut cmd = bin();
     cmd.current_dir(root)
-        .args(["compare"])
-        .args(REGRESSED)
+        .arg("compare")
+        .args(REGRESSED_INPUTS)
+        .arg("--deterministic")
         .args(extra);
     for (k, v) in env {
         cmd.env(k, v);

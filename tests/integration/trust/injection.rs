@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use pulldown_cmark::{Event, Options, Parser, Tag};
 
 use super::{expect, no_workflow_command};
-use crate::common::{bin, copy_dir, repo};
+use crate::common::{REGRESSED_INPUTS, bin, copy_dir, repo};
 use crate::github_api::fake::{Fake, TOKEN};
 
 /// Everything the issue found reaching output raw.
@@ -182,17 +182,12 @@ async fn a_hostile_suite_yields_an_inert_comment_summary_and_log() {
     let summary = job.path().join("summary.md");
     let out = bin()
         .current_dir(dir.path())
+        .arg("compare")
+        .args(REGRESSED_INPUTS)
         .args([
-            "compare",
-            "--suite",
-            "support-bot",
             "--deterministic",
             "--baseline-ref",
             "worktree",
-            "--traces",
-            "suites/support-bot/traces-regressed",
-            "--evidence",
-            "suites/support-bot/evidence-regressed",
             "--format",
             "markdown",
         ])
@@ -247,17 +242,9 @@ async fn a_hostile_suite_yields_an_inert_comment_summary_and_log() {
     let report = job.path().join("compare.json");
     let out = bin()
         .current_dir(dir.path())
-        .args([
-            "compare",
-            "--suite",
-            "support-bot",
-            "--deterministic",
-            "--traces",
-            "suites/support-bot/traces-regressed",
-            "--evidence",
-            "suites/support-bot/evidence-regressed",
-            "--out",
-        ])
+        .arg("compare")
+        .args(REGRESSED_INPUTS)
+        .args(["--deterministic", "--out"])
         .arg(&report)
         .output()
         .unwrap();
@@ -273,18 +260,9 @@ async fn a_hostile_suite_yields_an_inert_comment_summary_and_log() {
     assert!(!junit.contains('\u{1b}'), "XML forbids ESC");
     let out = bin()
         .current_dir(dir.path())
-        .args([
-            "run",
-            "--suite",
-            "support-bot",
-            "--deterministic",
-            "--format",
-            "junit",
-            "--traces",
-            "suites/support-bot/traces-regressed",
-            "--evidence",
-            "suites/support-bot/evidence-regressed",
-        ])
+        .arg("run")
+        .args(REGRESSED_INPUTS)
+        .args(["--deterministic", "--format", "junit"])
         .output()
         .unwrap();
     let (junit, _) = expect(&out, 0);
@@ -304,17 +282,9 @@ fn regressed_report() -> serde_json::Value {
             let path = dir.path().join("r.json");
             let out = bin()
                 .current_dir(repo())
-                .args([
-                    "compare",
-                    "--suite",
-                    "support-bot",
-                    "--deterministic",
-                    "--traces",
-                    "suites/support-bot/traces-regressed",
-                    "--evidence",
-                    "suites/support-bot/evidence-regressed",
-                    "--out",
-                ])
+                .arg("compare")
+                .args(REGRESSED_INPUTS)
+                .args(["--deterministic", "--out"])
                 .arg(&path)
                 .output()
                 .unwrap();

@@ -158,7 +158,7 @@ fn deterministic_run_mode_reports_hold_no_scratch_path() {
     assert_eq!(first, second);
     let text = first.to_string();
     assert!(!text.contains("agenteval-run-"), "{text}");
-    let broken = crate::runner::case(&first, "broken");
+    let broken = crate::common::case(&first, "broken");
     let message = broken["error"]["message"].as_str().unwrap();
     assert!(message.starts_with("traces/broken.json:1:"), "{message}");
 }

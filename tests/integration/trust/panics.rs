@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::expect;
-use crate::common::{bin, copy_dir, repo};
+use crate::common::{REGRESSED_INPUTS, bin, copy_dir, repo};
 
 /// A minified file whose error is past column 65,535: miette's caret line
 /// used to panic ("Formatting argument out of range").
@@ -127,18 +127,9 @@ fn a_token_with_a_control_character_never_changes_the_verdict() {
     .unwrap();
     let out = bin()
         .current_dir(repo())
-        .args([
-            "compare",
-            "--suite",
-            "support-bot",
-            "--traces",
-            "suites/support-bot/traces-regressed",
-            "--evidence",
-            "suites/support-bot/evidence-regressed",
-            "--deterministic",
-            "--baseline-ref",
-            "worktree",
-        ])
+        .arg("compare")
+        .args(REGRESSED_INPUTS)
+        .args(["--deterministic", "--baseline-ref", "worktree"])
         .env("GITHUB_ACTIONS", "true")
         .env("GITHUB_EVENT_NAME", "pull_request")
         .env("GITHUB_EVENT_PATH", &event)

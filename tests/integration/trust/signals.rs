@@ -7,7 +7,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::runner::{AgentSuite, case, process_gone};
+use crate::common::case;
+use crate::runner::{AgentSuite, process_gone};
 
 /// The binary as `common::bin` sets it up, but spawned (not waited for).
 fn spawn(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Child {
