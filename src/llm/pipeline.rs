@@ -65,6 +65,12 @@ pub enum Outcome<P> {
     NotInCache,
 }
 
+/// The outcomes of a run, in request order, and its accounting.
+pub type Answers<P> = (Vec<Outcome<P>>, RunStats);
+
+/// A cache lookup: a usable answer, a miss, or a corrupt entry (`Err`).
+type CacheLookup<P> = Result<Option<Answer<P>>, ()>;
+
 /// The engine of one suite's judge run.
 #[derive(Clone)]
 pub struct Engine {
@@ -152,7 +158,7 @@ impl Engine {
     pub fn run_blocking<F: AnswerFormat>(
         &self,
         requests: &[Request<F>],
-    ) -> Result<(Vec<Outcome<F::Parsed>>, RunStats), JudgeError> {
+    ) -> Result<Answers<F::Parsed>, JudgeError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -172,7 +178,7 @@ impl Engine {
         };
         let primary = inner.chain[0].identity().clone();
         let params = inner.params;
-        let looked_up: Vec<(String, Result<Option<Answer<F::Parsed>>, ()>)> = requests
+        let looked_up: Vec<(String, CacheLookup<F::Parsed>)> = requests
             .par_iter()
             .map(|r| {
                 let key = cache::key(&primary, params, r.format.name(), &r.prompt, r.repeat);
