@@ -4,14 +4,14 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Seconds since the Unix epoch (0 if the clock is before it).
-pub fn now_unix() -> u64 {
+pub(crate) fn now_unix() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
 }
 
 /// RFC 3339 UTC timestamp (`2026-11-21T10:08:00Z`) of `secs` since the epoch.
-pub fn rfc3339(secs: u64) -> String {
+pub(crate) fn rfc3339(secs: u64) -> String {
     let days = i64::try_from(secs / 86_400).unwrap_or(i64::MAX / 2);
     let rem = secs % 86_400;
     let (y, m, d) = civil_from_days(days);
@@ -23,7 +23,7 @@ pub fn rfc3339(secs: u64) -> String {
     )
 }
 
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     rfc3339(now_unix())
 }
 

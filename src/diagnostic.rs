@@ -220,7 +220,7 @@ impl SourceCode for Snippet {
 }
 
 /// Wrap a file's text for snippets.
-pub fn named_source(path: &Path, text: String) -> Arc<NamedSource<String>> {
+pub(crate) fn named_source(path: &Path, text: String) -> Arc<NamedSource<String>> {
     Arc::new(NamedSource::new(path.display().to_string(), text))
 }
 
@@ -236,7 +236,7 @@ fn display_source(text: &Arc<NamedSource<String>>) -> Arc<NamedSource<String>> {
 }
 
 /// Byte offset of a 1-based line/column (column counted in characters).
-pub fn offset_of(text: &str, line: usize, column: usize) -> usize {
+pub(crate) fn offset_of(text: &str, line: usize, column: usize) -> usize {
     let mut offset = 0;
     for (i, l) in text.split_inclusive('\n').enumerate() {
         if i + 1 == line {
@@ -253,7 +253,7 @@ pub fn offset_of(text: &str, line: usize, column: usize) -> usize {
 }
 
 /// 1-based line and column of a byte offset.
-pub fn line_col_of(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col_of(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = &text[..text.floor_char_boundary(offset)];
     let line = before.matches('\n').count() + 1;

@@ -8,18 +8,18 @@
 #[macro_use]
 pub mod output;
 
-pub mod app;
+pub(crate) mod app;
 pub mod baseline;
-pub mod clock;
+pub(crate) mod clock;
 pub mod compare;
 pub mod dag;
-pub mod diagnostic;
+pub(crate) mod diagnostic;
 pub mod digest;
 pub mod eval;
-pub mod exit_code;
+pub(crate) mod exit_code;
 pub mod fsutil;
 pub mod github;
-pub mod insights;
+pub(crate) mod insights;
 pub mod interrupt;
 pub mod judged;
 pub mod llm;

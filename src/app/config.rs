@@ -20,11 +20,11 @@ use crate::spec::judge::ProviderName;
 use crate::spec::model::FailOn;
 
 /// Name of the config file looked up by walking up from the working directory.
-pub const CONFIG_FILE: &str = "agenteval.yaml";
-pub const DEFAULT_SEED: u64 = 42;
-pub use crate::stats::BootstrapConfig;
+pub(crate) const CONFIG_FILE: &str = "agenteval.yaml";
+pub(crate) const DEFAULT_SEED: u64 = 42;
+pub(crate) use crate::stats::BootstrapConfig;
 /// Fewest resamples accepted: the Monte Carlo p-value cannot go below `1/(B+1)`.
-pub const MIN_RESAMPLES: u32 = 1_000;
+pub(crate) const MIN_RESAMPLES: u32 = 1_000;
 
 /// `agenteval.yaml`: every field optional.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -234,7 +234,7 @@ impl EvalSettings {
 /// Whether a judge is configured for `lint`'s pre-flight warnings:
 /// `AGENTEVAL_JUDGE` (from `env`) over the config file's `judge:`; `none`
 /// means no judge.
-pub fn judge_configured(config: &Config, env: impl Fn(&str) -> Option<String>) -> bool {
+pub(crate) fn judge_configured(config: &Config, env: impl Fn(&str) -> Option<String>) -> bool {
     env("AGENTEVAL_JUDGE")
         .filter(|v| !v.is_empty())
         .map_or_else(
@@ -253,7 +253,7 @@ pub fn judge_configured(config: &Config, env: impl Fn(&str) -> Option<String>) -
 /// `--resamples` (flag or `AGENTEVAL_RESAMPLES`) over `resamples:` in the config file over the
 /// default, validated: out of range is a usage error (64) for the flag and a config error
 /// (78) for the file, never a silently switched-off test.
-pub fn resolve_resamples(flag: Option<u32>, config: &Config) -> Result<u32> {
+pub(crate) fn resolve_resamples(flag: Option<u32>, config: &Config) -> Result<u32> {
     let range = MIN_RESAMPLES..=BootstrapConfig::MAX_RESAMPLES;
     let help = format!(
         "the paired test needs between {} and {} resamples; the default is {}",
@@ -288,7 +288,7 @@ pub fn resolve_resamples(flag: Option<u32>, config: &Config) -> Result<u32> {
 }
 
 /// `--fail-on` over the config file over the suite's `gates.fail_on` over `critical`.
-pub fn resolve_fail_on(
+pub(crate) fn resolve_fail_on(
     flag: Option<CliFailOn>,
     config: &Config,
     suite_default: Option<FailOn>,

@@ -3,10 +3,10 @@
 //! `agenteval.yaml` (`config`), the commands (glue that calls the layers
 //! below), the top-level error and the entry point.
 
-pub mod cli;
+pub(crate) mod cli;
 mod commands;
-pub mod config;
-pub mod error;
+pub(crate) mod config;
+pub(crate) mod error;
 mod run;
 
 pub use run::main_entry;

@@ -3,9 +3,9 @@
 //! git revision (`--baseline-ref`).
 
 mod error;
-pub mod model;
-pub mod name;
-pub mod source;
+pub(crate) mod model;
+pub(crate) mod name;
+pub(crate) mod source;
 pub mod store;
 
 pub use error::BaselineError;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::run::RunReport;
 
 /// Version of the baseline file format.
-pub const BASELINE_SCHEMA_VERSION: u32 = 1;
+pub(crate) const BASELINE_SCHEMA_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BaselineFile {

@@ -22,7 +22,7 @@ impl NameKind {
 }
 
 /// Longest name: `<suite>.history.jsonl` must still fit a file name.
-pub const MAX_NAME_BYTES: usize = 200;
+pub(crate) const MAX_NAME_BYTES: usize = 200;
 
 /// `Ok` for 1–200 bytes of ASCII letters, digits, `-`, `_` and `.`, not
 /// starting with `.` (so never `.`, `..` or a hidden file).

@@ -24,11 +24,11 @@ use crate::baseline::store::{
 use crate::diagnostic::FileDiagnostic;
 
 /// `--baseline-ref worktree`.
-pub const WORKTREE: &str = "worktree";
+pub(crate) const WORKTREE: &str = "worktree";
 
 /// Reads `<dir>/<name>/<suite>.json` and its history from one source.
 #[derive(Debug, Clone)]
-pub struct BaselineLoader {
+pub(crate) struct BaselineLoader {
     dir: PathBuf,
     name: String,
     rev: Option<String>,
@@ -39,7 +39,7 @@ impl BaselineLoader {
     /// Resolve the source: `flag` is `--baseline-ref` (clap also reads
     /// `AGENTEVAL_BASELINE_REF`); `env` looks up the Actions variables.
     /// A bad baseline name is a usage error (64).
-    pub fn resolve(
+    pub(crate) fn resolve(
         dir: &Path,
         name: &str,
         flag: Option<&str>,
@@ -68,7 +68,7 @@ impl BaselineLoader {
 
     /// The committed baseline and history of `suite`; `None` when the
     /// source has no baseline file for it.
-    pub fn load(
+    pub(crate) fn load(
         &self,
         suite: &str,
     ) -> Result<Option<(BaselineFile, Vec<HistoryLine>)>, BaselineError> {
@@ -95,7 +95,7 @@ impl BaselineLoader {
     }
 
     /// Where the baseline of `suite` was looked for, for "missing" errors.
-    pub fn location(&self, suite: &str) -> PathBuf {
+    pub(crate) fn location(&self, suite: &str) -> PathBuf {
         let path = baseline_path(&self.dir, &self.name, suite);
         match &self.rev {
             Some(rev) => PathBuf::from(format!("{rev}:{}", path.display())),
@@ -105,7 +105,7 @@ impl BaselineLoader {
 
     /// What the report records: the source and, in git mode, the baseline
     /// files the working tree changes.
-    pub fn info(&self) -> SourceInfo {
+    pub(crate) fn info(&self) -> SourceInfo {
         SourceInfo {
             kind: if self.rev.is_some() {
                 SourceKind::Git

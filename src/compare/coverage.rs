@@ -11,7 +11,7 @@ use crate::spec::model::FailOn;
 /// Coverage of every checkpoint of `head`, in catalog order. `unevaluated` is set for a
 /// checkpoint at or above `fail_on` decided in no case although some case could not
 /// evaluate it (N/A for want of a judge, evidence or trace, or BLOCKED).
-pub fn checkpoint_coverage(
+pub(crate) fn checkpoint_coverage(
     suite: &str,
     head: &RunReport,
     fail_on: FailOn,
@@ -78,7 +78,7 @@ fn most_common(counts: &BTreeMap<String, usize>) -> Option<(&str, usize)> {
 /// before producing a trace (the agent could not start, exited with the same error, left
 /// no trace), that cause, with how many cases it hit: the run says nothing about the agent's
 /// quality (DESIGN §11).
-pub fn infrastructure_failure(head: &RunReport) -> Option<String> {
+pub(crate) fn infrastructure_failure(head: &RunReport) -> Option<String> {
     let mut groups: BTreeMap<String, usize> = BTreeMap::new();
     for case in &head.cases {
         if !matches!(

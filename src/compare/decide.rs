@@ -433,8 +433,7 @@ pub fn suite_fails(report: &CompareReport, suite: &str, fail_on: FailOn) -> bool
                 .any(|c| c.suite == suite && c.unevaluated))
 }
 
-/// Default `gates.max_judge_error_rate`.
-pub const DEFAULT_MAX_JUDGE_ERROR_RATE: f64 = 0.1;
+pub(crate) use crate::spec::gates::DEFAULT_MAX_JUDGE_ERROR_RATE;
 
 /// The judge-error gate (DESIGN §8): per suite, the share of judge questions
 /// that got no usable answer (`judge.error_rate` of the head run) may not

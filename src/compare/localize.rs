@@ -13,7 +13,7 @@ const MAX_FLIPPED: usize = 10;
 const MAX_MOVED: usize = 5;
 
 /// Localize `metric` of a suite, given every metric's stats of that suite.
-pub fn localize(
+pub(crate) fn localize(
     metric: &MetricComparison,
     suite_stats: &[&MetricComparison],
     paired: &Paired,

@@ -1,13 +1,13 @@
 //! Comparison of a head run with a baseline: metrics, statuses, localization,
 //! verdict (DESIGN §8). Pure and synchronous.
 
-pub mod absolute;
-pub mod coverage;
+pub(crate) mod absolute;
+pub(crate) mod coverage;
 pub mod decide;
 pub mod engine;
-pub mod error;
-pub mod localize;
-pub mod pairing;
-pub mod preflight;
+pub(crate) mod error;
+pub(crate) mod localize;
+pub(crate) mod pairing;
+pub(crate) mod preflight;
 #[cfg(test)]
 mod tests;

@@ -33,7 +33,7 @@ impl Paired {
     }
 }
 
-pub fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
+pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
     let base_ids: BTreeSet<&str> = base.cases.iter().map(|c| c.id.as_str()).collect();
     let head_ids: BTreeSet<&str> = head.cases.iter().map(|c| c.id.as_str()).collect();
     let cases: Vec<String> = head

@@ -9,7 +9,7 @@ use crate::spec::suite::{Check, Suite};
 
 /// A warning about the gate, attached to a checkpoint or to the smoke tier.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GateWarning {
+pub(crate) struct GateWarning {
     /// The checkpoint it is about, or `None` for the smoke tier.
     pub checkpoint: Option<String>,
     pub message: String,
@@ -18,7 +18,7 @@ pub struct GateWarning {
 
 /// Fewest changed cases with which a paired test at level `alpha` can reach significance:
 /// the smallest achievable p is `2⁻ᵏ`.
-pub fn min_changed_cases(alpha: f64) -> usize {
+pub(crate) fn min_changed_cases(alpha: f64) -> usize {
     let mut k = 0;
     while 0.5_f64.powi(k) > alpha && k < 64 {
         k += 1;
@@ -28,7 +28,7 @@ pub fn min_changed_cases(alpha: f64) -> usize {
 
 /// Every warning for `suite` when the gate fails at `fail_on` and a judge is (or is not)
 /// configured.
-pub fn gate_warnings(suite: &Suite, judge_configured: bool, fail_on: FailOn) -> Vec<GateWarning> {
+pub(crate) fn gate_warnings(suite: &Suite, judge_configured: bool, fail_on: FailOn) -> Vec<GateWarning> {
     let mut out = Vec::new();
     let alpha = suite.gates.alpha.unwrap_or(DEFAULT_ALPHA);
     let smoke = suite.smoke_cases().len();

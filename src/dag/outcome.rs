@@ -174,7 +174,7 @@ pub fn failure_origin(node: &Node) -> Option<FailureOrigin> {
 /// Python traceback; a JSON object (or text holding one) with a non-empty
 /// `error`/`errors` key, `isError: true` (MCP), `status` of
 /// `error`/`failed`/`failure`, or `success: false` / `ok: false`.
-pub fn result_error(value: &Value) -> Option<String> {
+pub(crate) fn result_error(value: &Value) -> Option<String> {
     match value {
         Value::String(text) => {
             let trimmed = text.trim_start();

@@ -42,7 +42,7 @@ pub struct StepPart {
     pub root_cause: Option<crate::model::run::CaseRootCause>,
 }
 
-pub struct CaseContext<'a> {
+pub(crate) struct CaseContext<'a> {
     pub suite: &'a Suite,
     pub case: &'a Case,
     pub outcome: &'a TraceOutcome,
@@ -52,9 +52,9 @@ pub struct CaseContext<'a> {
 
 /// Workflow score given to a case that produced no trace: the bottom of the
 /// 1–5 scale, so a crash can never raise the suite mean.
-pub const FAILED_CASE_WORKFLOW_QUALITY: f64 = 1.0;
+pub(crate) const FAILED_CASE_WORKFLOW_QUALITY: f64 = 1.0;
 
-pub fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport {
+pub(crate) fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport {
     let (trace, failure, status, error, info) = match cx.outcome {
         TraceOutcome::Loaded { trace, info } => (
             Some(trace.as_ref()),

@@ -13,7 +13,7 @@ use crate::model::run::{
 };
 
 /// Counts per state.
-pub fn summarize(results: &[CheckpointResult]) -> CheckpointSummary {
+pub(crate) fn summarize(results: &[CheckpointResult]) -> CheckpointSummary {
     let mut s = CheckpointSummary {
         total_checkpoints: results.len(),
         ..CheckpointSummary::default()
@@ -39,13 +39,13 @@ fn earned_possible<'a>(results: impl IntoIterator<Item = &'a CheckpointResult>) 
 }
 
 /// 100 × earned / possible; `None` when nothing was decided.
-pub fn compliance_percent(results: &[CheckpointResult]) -> Option<f64> {
+pub(crate) fn compliance_percent(results: &[CheckpointResult]) -> Option<f64> {
     let (earned, possible) = earned_possible(results);
     (possible > 0.0).then(|| 100.0 * earned / possible)
 }
 
 /// 100 × (total − blocked) / total; `None` without checkpoints.
-pub fn spec_health_percent(results: &[CheckpointResult]) -> Option<f64> {
+pub(crate) fn spec_health_percent(results: &[CheckpointResult]) -> Option<f64> {
     let total = results.len();
     let blocked = results
         .iter()
@@ -54,13 +54,13 @@ pub fn spec_health_percent(results: &[CheckpointResult]) -> Option<f64> {
     (total > 0).then(|| 100.0 * (total - blocked) as f64 / total as f64)
 }
 
-pub fn rating(compliance: Option<f64>) -> Option<Rating> {
+pub(crate) fn rating(compliance: Option<f64>) -> Option<Rating> {
     compliance.map(Rating::from_compliance)
 }
 
 /// Quartile (1..=4) of a 1-based position among `n` checkpoints:
 /// ⌈4·pos/n⌉, so quartiles are as equal as n allows.
-pub fn quartile_of(position: usize, n: usize) -> usize {
+pub(crate) fn quartile_of(position: usize, n: usize) -> usize {
     if n == 0 {
         return 1;
     }
@@ -69,7 +69,7 @@ pub fn quartile_of(position: usize, n: usize) -> usize {
 
 /// Compliance per position quartile, pooled over every result given (one
 /// case, or all cases of a suite). `n` is the number of checkpoints in the suite.
-pub fn position_dropout<'a>(
+pub(crate) fn position_dropout<'a>(
     results: impl IntoIterator<Item = &'a CheckpointResult>,
     n: usize,
 ) -> Quartiles {
@@ -91,7 +91,7 @@ pub fn position_dropout<'a>(
 }
 
 /// Who decided what, pooled over the results given.
-pub fn evaluator_audit<'a>(
+pub(crate) fn evaluator_audit<'a>(
     results: impl IntoIterator<Item = &'a CheckpointResult>,
 ) -> EvaluatorAudit {
     let mut a = EvaluatorAudit::default();

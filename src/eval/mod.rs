@@ -2,9 +2,9 @@
 //! tool-use metrics (DESIGN §6). Pure and synchronous; judge verdicts are
 //! computed beforehand and passed in.
 
-pub mod case;
-pub mod checkpoint;
-pub mod compliance;
-pub mod metrics;
-pub mod report;
+pub(crate) mod case;
+pub(crate) mod checkpoint;
+pub(crate) mod compliance;
+pub(crate) mod metrics;
+pub(crate) mod report;
 pub mod steps;

@@ -13,7 +13,7 @@ use crate::spec::suite::Suite;
 
 /// Everything about a run that is not per case.
 #[derive(Debug, Clone)]
-pub struct RunMeta {
+pub(crate) struct RunMeta {
     pub tier: Tier,
     pub mode: RunMode,
     pub seed: u64,
@@ -26,7 +26,7 @@ pub struct RunMeta {
     pub warnings: Vec<String>,
 }
 
-pub fn build_run_report(suite: &Suite, cases: Vec<CaseReport>, meta: RunMeta) -> RunReport {
+pub(crate) fn build_run_report(suite: &Suite, cases: Vec<CaseReport>, meta: RunMeta) -> RunReport {
     let aggregate = aggregate(&cases, suite.checkpoints.len());
     RunReport {
         schema_version: RUN_REPORT_SCHEMA_VERSION,
@@ -59,7 +59,7 @@ pub fn build_run_report(suite: &Suite, cases: Vec<CaseReport>, meta: RunMeta) ->
 }
 
 /// Suite aggregate over `cases`; `checkpoints` is the suite's checkpoint count.
-pub fn aggregate(cases: &[CaseReport], checkpoints: usize) -> Aggregate {
+pub(crate) fn aggregate(cases: &[CaseReport], checkpoints: usize) -> Aggregate {
     let all_results = || cases.iter().flat_map(|c| c.checkpoints.iter());
     let mut per_checkpoint: BTreeMap<String, CheckpointSummary> = BTreeMap::new();
     for case in cases {

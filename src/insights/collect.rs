@@ -27,15 +27,15 @@ use crate::model::run::{CaseReport, CheckpointState};
 use crate::spec::model::StepType;
 
 /// A trace-judge score at or below this (of 3) is a critique.
-pub const LOW_TRACE_SCORE: f64 = 1.0;
+pub(crate) const LOW_TRACE_SCORE: f64 = 1.0;
 /// Examples kept per group.
-pub const MAX_EXAMPLES: usize = 3;
+pub(crate) const MAX_EXAMPLES: usize = 3;
 /// Characters kept of an example message.
 const EXAMPLE_CHARS: usize = 300;
 
 /// One critique of one case.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Critique {
+pub(crate) struct Critique {
     pub source: IssueSource,
     pub label: String,
     pub node: IssueNode,
@@ -51,7 +51,7 @@ static SPAN_IN_NOTES: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Every critique of `case`, in report order.
-pub fn critiques_of_case(case: &CaseReport) -> Vec<Critique> {
+pub(crate) fn critiques_of_case(case: &CaseReport) -> Vec<Critique> {
     let mut out = Vec::new();
     for step in case.steps.iter().filter(|s| s.failed) {
         let tool_step = matches!(
@@ -156,12 +156,12 @@ struct Acc {
 }
 
 /// Group every critique of `cases` (see the module docs).
-pub fn collect_insights(cases: &[CaseReport]) -> Insights {
+pub(crate) fn collect_insights(cases: &[CaseReport]) -> Insights {
     collect_insights_of(&cases.iter().collect::<Vec<_>>())
 }
 
 /// [`collect_insights`] over some of a report's cases.
-pub fn collect_insights_of(cases: &[&CaseReport]) -> Insights {
+pub(crate) fn collect_insights_of(cases: &[&CaseReport]) -> Insights {
     let mut groups: BTreeMap<(IssueSource, String, IssueNode, String), Acc> = BTreeMap::new();
     let mut critiques = 0;
     for case in cases {
@@ -233,7 +233,7 @@ pub fn collect_insights_of(cases: &[&CaseReport]) -> Insights {
 }
 
 /// The stable id of a group.
-pub fn group_id(source: IssueSource, label: &str, node: &IssueNode, message: &str) -> String {
+pub(crate) fn group_id(source: IssueSource, label: &str, node: &IssueNode, message: &str) -> String {
     let key = format!(
         "{}\u{1f}{label}\u{1f}{}\u{1f}{message}",
         source.as_str(),

@@ -18,21 +18,21 @@ use crate::model::insights::{InsightStatus, Insights, IssueChange, IssueGroup, S
 use crate::model::run::{CaseReport, RunReport};
 
 /// "Grew" needs at least this many more cases…
-pub const GREW_MIN_CASES: usize = 2;
+pub(crate) const GREW_MIN_CASES: usize = 2;
 /// …and a share of cases this much higher (10 percentage points).
-pub const GREW_MIN_SHARE: f64 = 0.10;
+pub(crate) const GREW_MIN_SHARE: f64 = 0.10;
 /// `GREW_MIN_SHARE` as a fraction `num / den`, for the exact integer test.
 const GREW_SHARE_NUM: usize = 1;
 const GREW_SHARE_DEN: usize = 10;
 /// Head issues (per node and system-wide) listed in a compare.
-pub const TOP_ISSUES: usize = 10;
+pub(crate) const TOP_ISSUES: usize = 10;
 
 /// The recurring-issue section of `suite` in a compare.
 ///
 /// When both runs hold the same cases, their stored groups are diffed.
 /// Otherwise (a smoke tier against a full baseline, added or removed cases)
 /// both sides are regrouped over the paired cases only, as the metrics are.
-pub fn suite_insights(suite: &str, head: &RunReport, base: &RunReport) -> SuiteInsights {
+pub(crate) fn suite_insights(suite: &str, head: &RunReport, base: &RunReport) -> SuiteInsights {
     let head_i = head.aggregate.insights.as_ref();
     let base_i = base.aggregate.insights.as_ref();
     let status = match (head_i, base_i) {
@@ -82,7 +82,7 @@ pub fn suite_insights(suite: &str, head: &RunReport, base: &RunReport) -> SuiteI
 type Changes = (Vec<IssueChange>, Vec<IssueChange>, Vec<IssueChange>);
 
 /// New, grew and gone issues of `head` against `base`.
-pub fn diff(head: &Insights, base: &Insights) -> Changes {
+pub(crate) fn diff(head: &Insights, base: &Insights) -> Changes {
     let base_by_id: BTreeMap<&str, &IssueGroup> =
         base.groups.iter().map(|g| (g.id.as_str(), g)).collect();
     let head_by_id: BTreeMap<&str, &IssueGroup> =
@@ -126,7 +126,7 @@ pub fn diff(head: &Insights, base: &Insights) -> Changes {
 }
 
 /// Whether an issue in `bc` of `bt` baseline cases grew to `hc` of `ht` head cases.
-pub fn grew_rule(bc: usize, bt: usize, hc: usize, ht: usize) -> bool {
+pub(crate) fn grew_rule(bc: usize, bt: usize, hc: usize, ht: usize) -> bool {
     if hc < bc + GREW_MIN_CASES || ht == 0 {
         return false;
     }

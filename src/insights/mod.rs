@@ -6,16 +6,16 @@
 //! baseline carries them, and diffed against the baseline's groups in
 //! `compare` ("new since baseline", "grew", "gone").
 
-pub mod collect;
-pub mod diff;
-pub mod normalize;
+pub(crate) mod collect;
+pub(crate) mod diff;
+pub(crate) mod normalize;
 #[cfg(test)]
 mod tests;
 
-pub use crate::model::insights::{
-    InsightStatus, Insights, IssueChange, IssueExample, IssueGroup, IssueNode, IssueSource,
-    IssueSummary, NodeKind, SuiteInsights, SystemIssue,
+pub(crate) use crate::model::insights::{
+    InsightStatus, Insights, IssueChange, IssueGroup,
+    IssueSummary, SuiteInsights,
 };
-pub use collect::{Critique, collect_insights, collect_insights_of, critiques_of_case};
-pub use diff::{GREW_MIN_CASES, GREW_MIN_SHARE, suite_insights};
-pub use normalize::normalize_message;
+pub(crate) use collect::{collect_insights, critiques_of_case};
+pub(crate) use diff::{GREW_MIN_CASES, GREW_MIN_SHARE, suite_insights};
+pub(crate) use normalize::normalize_message;

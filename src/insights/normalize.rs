@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 /// Longest normalised message kept.
-pub const MESSAGE_CHARS: usize = 200;
+pub(crate) const MESSAGE_CHARS: usize = 200;
 
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
     #[expect(clippy::expect_used, reason = "a constant pattern")]
@@ -41,7 +41,7 @@ static SPACE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The grouping form of `message` (see the module docs).
-pub fn normalize_message(message: &str) -> String {
+pub(crate) fn normalize_message(message: &str) -> String {
     let quoted = QUOTED.replace_all(message, |c: &regex::Captures<'_>| {
         let m = &c[0];
         // Keep the character before a single-quoted value.

@@ -18,7 +18,7 @@ const FIELD_CHARS: usize = 600;
 const ARGS_CHARS: usize = 300;
 
 /// The trace as text of at most about `cap` characters.
-pub fn trace_excerpt(trace: &Trace, cap: usize) -> String {
+pub(crate) fn trace_excerpt(trace: &Trace, cap: usize) -> String {
     let entries: Vec<String> = trace.spans.iter().map(entry).collect();
     if entries.is_empty() {
         return "(the trace has no spans)".to_owned();
@@ -147,7 +147,7 @@ fn header(span: &Span) -> String {
 }
 
 /// A value as compact text: strings as they are, other JSON serialised.
-pub fn compact(v: &Value) -> String {
+pub(crate) fn compact(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
@@ -155,7 +155,7 @@ pub fn compact(v: &Value) -> String {
 }
 
 /// Newlines folded to `⏎` (entries stay one line per field) and capped.
-pub fn one_line(text: &str, cap: usize) -> String {
+pub(crate) fn one_line(text: &str, cap: usize) -> String {
     cap_chars(&text.replace("\r\n", "\n").replace('\n', " ⏎ "), cap)
 }
 

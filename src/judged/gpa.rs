@@ -24,18 +24,13 @@ use crate::llm::prompts::{Prompts, cap_chars, fence};
 use crate::model::trace_judges::TraceJudgeScore;
 
 /// The name of the trace judge in suites and flags (`trace_judges: [gpa]`).
-pub const GPA: &str = "gpa";
+pub(crate) const GPA: &str = "gpa";
 /// Judge calls GPA makes per case.
-pub const CALLS_PER_CASE: u64 = 1;
+pub(crate) const CALLS_PER_CASE: u64 = 1;
 /// Highest score of a dimension.
-pub const MAX_SCORE: u8 = 3;
+pub(crate) const MAX_SCORE: u8 = 3;
 
-pub use crate::model::trace_judges::GPA_DIMENSIONS as DIMENSIONS;
-
-/// The metric name of a dimension: `gpa:<dimension>`.
-pub fn metric_name(dimension: &str) -> String {
-    format!("{GPA}:{dimension}")
-}
+pub(crate) use crate::model::trace_judges::GPA_DIMENSIONS as DIMENSIONS;
 
 /// One dimension as the judge scored it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,7 +50,7 @@ struct RawDimension {
 }
 
 /// The JSON Schema of a GPA answer (sent as structured output where supported).
-pub fn json_schema() -> Value {
+pub(crate) fn json_schema() -> Value {
     let dim = json!({
         "type": "object",
         "additionalProperties": false,
@@ -79,7 +74,7 @@ pub fn json_schema() -> Value {
 }
 
 /// Parse a GPA answer strictly (see the module docs); `body` is the JSON object.
-pub fn parse(body: &str) -> Result<Vec<DimensionScore>, String> {
+pub(crate) fn parse(body: &str) -> Result<Vec<DimensionScore>, String> {
     let raw: BTreeMap<String, Value> =
         serde_json::from_str(body).map_err(|e| format!("not the expected JSON object: {e}"))?;
     let known: BTreeSet<&str> = DIMENSIONS.iter().map(|(d, _)| *d).collect();
@@ -126,7 +121,7 @@ pub fn parse(body: &str) -> Result<Vec<DimensionScore>, String> {
 }
 
 /// The GPA question about one case.
-pub fn question(
+pub(crate) fn question(
     prompts: &Prompts,
     case_input: &str,
     trace: &crate::trace::model::Trace,
@@ -157,7 +152,7 @@ pub fn question(
 
 /// The report entries of one case from its answer, citations checked
 /// against `span_ids`; the second value counts invalid citations.
-pub fn scored(
+pub(crate) fn scored(
     answer: &[DimensionScore],
     span_ids: &BTreeSet<String>,
     by: &str,
@@ -190,7 +185,7 @@ pub fn scored(
 }
 
 /// Every dimension N/A for `reason` (no judge, judge error, not in cache, budget).
-pub fn not_available(reason: &str) -> Vec<TraceJudgeScore> {
+pub(crate) fn not_available(reason: &str) -> Vec<TraceJudgeScore> {
     DIMENSIONS
         .iter()
         .map(|(d, _)| TraceJudgeScore {

@@ -19,7 +19,7 @@ use crate::llm::prompts::{cap_chars, fence};
 use crate::model::run::{CaseReport, JudgeSummary};
 
 /// Groups named per run, most widespread first.
-pub const MAX_GROUPS: usize = 20;
+pub(crate) const MAX_GROUPS: usize = 20;
 /// Longest name kept.
 const NAME_CHARS: usize = 80;
 
@@ -38,7 +38,7 @@ pub struct IssueName {
 }
 
 /// The JSON Schema of an answer.
-pub fn json_schema() -> Value {
+pub(crate) fn json_schema() -> Value {
     json!({
         "type": "object",
         "additionalProperties": false,
@@ -48,7 +48,7 @@ pub fn json_schema() -> Value {
 }
 
 /// Parse an answer strictly: both fields non-empty, the name one line of at most 80 characters.
-pub fn parse(body: &str) -> Result<IssueName, String> {
+pub(crate) fn parse(body: &str) -> Result<IssueName, String> {
     let raw: RawName =
         serde_json::from_str(body).map_err(|e| format!("not the expected JSON object: {e}"))?;
     let name = raw.name.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -66,7 +66,7 @@ pub fn parse(body: &str) -> Result<IssueName, String> {
 }
 
 /// Name the most widespread groups of `insights` (messages of `cases` as examples).
-pub fn name_groups(
+pub(crate) fn name_groups(
     judge: &SuiteJudge,
     insights: &mut Insights,
     cases: &[CaseReport],

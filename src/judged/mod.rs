@@ -15,12 +15,12 @@
 
 pub mod answer;
 pub mod calibrate;
-pub mod excerpt;
-pub mod gpa;
-pub mod insight_names;
-pub mod questions;
-pub mod rca;
+pub(crate) mod excerpt;
+pub(crate) mod gpa;
+pub(crate) mod insight_names;
+pub(crate) mod questions;
+pub(crate) mod rca;
 mod rca_answer;
-pub mod rubric;
-pub mod summary;
+pub(crate) mod rubric;
+pub(crate) mod summary;
 pub mod tier;

@@ -32,7 +32,7 @@ const EVIDENCE_CHARS: usize = 4_000;
 
 /// What a question is about.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Target {
+pub(crate) enum Target {
     Checkpoint {
         id: String,
         repeat: u32,
@@ -55,7 +55,7 @@ pub struct CaseView<'a> {
 
 /// The questions about one case, and the trace's span ids (for citations).
 #[derive(Debug, Default)]
-pub struct CaseQuestions {
+pub(crate) struct CaseQuestions {
     pub targets: Vec<Target>,
     pub requests: Vec<Request>,
     pub span_ids: BTreeSet<String>,
@@ -69,14 +69,14 @@ impl CaseQuestions {
 }
 
 /// Everything fixed per suite.
-pub struct SuiteContext<'a> {
+pub(crate) struct SuiteContext<'a> {
     pub suite: &'a Suite,
     pub settings: &'a JudgeSettings,
     pub catalog: &'a ToolCatalog,
     pub step_settings: &'a StepSettings,
 }
 
-pub fn case_questions(
+pub(crate) fn case_questions(
     cx: &SuiteContext<'_>,
     view: &CaseView<'_>,
 ) -> Result<CaseQuestions, JudgeError> {

@@ -46,7 +46,7 @@ const FAILURE_CHARS: usize = 2_000;
 
 /// The question about one failed case, and what its answer is checked against.
 #[derive(Debug, Clone)]
-pub struct RcaQuestion {
+pub(crate) struct RcaQuestion {
     pub request: Request,
     /// Listed id → (step id, span id, agent) it stands for.
     ids: BTreeMap<String, Listed>,
@@ -62,7 +62,7 @@ struct Listed {
 
 /// Why `case` counts as failed, or `None` when it did not fail (or has no
 /// trace to read).
-pub fn case_failure(case: &CaseReport) -> Option<String> {
+pub(crate) fn case_failure(case: &CaseReport) -> Option<String> {
     if case.status != CaseStatus::Ok {
         return None;
     }
@@ -92,7 +92,7 @@ pub fn case_failure(case: &CaseReport) -> Option<String> {
 }
 
 /// The root-cause question about one failed case.
-pub fn rca_question(
+pub(crate) fn rca_question(
     prompts: &Prompts,
     input: &Value,
     trace: &Trace,
@@ -216,7 +216,7 @@ fn input_text(input: &Value) -> String {
 
 /// The root cause an outcome gives, and whether it is a judge error found
 /// here (an answer that parsed but names what is not in the trace).
-pub fn resolve(q: &RcaQuestion, outcome: &Outcome) -> (CaseRootCause, bool) {
+pub(crate) fn resolve(q: &RcaQuestion, outcome: &Outcome) -> (CaseRootCause, bool) {
     let na = |reason: String, by: String| CaseRootCause {
         method: RootCauseMode::Judge,
         status: RootCauseStatus::NotAvailable,
@@ -300,7 +300,7 @@ pub fn resolve(q: &RcaQuestion, outcome: &Outcome) -> (CaseRootCause, bool) {
 /// `k`'s trace) and set each one's `root_cause`; the judge section of this
 /// pass, or `None` without a judge (failed cases are then N/A "no judge
 /// configured"). Exit 69 when every question failed to reach a judge.
-pub fn judge_root_causes(
+pub(crate) fn judge_root_causes(
     judge: Option<&SuiteJudge>,
     suite: &Suite,
     traces: &[Option<&Trace>],

@@ -26,17 +26,17 @@ use crate::llm::prompts::{Prompts, fence};
 use crate::spec::suite::Suite;
 
 /// Cases shown to the judge per question.
-pub const CASES_PER_QUESTION: usize = 40;
+pub(crate) const CASES_PER_QUESTION: usize = 40;
 /// Most checkpoints one answer may draft.
-pub const MAX_ITEMS: usize = 8;
+pub(crate) const MAX_ITEMS: usize = 8;
 /// Most partial criteria per drafted checkpoint.
-pub const MAX_CRITERIA: usize = 3;
+pub(crate) const MAX_CRITERIA: usize = 3;
 /// Longest instruction or condition accepted.
-pub const MAX_TEXT_CHARS: usize = 300;
+pub(crate) const MAX_TEXT_CHARS: usize = 300;
 /// Characters of one case's input or expected outcome shown to the judge.
 const CASE_CHARS: usize = 600;
 /// Prefix of drafted ids.
-pub const ID_PREFIX: &str = "R3-";
+pub(crate) const ID_PREFIX: &str = "R3-";
 
 /// One drafted checkpoint, as the judge gave it (severity already capped).
 #[derive(Debug, Clone, PartialEq)]
@@ -70,7 +70,7 @@ struct RawCriterion {
 }
 
 /// The JSON Schema of an answer.
-pub fn json_schema() -> Value {
+pub(crate) fn json_schema() -> Value {
     json!({
         "type": "object",
         "additionalProperties": false,
@@ -97,7 +97,7 @@ pub fn json_schema() -> Value {
 }
 
 /// Parse an answer strictly; `body` is the JSON object.
-pub fn parse(body: &str) -> Result<Vec<DraftItem>, String> {
+pub(crate) fn parse(body: &str) -> Result<Vec<DraftItem>, String> {
     let raw: RawAnswer =
         serde_json::from_str(body).map_err(|e| format!("not the expected JSON object: {e}"))?;
     if raw.checkpoints.is_empty() || raw.checkpoints.len() > MAX_ITEMS {
@@ -166,7 +166,7 @@ fn one_line(s: &str) -> String {
 }
 
 /// The questions for `suite`: one per batch of cases.
-pub fn questions(suite: &Suite, prompts: &Prompts) -> Result<Vec<Request>, JudgeError> {
+pub(crate) fn questions(suite: &Suite, prompts: &Prompts) -> Result<Vec<Request>, JudgeError> {
     let existing: Vec<Value> = suite
         .checkpoints
         .iter()
@@ -223,7 +223,7 @@ fn compact(v: &Value) -> String {
 /// The first free `R3-NN` numbers past every id in `used`, and drafted items
 /// without duplicates (instruction compared case- and space-insensitively,
 /// also against the suite's own instructions).
-pub fn assign_ids(
+pub(crate) fn assign_ids(
     items: Vec<DraftItem>,
     used: &BTreeSet<String>,
     existing_instructions: &[String],
@@ -257,7 +257,7 @@ pub fn assign_ids(
 /// The draft file: a header saying what it is and who drafted it, then the
 /// items as suite checkpoints. Strings are written as JSON strings, which
 /// YAML reads as double-quoted scalars, so no text can break the structure.
-pub fn render_draft(suite: &str, drafted_by: &str, items: &[(String, DraftItem)]) -> String {
+pub(crate) fn render_draft(suite: &str, drafted_by: &str, items: &[(String, DraftItem)]) -> String {
     let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned());
     let mut y = String::new();
     let _ = writeln!(

@@ -8,7 +8,7 @@ use crate::llm::pipeline::RunStats;
 use crate::llm::provider::JudgeIdentity;
 
 /// The section for a run without a judge.
-pub fn none() -> JudgeSummary {
+pub(crate) fn none() -> JudgeSummary {
     JudgeSummary {
         provider: JudgeMode::None.as_str().to_owned(),
         ..JudgeSummary::default()
@@ -16,7 +16,7 @@ pub fn none() -> JudgeSummary {
 }
 
 /// The section for one judged run.
-pub fn from_stats(
+pub(crate) fn from_stats(
     mode: JudgeMode,
     identity: &JudgeIdentity,
     stats: &RunStats,
@@ -51,7 +51,7 @@ pub fn from_stats(
 /// Share of the questions that reached a judge and got no usable answer:
 /// `errors / (questions − budget_exhausted − not_in_cache)`; `None` when
 /// no question reached one.
-pub fn error_rate(s: &JudgeSummary) -> Option<f64> {
+pub(crate) fn error_rate(s: &JudgeSummary) -> Option<f64> {
     let attempted = s
         .questions
         .saturating_sub(s.budget_exhausted + s.not_in_cache);
@@ -59,7 +59,7 @@ pub fn error_rate(s: &JudgeSummary) -> Option<f64> {
 }
 
 /// Sums over `parts` (shards of one run, or tiers of one suite).
-pub fn merge<'a>(parts: impl IntoIterator<Item = &'a JudgeSummary>) -> JudgeSummary {
+pub(crate) fn merge<'a>(parts: impl IntoIterator<Item = &'a JudgeSummary>) -> JudgeSummary {
     let mut out: Option<JudgeSummary> = None;
     for p in parts {
         let Some(o) = out.as_mut() else {
@@ -97,7 +97,7 @@ pub fn merge<'a>(parts: impl IntoIterator<Item = &'a JudgeSummary>) -> JudgeSumm
 }
 
 /// `judge: …` for terminal and Markdown summaries; `None` without a judge.
-pub fn one_line(s: &JudgeSummary) -> Option<String> {
+pub(crate) fn one_line(s: &JudgeSummary) -> Option<String> {
     if s.provider == "none" {
         return None;
     }
@@ -152,7 +152,7 @@ pub fn one_line(s: &JudgeSummary) -> Option<String> {
 
 /// Who judged a run: `none`, or `provider/model` (a replay of a cache
 /// recorded from `openai/m` is judged by `openai/m`).
-pub fn judged_by(s: &JudgeSummary) -> String {
+pub(crate) fn judged_by(s: &JudgeSummary) -> String {
     match (&s.model, s.provider.as_str()) {
         (Some(m), p) if p != "none" => m.clone(),
         _ => "none".to_owned(),
@@ -161,7 +161,7 @@ pub fn judged_by(s: &JudgeSummary) -> String {
 
 /// Why a head run's judged metrics are not comparable with its baseline's,
 /// when they were judged differently.
-pub fn mismatch(base: &JudgeSummary, head: &JudgeSummary) -> Option<String> {
+pub(crate) fn mismatch(base: &JudgeSummary, head: &JudgeSummary) -> Option<String> {
     let (b, h) = (judged_by(base), judged_by(head));
     (b != h).then(|| {
         format!(

@@ -14,7 +14,7 @@ use super::prompts::cap_chars;
 const MESSAGE_CHARS: usize = 300;
 
 /// A client with `timeout` per request.
-pub fn client(timeout: Duration) -> Result<reqwest::Client, JudgeError> {
+pub(crate) fn client(timeout: Duration) -> Result<reqwest::Client, JudgeError> {
     // reqwest is built without a default crypto provider; use the ring one
     // (already linked for octocrab). Installing twice is harmless.
     let _already_installed = rustls::crypto::ring::default_provider().install_default();
@@ -28,14 +28,14 @@ pub fn client(timeout: Duration) -> Result<reqwest::Client, JudgeError> {
 
 /// An HTTP answer: status, `Retry-After`, body.
 #[derive(Debug)]
-pub struct Reply {
+pub(crate) struct Reply {
     pub status: u16,
     pub retry_after: Option<Duration>,
     pub body: String,
 }
 
 /// POST `body` as JSON with `headers`; transport failures become [`CallError`]s.
-pub async fn post_json(
+pub(crate) async fn post_json(
     client: &reqwest::Client,
     url: &str,
     headers: &[(HeaderName, HeaderValue)],
@@ -102,7 +102,7 @@ impl WithoutUrl for reqwest::Error {
 }
 
 /// `Retry-After`: delay-seconds or an HTTP date (RFC 9110 §10.2.3).
-pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+pub(crate) fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let v = value.trim();
     if let Ok(secs) = v.parse::<u64>() {
         return Some(Duration::from_secs(secs));
@@ -112,7 +112,7 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
 }
 
 /// A non-2xx reply as a [`CallError`].
-pub fn status_error(reply: &Reply) -> CallError {
+pub(crate) fn status_error(reply: &Reply) -> CallError {
     let message = error_message(&reply.body);
     match reply.status {
         429 => CallError::RateLimited {
@@ -133,7 +133,7 @@ pub fn status_error(reply: &Reply) -> CallError {
 }
 
 /// The `error.message` of a provider's error body, else the body itself, capped.
-pub fn error_message(body: &str) -> String {
+pub(crate) fn error_message(body: &str) -> String {
     let from_json = serde_json::from_str::<Value>(body).ok().and_then(|v| {
         v.pointer("/error/message")
             .or_else(|| v.pointer("/message"))
@@ -145,7 +145,7 @@ pub fn error_message(body: &str) -> String {
 }
 
 /// A header from static name and a runtime value (a key: never logged).
-pub fn header(name: &'static str, value: &str) -> Result<(HeaderName, HeaderValue), JudgeError> {
+pub(crate) fn header(name: &'static str, value: &str) -> Result<(HeaderName, HeaderValue), JudgeError> {
     let mut v = HeaderValue::from_str(value).map_err(|_| {
         JudgeError::config(
             None,

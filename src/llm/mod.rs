@@ -9,21 +9,21 @@
 //! (tier-3 checkpoints, step metrics, GPA, root causes, rubrics, issue
 //! names) lives in `judged/`, which this folder never imports.
 
-pub mod answer;
+pub(crate) mod answer;
 pub mod anthropic;
 pub mod budget;
 pub mod cache;
 pub mod config;
-pub mod error;
-pub mod http;
+pub(crate) mod error;
+pub(crate) mod http;
 pub mod openai;
 pub mod pipeline;
 pub mod prompts;
 pub mod provider;
-pub mod replay;
+pub(crate) mod replay;
 pub mod retry;
-pub mod settings;
-pub mod stats;
+pub(crate) mod settings;
+pub(crate) mod stats;
 
 pub use config::{JudgeFlags, JudgeMode, JudgeOptions, JudgeSettings};
 pub use error::{CallError, JudgeError};

@@ -7,13 +7,13 @@ use super::error::CallError;
 use super::provider::{BoxFuture, Completion, Judge, JudgeIdentity, RawAnswer};
 use crate::spec::judge::JudgePrice;
 
-pub struct ReplayJudge {
+pub(crate) struct ReplayJudge {
     identity: JudgeIdentity,
 }
 
 impl ReplayJudge {
     /// Replays what `identity` answered.
-    pub fn new(identity: JudgeIdentity) -> Self {
+    pub(crate) fn new(identity: JudgeIdentity) -> Self {
         Self { identity }
     }
 }

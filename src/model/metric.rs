@@ -7,12 +7,12 @@ use crate::model::metric_id::MetricId;
 use crate::model::run::{CaseReport, CheckpointState};
 
 /// Whether higher values are better for `metric` (cost and latency are not).
-pub fn higher_is_better(metric: &str) -> bool {
+pub(crate) fn higher_is_better(metric: &str) -> bool {
     MetricId::parse(metric).higher_is_better()
 }
 
 /// The range a metric's values can take (see [`MetricId::domain`]).
-pub fn metric_domain(metric: &str) -> (f64, f64) {
+pub(crate) fn metric_domain(metric: &str) -> (f64, f64) {
     MetricId::parse(metric).domain()
 }
 
@@ -24,7 +24,7 @@ pub fn metric_domain(metric: &str) -> (f64, f64) {
 /// - `step_type:<T>`: mean 1–5 score of the case's scored steps of type T;
 /// - `step:<id>`: mean score of steps matched to workflow step `id`;
 /// - `gpa:<dimension>`: the trace judge's 0–3 score, when scored.
-pub fn case_metrics(case: &CaseReport) -> BTreeMap<String, f64> {
+pub(crate) fn case_metrics(case: &CaseReport) -> BTreeMap<String, f64> {
     let mut m = BTreeMap::new();
     let s = &case.scores;
     for (name, value) in [
@@ -79,7 +79,7 @@ pub fn case_metrics(case: &CaseReport) -> BTreeMap<String, f64> {
 }
 
 /// Suite mean of each metric over the cases where it is defined.
-pub fn suite_means(cases: &[CaseReport]) -> BTreeMap<String, f64> {
+pub(crate) fn suite_means(cases: &[CaseReport]) -> BTreeMap<String, f64> {
     let mut acc: BTreeMap<String, (f64, usize)> = BTreeMap::new();
     for case in cases {
         for (name, v) in case_metrics(case) {

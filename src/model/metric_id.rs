@@ -11,7 +11,7 @@ use crate::model::vocab::Severity;
 
 /// The suite-level metrics every case has (DESIGN §13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SuiteMetric {
+pub(crate) enum SuiteMetric {
     CompliancePercent,
     SpecHealthPercent,
     WorkflowQuality,
@@ -21,7 +21,7 @@ pub enum SuiteMetric {
 }
 
 impl SuiteMetric {
-    pub const ALL: [SuiteMetric; 6] = [
+    pub(crate) const ALL: [SuiteMetric; 6] = [
         Self::CompliancePercent,
         Self::SpecHealthPercent,
         Self::WorkflowQuality,
@@ -30,7 +30,7 @@ impl SuiteMetric {
         Self::LatencyMs,
     ];
 
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Self::CompliancePercent => "compliance_percent",
             Self::SpecHealthPercent => "spec_health_percent",
@@ -43,7 +43,7 @@ impl SuiteMetric {
 }
 
 /// The names of the suite metrics, in report order.
-pub const SUITE_METRIC_NAMES: [&str; 6] = [
+pub(crate) const SUITE_METRIC_NAMES: [&str; 6] = [
     SuiteMetric::CompliancePercent.as_str(),
     SuiteMetric::SpecHealthPercent.as_str(),
     SuiteMetric::WorkflowQuality.as_str(),
@@ -54,14 +54,14 @@ pub const SUITE_METRIC_NAMES: [&str; 6] = [
 
 /// Which way is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Better {
+pub(crate) enum Better {
     Higher,
     Lower,
 }
 
 /// How a metric's values are shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
+pub(crate) enum Unit {
     /// Already in percent (`compliance_percent`): `81.2%`, deltas in pp.
     Percent,
     /// A 0–1 rate shown in percent (task success, a checkpoint's earned weight).
@@ -76,19 +76,14 @@ pub enum Unit {
 
 impl Unit {
     /// Factor from stored values to displayed ones.
-    pub fn display_factor(self) -> f64 {
+    pub(crate) fn display_factor(self) -> f64 {
         if self == Self::Rate { 100.0 } else { 1.0 }
-    }
-
-    /// Whether values (and deltas) are shown in percent / percentage points.
-    pub fn is_percent(self) -> bool {
-        matches!(self, Self::Percent | Self::Rate)
     }
 }
 
 /// A metric name, parsed.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum MetricId {
+pub(crate) enum MetricId {
     Suite(SuiteMetric),
     /// `checkpoint:<id>`: the checkpoint's earned weight (0–1).
     Checkpoint(String),
@@ -104,7 +99,7 @@ pub enum MetricId {
 
 impl MetricId {
     /// Parse a metric name; never fails (unknown names are `Other`).
-    pub fn parse(name: &str) -> Self {
+    pub(crate) fn parse(name: &str) -> Self {
         if let Some(m) = SuiteMetric::ALL.iter().find(|m| m.as_str() == name) {
             return Self::Suite(*m);
         }
@@ -123,21 +118,21 @@ impl MetricId {
     }
 
     /// Which way is better: lower for cost and latency, higher for the rest.
-    pub fn better(&self) -> Better {
+    pub(crate) fn better(&self) -> Better {
         match self {
             Self::Suite(SuiteMetric::CostUsd | SuiteMetric::LatencyMs) => Better::Lower,
             _ => Better::Higher,
         }
     }
 
-    pub fn higher_is_better(&self) -> bool {
+    pub(crate) fn higher_is_better(&self) -> bool {
         self.better() == Better::Higher
     }
 
     /// The range a metric's per-case values (and so its means) can take:
     /// `[lo, hi]`, with infinite ends where there is no bound. Used to clip
     /// 2σ bands and to validate gate settings.
-    pub fn domain(&self) -> (f64, f64) {
+    pub(crate) fn domain(&self) -> (f64, f64) {
         match self {
             Self::Suite(SuiteMetric::CompliancePercent | SuiteMetric::SpecHealthPercent) => {
                 (0.0, 100.0)
@@ -153,7 +148,7 @@ impl MetricId {
     }
 
     /// The unit values are shown in.
-    pub fn unit(&self) -> Unit {
+    pub(crate) fn unit(&self) -> Unit {
         match self {
             Self::Suite(SuiteMetric::CompliancePercent | SuiteMetric::SpecHealthPercent) => {
                 Unit::Percent
@@ -168,7 +163,7 @@ impl MetricId {
 
     /// The severity of a metric the suite's `gates.metrics` does not name
     /// (a checkpoint takes its own severity; see `compare::engine`).
-    pub fn default_severity(&self) -> Severity {
+    pub(crate) fn default_severity(&self) -> Severity {
         match self {
             Self::Suite(SuiteMetric::CompliancePercent | SuiteMetric::TaskSuccess) => {
                 Severity::High
@@ -181,7 +176,7 @@ impl MetricId {
     }
 
     /// The checkpoint id of `checkpoint:<id>`.
-    pub fn checkpoint_id(&self) -> Option<&str> {
+    pub(crate) fn checkpoint_id(&self) -> Option<&str> {
         match self {
             Self::Checkpoint(id) => Some(id),
             _ => None,
@@ -189,7 +184,7 @@ impl MetricId {
     }
 
     /// Whether this is a step metric (`step_type:` or `step:`).
-    pub fn is_step(&self) -> bool {
+    pub(crate) fn is_step(&self) -> bool {
         matches!(self, Self::StepType(_) | Self::Step(_))
     }
 }

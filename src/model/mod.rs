@@ -5,10 +5,10 @@
 //! renders, and nothing here imports a module above it.
 
 pub mod compare;
-pub mod insights;
-pub mod metric;
-pub mod metric_id;
+pub(crate) mod insights;
+pub(crate) mod metric;
+pub(crate) mod metric_id;
 pub mod run;
-pub mod trace_judges;
-pub mod views;
-pub mod vocab;
+pub(crate) mod trace_judges;
+pub(crate) mod views;
+pub(crate) mod vocab;

@@ -38,7 +38,7 @@ impl TraceJudgeScore {
 }
 
 /// The seven dimensions, in report order, with the question each answers.
-pub const GPA_DIMENSIONS: [(&str, &str); 7] = [
+pub(crate) const GPA_DIMENSIONS: [(&str, &str); 7] = [
     (
         "goal_fulfillment",
         "Did the run achieve what the user asked for, completely and correctly?",

@@ -3,7 +3,7 @@
 mod error;
 pub mod read;
 pub mod render;
-pub mod svg;
+pub(crate) mod svg;
 pub mod views;
 
 pub use error::ReportError;

@@ -25,13 +25,13 @@ use crate::spec::model::AgentSpec;
 use crate::spec::suite::{Case, Suite};
 
 /// `agent.timeout_s` when the suite gives none.
-pub const DEFAULT_TIMEOUT_S: u64 = 300;
+pub(crate) const DEFAULT_TIMEOUT_S: u64 = 300;
 /// `agent.retries` when the suite gives none.
-pub const DEFAULT_RETRIES: u32 = 2;
+pub(crate) const DEFAULT_RETRIES: u32 = 2;
 
 /// The suite's `agent:` block, resolved and checked.
 #[derive(Debug, Clone)]
-pub struct AgentPlan {
+pub(crate) struct AgentPlan {
     /// argv template, placeholders unexpanded.
     pub command: Vec<String>,
     /// `agent.env` entries that apply (the caller's environment wins).
@@ -50,7 +50,7 @@ pub struct AgentPlan {
 
 impl AgentPlan {
     /// Resolve `spec` for `suite`. `jobs_cap` is `--jobs` when given.
-    pub fn new(
+    pub(crate) fn new(
         suite: &Suite,
         spec: &AgentSpec,
         jobs_cap: Option<usize>,
@@ -121,12 +121,12 @@ impl AgentPlan {
     }
 
     /// The program as written in `agent.command`, for messages.
-    pub fn program(&self) -> &str {
+    pub(crate) fn program(&self) -> &str {
         self.command.first().map_or("", String::as_str)
     }
 
     /// The process for one case: placeholders expanded, `AGENTEVAL_*` set.
-    pub fn process(&self, case_id: &str, files: &CaseFiles) -> ProcessSpec {
+    pub(crate) fn process(&self, case_id: &str, files: &CaseFiles) -> ProcessSpec {
         let expand = |arg: &str| expand_placeholders(arg, case_id, files);
         let mut argv = self.command.iter().map(|a| expand(a));
         let program = argv.next().unwrap_or_default();
@@ -165,7 +165,7 @@ impl AgentPlan {
 
 /// The files of one case (absolute paths).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CaseFiles {
+pub(crate) struct CaseFiles {
     pub workdir: PathBuf,
     pub input: PathBuf,
     pub trace: PathBuf,
@@ -173,7 +173,7 @@ pub struct CaseFiles {
 
 impl CaseFiles {
     /// Where case `case_id` lives under `root` (see the module docs).
-    pub fn under(root: &Path, case_id: &str) -> Self {
+    pub(crate) fn under(root: &Path, case_id: &str) -> Self {
         let workdir = root.join("work").join(case_id);
         Self {
             input: workdir.join("input.json"),
@@ -184,7 +184,7 @@ impl CaseFiles {
 
     /// A fresh workdir with the input file, and no stale trace from an
     /// earlier run (it would be taken for this run's output).
-    pub fn prepare(&self, case: &Case) -> Result<(), RunnerError> {
+    pub(crate) fn prepare(&self, case: &Case) -> Result<(), RunnerError> {
         let io = |action: &'static str, path: &Path| {
             let path = path.to_path_buf();
             move |source| RunnerError::Io {
@@ -214,7 +214,7 @@ impl CaseFiles {
 }
 
 /// The input file: `{"case_id", "input", "tags", "metadata"}`.
-pub fn input_json(case: &Case) -> String {
+pub(crate) fn input_json(case: &Case) -> String {
     let value = serde_json::json!({
         "case_id": case.id,
         "input": case.input,
@@ -228,7 +228,7 @@ pub fn input_json(case: &Case) -> String {
 
 /// Replace `{case_id} {input_file} {trace_file} {workdir}`; any other
 /// braces are left as written.
-pub fn expand_placeholders(arg: &str, case_id: &str, files: &CaseFiles) -> String {
+pub(crate) fn expand_placeholders(arg: &str, case_id: &str, files: &CaseFiles) -> String {
     let path = |p: &Path| p.to_string_lossy().into_owned();
     arg.replace("{case_id}", case_id)
         .replace("{input_file}", &path(&files.input))

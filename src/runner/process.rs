@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 use crate::interrupt;
 
 /// Bytes of stdout and stderr kept per stream.
-pub const TAIL_BYTES: usize = 4096;
+pub(crate) const TAIL_BYTES: usize = 4096;
 
 /// How long to wait for the output pipes to close once the process group is
 /// gone. A grandchild that left the group (`setsid`) can hold them open.
@@ -24,7 +24,7 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// What to run.
 #[derive(Debug, Clone)]
-pub struct ProcessSpec {
+pub(crate) struct ProcessSpec {
     pub program: OsString,
     pub args: Vec<OsString>,
     /// Set on top of the inherited environment.
@@ -37,7 +37,7 @@ pub struct ProcessSpec {
 
 /// How the process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Exit {
+pub(crate) enum Exit {
     Code(i32),
     /// Killed by a signal it did not ask for (a crash, the OOM killer).
     Signal(i32),
@@ -49,7 +49,7 @@ pub enum Exit {
 
 /// A process that ran (it may have failed).
 #[derive(Debug, Clone)]
-pub struct Finished {
+pub(crate) struct Finished {
     pub exit: Exit,
     pub stdout_tail: String,
     pub stderr_tail: String,
@@ -58,7 +58,7 @@ pub struct Finished {
 /// Run `spec` to completion. `Err` only when the process could not be
 /// started (the one failure worth retrying); everything after the spawn is
 /// reported in [`Finished`].
-pub async fn run_process(spec: &ProcessSpec) -> io::Result<Finished> {
+pub(crate) async fn run_process(spec: &ProcessSpec) -> io::Result<Finished> {
     let mut cmd = tokio::process::Command::new(&spec.program);
     for key in &spec.env_remove {
         cmd.env_remove(key);

@@ -15,7 +15,7 @@ use crate::output::truncate_chars;
 /// Longest failure reason printed on one line.
 const REASON_CHARS: usize = 160;
 
-pub struct Progress {
+pub(crate) struct Progress {
     mode: Mode,
 }
 
@@ -27,7 +27,7 @@ enum Mode {
 
 impl Progress {
     /// Print the tier line and start tracking `total` cases.
-    pub fn start(quiet: bool, header: &str, total: usize) -> Self {
+    pub(crate) fn start(quiet: bool, header: &str, total: usize) -> Self {
         if quiet {
             return Self { mode: Mode::Quiet };
         }
@@ -48,7 +48,7 @@ impl Progress {
     }
 
     /// One case finished (or was reused); failures get a line of their own.
-    pub fn case_done(&self, case_id: &str, outcome: &TraceOutcome) {
+    pub(crate) fn case_done(&self, case_id: &str, outcome: &TraceOutcome) {
         let line = failure_line(case_id, outcome);
         match &self.mode {
             Mode::Quiet => {}
@@ -68,7 +68,7 @@ impl Progress {
     }
 
     /// Remove the bar (the lines stay).
-    pub fn finish(self) {
+    pub(crate) fn finish(self) {
         if let Mode::Bar(bar) = self.mode {
             bar.finish_and_clear();
         }
@@ -84,7 +84,7 @@ fn use_bar() -> bool {
 
 /// `  case `x`: agent_error: the agent exited with code 1 (stderr: …)`, or
 /// `None` for a case that produced a trace.
-pub fn failure_line(case_id: &str, outcome: &TraceOutcome) -> Option<String> {
+pub(crate) fn failure_line(case_id: &str, outcome: &TraceOutcome) -> Option<String> {
     let TraceOutcome::Failed { status, error, .. } = outcome else {
         return None;
     };
@@ -96,7 +96,7 @@ pub fn failure_line(case_id: &str, outcome: &TraceOutcome) -> Option<String> {
 }
 
 /// The message, plus the last line the agent wrote to stderr, on one line.
-pub fn short_reason(error: &CaseError) -> String {
+pub(crate) fn short_reason(error: &CaseError) -> String {
     let last_line = error
         .stderr_tail
         .as_deref()

@@ -13,11 +13,11 @@ use crate::spec::suite::{Case, Suite};
 use crate::trace::TraceError;
 
 /// Trace file extensions tried, in order.
-pub const TRACE_EXTENSIONS: [&str; 3] = ["json", "jsonl", "traj"];
+pub(crate) const TRACE_EXTENSIONS: [&str; 3] = ["json", "jsonl", "traj"];
 
 /// Where a case's trace should be: `--traces DIR` wins, then the case's
 /// `trace:`, then `<suite traces>/<id>.<ext>`.
-pub fn trace_path(
+pub(crate) fn trace_path(
     suite: &Suite,
     case: &Case,
     traces_override: Option<&Path>,
@@ -56,7 +56,7 @@ pub fn trace_path(
 }
 
 /// Read a case's trace; problems become a failed outcome, never an abort.
-pub fn load_trace(path: &Path, display: &str) -> TraceOutcome {
+pub(crate) fn load_trace(path: &Path, display: &str) -> TraceOutcome {
     let failed = |status, message: String| TraceOutcome::Failed {
         status,
         error: CaseError {
@@ -138,7 +138,7 @@ fn describe(e: &TraceError) -> String {
 /// The case's evidence (`--evidence DIR|none` wins over the case's `evidence:`
 /// and the suite's directory): `None` when there is no file. A file that is not
 /// valid JSON is an error (exit 65): a verdict is never reached on broken data.
-pub fn load_evidence(
+pub(crate) fn load_evidence(
     suite: &Suite,
     case: &Case,
     evidence: Option<&EvidenceOverride>,

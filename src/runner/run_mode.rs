@@ -41,7 +41,7 @@ struct Job {
 
 /// Run the agent for the cases of `indices` this session has not run yet,
 /// then evaluate all of them.
-pub fn evaluate_run(
+pub(crate) fn evaluate_run(
     suite: &Suite,
     agent: &AgentSpec,
     indices: &[usize],

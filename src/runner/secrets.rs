@@ -27,13 +27,13 @@ const SECRET_PREFIXES: [&str; 5] = [
 ];
 
 /// Whether `name` is a secret the agent does not inherit.
-pub fn is_secret(name: &str) -> bool {
+pub(crate) fn is_secret(name: &str) -> bool {
     SECRET_NAMES.contains(&name) || SECRET_PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
 /// The secrets set in `vars` (the gate's environment) that are not in
 /// `passthrough`, sorted: what the agent's environment drops.
-pub fn scrubbed<I, K>(vars: I, passthrough: &[String]) -> Vec<String>
+pub(crate) fn scrubbed<I, K>(vars: I, passthrough: &[String]) -> Vec<String>
 where
     I: IntoIterator<Item = K>,
     K: AsRef<std::ffi::OsStr>,

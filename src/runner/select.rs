@@ -5,7 +5,7 @@ use crate::runner::settings::Shard;
 use crate::spec::suite::Case;
 
 /// Shard (1-based) a case belongs to among `count`.
-pub fn shard_of(case_id: &str, count: u32) -> u32 {
+pub(crate) fn shard_of(case_id: &str, count: u32) -> u32 {
     let digest = crate::digest::sha256_hex(case_id.as_bytes());
     // The first 16 hex digits as a u64: uniform and stable across platforms.
     let prefix = u64::from_str_radix(&digest[..16], 16).unwrap_or(0);
@@ -13,7 +13,7 @@ pub fn shard_of(case_id: &str, count: u32) -> u32 {
 }
 
 /// Keep only the indices whose case falls in `shard`.
-pub fn in_shard(cases: &[Case], indices: Vec<usize>, shard: Option<Shard>) -> Vec<usize> {
+pub(crate) fn in_shard(cases: &[Case], indices: Vec<usize>, shard: Option<Shard>) -> Vec<usize> {
     match shard {
         None => indices,
         Some(s) => indices

@@ -27,10 +27,10 @@ use crate::spec::suite::Suite;
 
 /// What the caller adds to each tier's compare report before it is kept
 /// (the compare command attaches the views the renderers draw).
-pub type Finish<'a> = &'a dyn Fn(&mut CompareReport, &[SuiteInput<'_>]);
+pub(crate) type Finish<'a> = &'a dyn Fn(&mut CompareReport, &[SuiteInput<'_>]);
 
 /// A suite with its baseline.
-pub struct Prepared {
+pub(crate) struct Prepared {
     pub suite: Suite,
     pub baseline: BaselineFile,
     pub history: Vec<HistoryLine>,
@@ -38,7 +38,7 @@ pub struct Prepared {
 }
 
 /// Case indices of `tier` (smoke or full), within the shard.
-pub fn select(suite: &Suite, tier: Tier, settings: &EvalSettings) -> Vec<usize> {
+pub(crate) fn select(suite: &Suite, tier: Tier, settings: &EvalSettings) -> Vec<usize> {
     let all = match tier {
         Tier::Smoke => suite.smoke_cases(),
         Tier::Full => (0..suite.cases.len()).collect(),
@@ -48,7 +48,7 @@ pub fn select(suite: &Suite, tier: Tier, settings: &EvalSettings) -> Vec<usize> 
 
 /// Evaluate one tier of a suite; `None` when it selects no case. Run mode
 /// (the suite's `agent:` runs per case) unless `--traces` asks for replay.
-pub fn evaluate_tier(
+pub(crate) fn evaluate_tier(
     suite: &Suite,
     tier: Tier,
     settings: &EvalSettings,
@@ -68,7 +68,7 @@ pub fn evaluate_tier(
 /// The smoke tier (unless `--tier full`), then the full tier (unless `--tier smoke`, or the
 /// smoke tier already failed the gate or could not evaluate the agent), each at its share
 /// of α. `None` when no tier selects a case.
-pub fn run_tiers(
+pub(crate) fn run_tiers(
     prepared: &[Prepared],
     settings: &EvalSettings,
     options: &CompareOptions,

@@ -33,7 +33,7 @@ impl Drop for Remove {
 }
 
 /// Read a draft file: its suite name, who drafted it, and its checkpoints.
-pub fn read_draft(path: &Path) -> Result<(String, String, Vec<Value>), SpecError> {
+pub(crate) fn read_draft(path: &Path) -> Result<(String, String, Vec<Value>), SpecError> {
     let text = std::fs::read_to_string(path).map_err(|source| SpecError::Io {
         path: path.to_path_buf(),
         source,
@@ -41,7 +41,7 @@ pub fn read_draft(path: &Path) -> Result<(String, String, Vec<Value>), SpecError
     parse_text(path, &text)
 }
 
-pub fn parse_text(path: &Path, text: &str) -> Result<(String, String, Vec<Value>), SpecError> {
+pub(crate) fn parse_text(path: &Path, text: &str) -> Result<(String, String, Vec<Value>), SpecError> {
     let source = named_source(path, text.to_owned());
     let draft: DraftFile =
         serde_saphyr::from_str_with_options(source.inner(), super::load::yaml_options()).map_err(
@@ -60,7 +60,7 @@ pub fn parse_text(path: &Path, text: &str) -> Result<(String, String, Vec<Value>
 /// The suite at `suite_path` with `checkpoints` (suite-file checkpoint
 /// objects) appended, loaded and validated. Errors are the suite's own
 /// errors, or the drafted items' (reported against `draft_path`).
-pub fn with_checkpoints(
+pub(crate) fn with_checkpoints(
     suite_path: &Path,
     draft_path: &Path,
     checkpoints: &[Value],

@@ -7,30 +7,30 @@ use crate::spec::model::GatesSpec;
 use crate::stats::{DEFAULT_SIGMA_WINDOW, MIN_SIGMA_POINTS};
 
 /// Significance level when `gates.alpha` is not set.
-pub const DEFAULT_ALPHA: f64 = 0.05;
+pub(crate) const DEFAULT_ALPHA: f64 = 0.05;
 /// Largest `gates.alpha` accepted: a one-sided test at a higher level is not a gate.
-pub const MAX_ALPHA: f64 = 0.5;
+pub(crate) const MAX_ALPHA: f64 = 0.5;
 /// Paired cases needed before a metric is tested, when `gates.min_cases` is not set.
-pub const DEFAULT_MIN_CASES: usize = 5;
+pub(crate) const DEFAULT_MIN_CASES: usize = 5;
 /// History points used for the 2σ band when `gates.history_window` is not set.
-pub const DEFAULT_HISTORY_WINDOW: usize = DEFAULT_SIGMA_WINDOW;
+pub(crate) const DEFAULT_HISTORY_WINDOW: usize = DEFAULT_SIGMA_WINDOW;
 /// History lines a baseline keeps when `baseline update --history-cap` is not given.
 pub const DEFAULT_HISTORY_CAP: usize = 50;
 /// Largest window: the history file keeps at most this many points.
-pub const MAX_HISTORY_WINDOW: usize = DEFAULT_HISTORY_CAP;
+pub(crate) const MAX_HISTORY_WINDOW: usize = DEFAULT_HISTORY_CAP;
 /// Share of judge calls that may fail when `gates.max_judge_error_rate` is not set.
-pub const DEFAULT_MAX_JUDGE_ERROR_RATE: f64 = 0.1;
+pub(crate) const DEFAULT_MAX_JUDGE_ERROR_RATE: f64 = 0.1;
 
 /// One out-of-range setting: the YAML key path and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GateProblem {
+pub(crate) struct GateProblem {
     /// e.g. `gates.metrics.task_success.min_effect`.
     pub key: String,
     pub message: String,
 }
 
 /// Every out-of-range setting in `gates`, in key order.
-pub fn gate_problems(gates: &GatesSpec) -> Vec<GateProblem> {
+pub(crate) fn gate_problems(gates: &GatesSpec) -> Vec<GateProblem> {
     let mut problems = Vec::new();
     let mut bad = |key: String, message: String| problems.push(GateProblem { key, message });
     if let Some(alpha) = gates.alpha

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 /// Equality where numbers compare by value (`1` == `1.0`).
-pub fn json_eq(a: &Value, b: &Value) -> bool {
+pub(crate) fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
             (Some(x), Some(y)) => x == y,
@@ -24,7 +24,7 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
 
 /// `haystack` contains `needle`: substring of a string, element of an array,
 /// key of an object.
-pub fn json_contains(haystack: &Value, needle: &Value) -> bool {
+pub(crate) fn json_contains(haystack: &Value, needle: &Value) -> bool {
     match (haystack, needle) {
         (Value::String(h), Value::String(n)) => h.contains(n.as_str()),
         (Value::String(h), other) => h.contains(&scalar_text(other)),
@@ -36,7 +36,7 @@ pub fn json_contains(haystack: &Value, needle: &Value) -> bool {
 
 /// Every key/value of `pattern` appears in `value`, recursively; arrays in
 /// the pattern must each match some element. Scalars compare with [`json_eq`].
-pub fn json_subset(pattern: &Value, value: &Value) -> bool {
+pub(crate) fn json_subset(pattern: &Value, value: &Value) -> bool {
     match (pattern, value) {
         (Value::Object(p), Value::Object(v)) => p
             .iter()
@@ -49,7 +49,7 @@ pub fn json_subset(pattern: &Value, value: &Value) -> bool {
 }
 
 /// A number, or a string holding one.
-pub fn as_number(v: &Value) -> Option<f64> {
+pub(crate) fn as_number(v: &Value) -> Option<f64> {
     match v {
         Value::Number(n) => n.as_f64(),
         Value::String(s) => s.trim().parse::<f64>().ok().filter(|f| f.is_finite()),
@@ -58,7 +58,7 @@ pub fn as_number(v: &Value) -> Option<f64> {
 }
 
 /// Text of a scalar for matching: strings as is, others as compact JSON.
-pub fn scalar_text(v: &Value) -> String {
+pub(crate) fn scalar_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
@@ -66,7 +66,7 @@ pub fn scalar_text(v: &Value) -> String {
 }
 
 /// Short rendering for notes: compact JSON cut at 80 characters.
-pub fn brief(v: &Value) -> String {
+pub(crate) fn brief(v: &Value) -> String {
     crate::output::truncate_chars(&v.to_string(), 80)
 }
 

@@ -126,7 +126,7 @@ fn strip_location_suffix(message: &str) -> &str {
 }
 
 /// Read and parse `path` (a `suite.yaml`), expanding includes.
-pub fn load_suite(path: &Path) -> Result<LoadedSuite, SpecError> {
+pub(crate) fn load_suite(path: &Path) -> Result<LoadedSuite, SpecError> {
     let text = match crate::fsutil::read_input_text(path) {
         Ok(t) => t,
         Err(crate::fsutil::InputError::NotFound(_)) => {

@@ -2,19 +2,19 @@
 //! the generated JSON Schema.
 
 pub mod discover;
-pub mod draft;
+pub(crate) mod draft;
 mod error;
-pub mod gates;
-pub mod json;
+pub(crate) mod gates;
+pub(crate) mod json;
 pub mod judge;
-pub mod judge_check;
-pub mod load;
-pub mod matcher;
+pub(crate) mod judge_check;
+pub(crate) mod load;
+pub(crate) mod matcher;
 pub mod model;
-pub mod prompts;
+pub(crate) mod prompts;
 pub mod schema;
-pub mod stability;
-pub mod suite;
-pub mod validate;
+pub(crate) mod stability;
+pub(crate) mod suite;
+pub(crate) mod validate;
 
 pub use error::SpecError;

@@ -68,7 +68,7 @@ pub enum PromptError {
 
 /// The compiled templates of one suite.
 #[derive(Debug)]
-pub struct TemplateSet {
+pub(crate) struct TemplateSet {
     pub env: Environment<'static>,
     /// Names replaced by the suite, with their files.
     pub overridden: BTreeMap<&'static str, PathBuf>,
@@ -77,7 +77,7 @@ pub struct TemplateSet {
 impl TemplateSet {
     /// The built-in templates, with the files of `dir` (if given) replacing
     /// those of the same name.
-    pub fn load(dir: Option<&Path>) -> Result<Self, PromptError> {
+    pub(crate) fn load(dir: Option<&Path>) -> Result<Self, PromptError> {
         let mut sources: BTreeMap<&'static str, (String, Option<PathBuf>)> = TEMPLATE_NAMES
             .iter()
             .zip(BUILT_IN)

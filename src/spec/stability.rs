@@ -7,7 +7,7 @@ use crate::model::run::CheckpointInfo;
 use crate::spec::load::LoadedSuite;
 
 /// Compare the suite's checkpoints with those recorded in each baseline.
-pub fn check_id_stability(
+pub(crate) fn check_id_stability(
     loaded: &LoadedSuite,
     baselines: &[(String, Vec<CheckpointInfo>)],
 ) -> Vec<FileDiagnostic> {

@@ -190,6 +190,10 @@ pub enum Side {
 }
 
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::struct_field_names,
+    reason = "`constraint` is the suite key's name (environment_constraints[].constraint)"
+)]
 pub struct Constraint {
     pub id: String,
     pub constraint: String,

@@ -31,7 +31,7 @@ type Seen = BTreeMap<Option<String>, SeenTexts>;
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Role {
+pub(crate) enum Role {
     User,
     Assistant,
     System,
@@ -40,7 +40,7 @@ pub enum Role {
 impl Role {
     /// The role of a message as logged (`human`, `developer`, `model`…),
     /// `None` for tool results and unknown roles.
-    pub fn of(role: &str) -> Option<Self> {
+    pub(crate) fn of(role: &str) -> Option<Self> {
         match role.to_ascii_lowercase().as_str() {
             "user" | "human" => Some(Self::User),
             "assistant" | "ai" | "model" | "bot" => Some(Self::Assistant),
@@ -52,7 +52,7 @@ impl Role {
 
 /// One message of the conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MessageEvent {
+pub(crate) struct MessageEvent {
     pub role: Role,
     pub content: String,
     /// The agent whose conversation it belongs to.
@@ -64,13 +64,13 @@ pub struct MessageEvent {
 
 /// A span or a message, in time order.
 #[derive(Debug, Clone)]
-pub enum Entry<'a> {
+pub(crate) enum Entry<'a> {
     Span(&'a Span),
     Message(MessageEvent),
 }
 
 /// Every span and message of `trace` in time order.
-pub fn timeline(trace: &Trace) -> Vec<Entry<'_>> {
+pub(crate) fn timeline(trace: &Trace) -> Vec<Entry<'_>> {
     let mut entries: Vec<Entry<'_>> = Vec::new();
     // Messages to insert before entry `i`, in discovery order.
     let mut inserted: BTreeMap<usize, Vec<MessageEvent>> = BTreeMap::new();

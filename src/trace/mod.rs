@@ -7,7 +7,7 @@
 mod assemble;
 mod attribute_map;
 mod chat;
-pub mod conversation;
+pub(crate) mod conversation;
 mod detect;
 mod error;
 mod genai;

@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     after_help = "Exit codes: 0 pass, 2 gate failed, 4 nothing evaluated, 64 usage, 65 bad input data, \
 69 judge/GitHub unavailable, 74 I/O, 78 invalid suite/config, 1 internal error."
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(flatten)]
     pub global: CliGlobal,
     #[command(subcommand)]
@@ -48,7 +48,7 @@ pub enum CliColor {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum CliCommand {
+pub(crate) enum CliCommand {
     /// Evaluate suites and write run reports (applies only `gates.absolute`).
     Run(CliRun),
     /// Compare with a baseline (the main CI job); exit code = verdict.
@@ -84,7 +84,7 @@ pub enum CliCommand {
 }
 
 #[derive(Debug, Args)]
-pub struct CliCompletions {
+pub(crate) struct CliCompletions {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
@@ -196,7 +196,7 @@ pub enum CliTraceJudge {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CliFailOn {
+pub(crate) enum CliFailOn {
     Critical,
     High,
     Medium,
@@ -205,7 +205,7 @@ pub enum CliFailOn {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CliRunFormat {
+pub(crate) enum CliRunFormat {
     Table,
     Json,
     Markdown,
@@ -213,7 +213,7 @@ pub enum CliRunFormat {
 }
 
 #[derive(Debug, Args)]
-pub struct CliRun {
+pub(crate) struct CliRun {
     #[command(flatten)]
     pub eval: CliEvalArgs,
     /// What to print on stdout.
@@ -231,7 +231,7 @@ pub struct CliRun {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CliCompareFormat {
+pub(crate) enum CliCompareFormat {
     Table,
     Markdown,
     Json,
@@ -239,7 +239,7 @@ pub enum CliCompareFormat {
 }
 
 #[derive(Debug, Args)]
-pub struct CliCompare {
+pub(crate) struct CliCompare {
     #[command(flatten)]
     pub eval: CliEvalArgs,
     /// Baseline name (`baselines/<NAME>/`).
@@ -282,13 +282,13 @@ pub struct CliCompare {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CliOnOff {
+pub(crate) enum CliOnOff {
     On,
     Off,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum CliBaseline {
+pub(crate) enum CliBaseline {
     /// Write the baseline files atomically and append history.
     Update(Box<CliBaselineUpdate>),
     /// Show one baseline's metadata and suite metrics.
@@ -298,7 +298,7 @@ pub enum CliBaseline {
 }
 
 #[derive(Debug, Args)]
-pub struct CliBaselineUpdate {
+pub(crate) struct CliBaselineUpdate {
     #[command(flatten)]
     pub eval: CliEvalArgs,
     /// Baseline name.
@@ -319,7 +319,7 @@ pub struct CliBaselineUpdate {
 }
 
 #[derive(Debug, Args)]
-pub struct CliBaselineShow {
+pub(crate) struct CliBaselineShow {
     #[command(flatten)]
     pub suite: CliSuiteArgs,
     #[arg(long, value_name = "NAME", default_value = "main")]
@@ -333,26 +333,26 @@ pub struct CliBaselineShow {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CliBaselineShowFormat {
+pub(crate) enum CliBaselineShowFormat {
     Table,
     Json,
 }
 
 impl CliBaselineShow {
     /// `--format json`, or the hidden `--json`.
-    pub fn wants_json(&self) -> bool {
+    pub(crate) fn wants_json(&self) -> bool {
         self.json || self.format == CliBaselineShowFormat::Json
     }
 }
 
 #[derive(Debug, Args)]
-pub struct CliBaselineList {
+pub(crate) struct CliBaselineList {
     #[command(flatten)]
     pub suite: CliSuiteArgs,
 }
 
 #[derive(Debug, Args)]
-pub struct CliLint {
+pub(crate) struct CliLint {
     #[command(flatten)]
     pub suite: CliSuiteArgs,
     /// Treat warnings as errors.
@@ -361,7 +361,7 @@ pub struct CliLint {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CliReportFormat {
+pub(crate) enum CliReportFormat {
     Table,
     Markdown,
     Json,
@@ -370,7 +370,7 @@ pub enum CliReportFormat {
 }
 
 #[derive(Debug, Args)]
-pub struct CliReport {
+pub(crate) struct CliReport {
     /// A run report (`run --out`) or compare report (`compare --out`).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
@@ -398,7 +398,7 @@ the token may not read `GET /user` [default: github-actions[bot]].\n\n\
 Exit codes: 0 posted or updated; 65 not a compare report; 69 GitHub unavailable after retries, \
 or the token may not comment (with a hint); 74 the report cannot be read; 78 no token or no repository."
 )]
-pub struct CliComment {
+pub(crate) struct CliComment {
     /// The compare report to post: the JSON written by `compare --out FILE`.
     #[arg(long, value_name = "FILE")]
     pub report: PathBuf,
@@ -411,14 +411,14 @@ pub struct CliComment {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CliTraceFormat {
+pub(crate) enum CliTraceFormat {
     Text,
     Json,
     Mermaid,
 }
 
 #[derive(Debug, Args)]
-pub struct CliTrace {
+pub(crate) struct CliTrace {
     /// Trace file (any supported format; detected).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
@@ -433,13 +433,13 @@ pub struct CliTrace {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum CliConfig {
+pub(crate) enum CliConfig {
     /// Print the resolved settings and where each came from.
     Show,
 }
 
 #[derive(Debug, Args)]
-pub struct CliMerge {
+pub(crate) struct CliMerge {
     /// Shard run reports (`run --shard I/N --out FILE`) of one suite; a shard with no case may be left out.
     #[arg(value_name = "REPORT", required = true)]
     pub reports: Vec<PathBuf>,
@@ -455,7 +455,7 @@ pub struct CliMerge {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CliCalibrateFormat {
+pub(crate) enum CliCalibrateFormat {
     Text,
     Json,
 }
@@ -472,7 +472,7 @@ confusion matrix, and warns when κ is below the suite's `judge.kappa_threshold`
 or `{case, step, metric?, label: 1-5}`.\n\nExit codes: 0 reported (warnings do not fail); 64 no judge or not one suite; \
 65 a bad golden set; 69 the judge unavailable; 78 bad judge settings."
 )]
-pub struct CliCalibrate {
+pub(crate) struct CliCalibrate {
     #[command(flatten)]
     pub eval: CliEvalArgs,
     /// Golden set [default: `<suite dir>/golden.yaml`].

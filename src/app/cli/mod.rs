@@ -5,6 +5,6 @@ mod args;
 mod rubric;
 mod suggest;
 
-pub use args::*;
-pub use rubric::*;
-pub use suggest::without_weakening_suggestions;
+pub(crate) use args::*;
+pub(crate) use rubric::*;
+pub(crate) use suggest::without_weakening_suggestions;

@@ -9,7 +9,7 @@ use super::args::{CliCalibrateFormat, CliEvalArgs};
 /// Draft task-specific tier-3 checkpoints with the judge, and check a draft
 /// against labelled cases.
 #[derive(Debug, Subcommand)]
-pub enum CliRubric {
+pub(crate) enum CliRubric {
     /// Draft tier-3 checkpoints from the cases' inputs and expected outcomes
     /// into a reviewable YAML file (never applied to the suite).
     #[command(
@@ -27,7 +27,7 @@ draft is checked to lint clean with the suite before it is written.\n\nExit code
 }
 
 #[derive(Debug, Args)]
-pub struct CliRubricGenerate {
+pub(crate) struct CliRubricGenerate {
     #[command(flatten)]
     pub eval: CliEvalArgs,
     /// Where to write the draft [default: `<suite dir>/rubric.draft.yaml`]; `-` for stdout.
@@ -36,7 +36,7 @@ pub struct CliRubricGenerate {
 }
 
 #[derive(Debug, Args)]
-pub struct CliRubricVerify {
+pub(crate) struct CliRubricVerify {
     #[command(flatten)]
     pub eval: CliEvalArgs,
     /// The draft to verify [default: `<suite dir>/rubric.draft.yaml`].

@@ -11,7 +11,7 @@ const WEAKENING_VALUES: &[&str] = &["never", "off"];
 const WEAKENING_FLAGS: &[&str] = &["--warn-only", "--allow-empty", "--allow-missing-baseline"];
 
 /// `err` without a suggestion that weakens the gate.
-pub fn without_weakening_suggestions(mut err: Error) -> Error {
+pub(crate) fn without_weakening_suggestions(mut err: Error) -> Error {
     for (kind, weakening) in [
         (ContextKind::SuggestedValue, WEAKENING_VALUES),
         (ContextKind::SuggestedArg, WEAKENING_FLAGS),

@@ -23,7 +23,7 @@ pub struct JudgeVerdicts {
     pub verdicts: BTreeMap<String, Verdict>,
 }
 
-pub struct CheckpointInputs<'a> {
+pub(crate) struct CheckpointInputs<'a> {
     pub suite: &'a Suite,
     /// The case, for `applies_to` (tags and ids).
     pub case: &'a Case,
@@ -36,7 +36,7 @@ pub struct CheckpointInputs<'a> {
     pub judge: &'a JudgeVerdicts,
 }
 
-pub fn evaluate_checkpoints(inputs: &CheckpointInputs<'_>) -> Vec<CheckpointResult> {
+pub(crate) fn evaluate_checkpoints(inputs: &CheckpointInputs<'_>) -> Vec<CheckpointResult> {
     let suite = inputs.suite;
     // The event log is only needed by tier-2 checkpoints.
     let sequences = suite

@@ -13,7 +13,7 @@ use crate::trace::conversation::{Entry, Role, timeline};
 use crate::trace::{SpanKind, Trace};
 
 #[derive(Debug, Clone)]
-pub struct Event {
+pub(crate) struct Event {
     /// The span the event is, or the span its message was read from.
     pub span_id: String,
     pub name: String,
@@ -37,7 +37,7 @@ pub struct Event {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct EventLog {
+pub(crate) struct EventLog {
     pub events: Vec<Event>,
 }
 
@@ -50,7 +50,7 @@ fn text(v: &Value) -> String {
 }
 
 impl EventLog {
-    pub fn from_trace(trace: &Trace) -> Self {
+    pub(crate) fn from_trace(trace: &Trace) -> Self {
         let mut events: Vec<Event> = timeline(trace)
             .into_iter()
             .filter_map(|entry| match entry {
@@ -108,11 +108,11 @@ impl EventLog {
     }
 
     /// Index of the first event matching `m` (captures only need a value).
-    pub fn first(&self, m: &Matcher) -> Option<usize> {
+    pub(crate) fn first(&self, m: &Matcher) -> Option<usize> {
         self.events.iter().position(|e| e.matches(m))
     }
 
-    pub fn matching<'a>(&'a self, m: &'a Matcher) -> impl Iterator<Item = (usize, &'a Event)> + 'a {
+    pub(crate) fn matching<'a>(&'a self, m: &'a Matcher) -> impl Iterator<Item = (usize, &'a Event)> + 'a {
         self.events
             .iter()
             .enumerate()
@@ -122,7 +122,7 @@ impl EventLog {
 
 impl Event {
     /// An event with nothing but its identity; the rest is filled in.
-    pub fn new(span_id: &str, name: &str, kind: EventKind, agent: Option<String>) -> Self {
+    pub(crate) fn new(span_id: &str, name: &str, kind: EventKind, agent: Option<String>) -> Self {
         Self {
             span_id: span_id.to_owned(),
             name: name.to_owned(),
@@ -140,17 +140,17 @@ impl Event {
     }
 
     /// Compact JSON of the arguments (empty without arguments).
-    pub fn args_text(&self) -> &str {
+    pub(crate) fn args_text(&self) -> &str {
         self.args_text.get_or_init(|| text(&self.args))
     }
 
     /// The result as text: a string as is, other JSON compact.
-    pub fn result_text(&self) -> &str {
+    pub(crate) fn result_text(&self) -> &str {
         self.result_text.get_or_init(|| text(&self.result))
     }
 
     /// A message's text, an LLM call's output, a tool's result.
-    pub fn content(&self) -> &str {
+    pub(crate) fn content(&self) -> &str {
         match &self.text {
             Some(t) => t,
             None => self.result_text(),
@@ -159,7 +159,7 @@ impl Event {
 
     /// `tool `x` (span s1)`, `user message "…" (span m3)` or `llm `chat`
     /// (span s2)` for notes.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match (&self.tool, self.kind) {
             (Some(t), EventKind::Tool) => format!("tool `{t}` (span {})", self.span_id),
             (_, k) if k.is_message() => format!(

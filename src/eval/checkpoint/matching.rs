@@ -13,7 +13,7 @@ use crate::spec::model::{EventKind, EventStatus};
 use super::Event;
 
 /// Capture name → value, for one candidate set of events.
-pub type Bindings = BTreeMap<String, Value>;
+pub(crate) type Bindings = BTreeMap<String, Value>;
 
 /// `args_contains`/`result_contains`: an object is a recursive subset, a
 /// string a substring of the compact JSON (or text).
@@ -27,13 +27,13 @@ fn contains(pattern: &Value, value: &Value, text: &str) -> bool {
 impl Event {
     /// Whether every field set in `m` matches this event and every capture
     /// finds a value (captures are not compared with anything here).
-    pub fn matches(&self, m: &Matcher) -> bool {
+    pub(crate) fn matches(&self, m: &Matcher) -> bool {
         self.fields_match(m) && m.captures.iter().all(|c| self.captured(c).is_some())
     }
 
     /// `bindings` extended with this event's captures, when the event
     /// matches and each capture equals any value already bound to its name.
-    pub fn bind(&self, m: &Matcher, bindings: &Bindings) -> Option<Bindings> {
+    pub(crate) fn bind(&self, m: &Matcher, bindings: &Bindings) -> Option<Bindings> {
         if !self.fields_match(m) {
             return None;
         }
@@ -52,7 +52,7 @@ impl Event {
     }
 
     /// The value a capture reads; `None` when the event has none there.
-    pub fn captured(&self, c: &Capture) -> Option<Value> {
+    pub(crate) fn captured(&self, c: &Capture) -> Option<Value> {
         let value = match c.source {
             CaptureSource::Args => self.args.pointer(&c.pointer)?,
             CaptureSource::Result => self.result.pointer(&c.pointer)?,

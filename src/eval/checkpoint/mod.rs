@@ -13,12 +13,11 @@ mod search;
 mod testing;
 mod tier1;
 mod tier2;
-pub mod tier3;
+pub(crate) mod tier3;
 mod verdict;
 
-pub use evaluate::{CheckpointInputs, JudgeVerdicts, evaluate_checkpoints};
-pub use events::{Event, EventLog};
-pub use matching::Bindings;
-pub use tier1::eval_state;
-pub use tier2::eval_sequence;
-pub use verdict::Verdict;
+pub(crate) use evaluate::{CheckpointInputs, JudgeVerdicts, evaluate_checkpoints};
+pub(crate) use events::{Event, EventLog};
+pub(crate) use tier1::eval_state;
+pub(crate) use tier2::eval_sequence;
+pub(crate) use verdict::Verdict;

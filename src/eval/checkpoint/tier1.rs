@@ -11,7 +11,7 @@ const BY: &str = "tier1";
 
 /// Evaluate `assert` on `evidence`: PASS when every operator holds, else
 /// FAIL naming the first operator that did not.
-pub fn eval_state(assert: &StateAssert, evidence: &Value) -> Verdict {
+pub(crate) fn eval_state(assert: &StateAssert, evidence: &Value) -> Verdict {
     let found = evidence.pointer(&assert.path);
     let shown = found.map_or_else(|| "absent".to_owned(), brief);
     for op in &assert.ops {

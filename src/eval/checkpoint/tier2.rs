@@ -13,7 +13,7 @@ use super::{EventLog, Verdict};
 
 const BY: &str = "tier2";
 
-pub fn eval_sequence(assert: &SequenceAssert, log: &EventLog) -> Verdict {
+pub(crate) fn eval_sequence(assert: &SequenceAssert, log: &EventLog) -> Verdict {
     match assert {
         SequenceAssert::BeforeThen { before, then } => before_then(before, then, log),
         SequenceAssert::Never(m) => match log.first(m) {

@@ -27,7 +27,7 @@ use crate::spec::suite::Suite;
 
 /// One run's answer, as the judge gave it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct JudgedRun {
+pub(crate) struct JudgedRun {
     /// PASS, PARTIAL or FAIL.
     pub state: CheckpointState,
     /// 1-based partial criterion (PARTIAL only).
@@ -40,7 +40,7 @@ pub struct JudgedRun {
 
 /// The tier-3 verdict of a checkpoint under `judge` (the dispatch hook of
 /// `evaluate_checkpoints`).
-pub fn eval_semantic(id: &str, judge: &JudgeVerdicts) -> Verdict {
+pub(crate) fn eval_semantic(id: &str, judge: &JudgeVerdicts) -> Verdict {
     match (&judge.provider, judge.verdicts.get(id)) {
         (None, _) => {
             Verdict::not_applicable_because(NaKind::NoJudge, "no judge configured", "none")
@@ -56,7 +56,7 @@ pub fn eval_semantic(id: &str, judge: &JudgeVerdicts) -> Verdict {
 
 /// Checkpoints BLOCKED for a case by an active environment constraint: the
 /// judge is not asked about them.
-pub fn blocked_ids(suite: &Suite, evidence: Option<&Value>) -> BTreeSet<String> {
+pub(crate) fn blocked_ids(suite: &Suite, evidence: Option<&Value>) -> BTreeSet<String> {
     suite
         .constraints
         .iter()
@@ -73,7 +73,7 @@ pub fn blocked_ids(suite: &Suite, evidence: Option<&Value>) -> BTreeSet<String> 
 /// run's answer or the reason it has none; `criteria` are the checkpoint's
 /// partial criteria with their weights; `span_ids` are the trace's spans.
 /// Also returns the cited ids that are not in the trace.
-pub fn judged_verdict(
+pub(crate) fn judged_verdict(
     runs: &[Result<JudgedRun, String>],
     criteria: &[(String, f64)],
     span_ids: &BTreeSet<String>,

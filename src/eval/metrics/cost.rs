@@ -18,7 +18,7 @@ use crate::spec::model::PriceSpec;
 use crate::trace::model::{Span, SpanKind, Trace};
 
 /// The price entry for `model`.
-pub fn price_for<'a>(
+pub(crate) fn price_for<'a>(
     pricing: &'a BTreeMap<String, PriceSpec>,
     model: &str,
 ) -> Option<&'a PriceSpec> {
@@ -32,7 +32,7 @@ pub fn price_for<'a>(
 }
 
 /// Compute the cost block of one trace, with warnings about unpriced models.
-pub fn cost_metrics(trace: &Trace, pricing: &BTreeMap<String, PriceSpec>) -> (Cost, Vec<String>) {
+pub(crate) fn cost_metrics(trace: &Trace, pricing: &BTreeMap<String, PriceSpec>) -> (Cost, Vec<String>) {
     let model_spans: Vec<&Span> = trace
         .spans
         .iter()

@@ -23,7 +23,7 @@ fn status_name(status: DagStatus) -> &'static str {
 }
 
 /// Aggregate propagation statistics over `cases`.
-pub fn propagation_stats(cases: &[CaseReport]) -> Propagation {
+pub(crate) fn propagation_stats(cases: &[CaseReport]) -> Propagation {
     let mut p = Propagation::default();
     let mut chain_lengths: Vec<usize> = Vec::new();
     for case in cases {

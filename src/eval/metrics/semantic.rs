@@ -19,7 +19,7 @@ pub enum SemanticJudgment {
 }
 
 /// The semantic matcher's outcome: `Some(success)` or undecided, and the detail.
-pub fn semantic_outcome(judgment: Option<&SemanticJudgment>) -> (Option<bool>, String) {
+pub(crate) fn semantic_outcome(judgment: Option<&SemanticJudgment>) -> (Option<bool>, String) {
     match judgment {
         None => (
             None,

@@ -27,7 +27,7 @@ use crate::spec::suite::TaskSuccess;
 /// `task.success` on one case: the evidence condition (no evidence file:
 /// undecided) and the named checkpoints (FAIL or PARTIAL: failure; N/A or
 /// BLOCKED: undecided). A failure anywhere wins over undecided.
-pub fn evaluate_ground_truth(
+pub(crate) fn evaluate_ground_truth(
     spec: &TaskSuccess,
     evidence: Option<&Value>,
     checkpoints: &[CheckpointResult],
@@ -65,7 +65,7 @@ pub fn evaluate_ground_truth(
 }
 
 /// Both results when both exist: a failure in either fails, success needs both.
-pub fn combine(a: Option<TaskResult>, b: Option<TaskResult>) -> Option<TaskResult> {
+pub(crate) fn combine(a: Option<TaskResult>, b: Option<TaskResult>) -> Option<TaskResult> {
     match (a, b) {
         (Some(a), Some(b)) => Some(decide(
             format!("{}+{}", a.matcher, b.matcher),
@@ -96,12 +96,12 @@ fn decide(matcher: String, outcomes: Vec<(Option<bool>, String)>) -> TaskResult 
 }
 
 /// Apply `expected` to `answer` (`None`: the run produced no answer).
-pub fn evaluate_task(expected: &ExpectedOutput, answer: Option<&str>) -> TaskResult {
+pub(crate) fn evaluate_task(expected: &ExpectedOutput, answer: Option<&str>) -> TaskResult {
     evaluate_task_with(expected, answer, None)
 }
 
 /// [`evaluate_task`] with the judge's answer for the `semantic` matcher.
-pub fn evaluate_task_with(
+pub(crate) fn evaluate_task_with(
     expected: &ExpectedOutput,
     answer: Option<&str>,
     semantic: Option<&SemanticJudgment>,
@@ -222,7 +222,7 @@ pub fn evaluate_task_with(
 }
 
 /// Lower-case, punctuation to spaces, whitespace collapsed.
-pub fn normalize(text: &str) -> String {
+pub(crate) fn normalize(text: &str) -> String {
     let spaced: String = text
         .chars()
         .flat_map(char::to_lowercase)

@@ -31,7 +31,7 @@ struct Call {
 }
 
 /// Compute the tool-use block of one case.
-pub fn tool_use_metrics(
+pub(crate) fn tool_use_metrics(
     dag: &Dag,
     catalog: &ToolCatalog,
     expected_tools: &[String],

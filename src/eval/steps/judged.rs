@@ -66,12 +66,12 @@ impl<'a> JudgedScorer<'a> {
 }
 
 /// Whether the rules found a certain defect: their score stands.
-pub fn rules_certain(score: &StepScore) -> bool {
+pub(crate) fn rules_certain(score: &StepScore) -> bool {
     score.score.is_some() && score.failure.is_some()
 }
 
 /// The step types and metrics a judge scores.
-pub fn judged_metrics(step_type: StepType) -> &'static [Metric] {
+pub(crate) fn judged_metrics(step_type: StepType) -> &'static [Metric] {
     match step_type {
         StepType::Exec => &[],
         other => Metric::for_type(other),

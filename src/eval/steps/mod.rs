@@ -2,13 +2,13 @@
 //! deterministic `rules` scorer, the tool catalog, the failure taxonomy, and
 //! the per-case entry point [`evaluate_steps`].
 
-pub mod catalog;
+pub(crate) mod catalog;
 mod evaluate;
-pub mod judged;
-pub mod rules;
-pub mod scorer;
-pub mod settings;
-pub mod taxonomy;
+pub(crate) mod judged;
+pub(crate) mod rules;
+pub(crate) mod scorer;
+pub(crate) mod settings;
+pub(crate) mod taxonomy;
 
 pub use catalog::{ArgCheck, CatalogError, ToolCatalog, Violation, ViolationKind};
 pub use evaluate::{

@@ -17,7 +17,7 @@ use crate::eval::metrics::task::evaluate_task;
 use crate::spec::model::StepType;
 
 /// The scorer's name, recorded as `scored_by`.
-pub const RULES: &str = "rules";
+pub(crate) const RULES: &str = "rules";
 
 const PASS: f64 = 5.0;
 const FAIL: f64 = 1.0;

@@ -5,9 +5,9 @@ use crate::spec::model::{RootCauseMode, ScoringSpec, StepType, ThresholdsSpec};
 use crate::spec::suite::Suite;
 
 /// Default `scoring.redundancy_window`.
-pub const DEFAULT_REDUNDANCY_WINDOW: usize = 3;
+pub(crate) const DEFAULT_REDUNDANCY_WINDOW: usize = 3;
 /// Default `scoring.loop_threshold`.
-pub const DEFAULT_LOOP_THRESHOLD: usize = 3;
+pub(crate) const DEFAULT_LOOP_THRESHOLD: usize = 3;
 
 /// Pass thresholds on the 1–5 step score; a step fails when `score < threshold`.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -59,7 +59,7 @@ fn group(out: &mut String, g: &Group) {
     }
 }
 
-pub fn render_text(r: &CalibrationReport) -> String {
+pub(crate) fn render_text(r: &CalibrationReport) -> String {
     let mut out = format!(
         "calibrate: suite {} · judge {} · {} labels from {}\nlabelled by: {}\n\n",
         r.suite,

@@ -7,7 +7,7 @@ use crate::output::plural;
 use super::fmt::{delta, metric, pvalue};
 
 /// One-line verdict summary.
-pub fn headline(r: &CompareReport) -> String {
+pub(crate) fn headline(r: &CompareReport) -> String {
     let regressions = r
         .metrics
         .iter()
@@ -81,7 +81,7 @@ fn unevaluated_failing(r: &CompareReport) -> usize {
 }
 
 /// `exact sign-flip, 7 of 29 changed` / `no variation: all 29 paired values are equal`.
-pub fn test_line(m: &MetricComparison) -> String {
+pub(crate) fn test_line(m: &MetricComparison) -> String {
     let Some(test) = m.test else {
         return format!(
             "not tested: {} paired (fewer than `min_cases`)",
@@ -110,7 +110,7 @@ pub fn test_line(m: &MetricComparison) -> String {
 }
 
 /// The method line under a report: tests, family, α.
-pub fn method_line(r: &CompareReport) -> String {
+pub(crate) fn method_line(r: &CompareReport) -> String {
     format!(
         "one-sided paired sign-flip tests (exact when few cases changed, else {} random sign patterns; seed {}) with bootstrap 95% CIs · {} over the {} that can fail the gate (and separately over {} more; {} left out: no variation or too few changes to reach α) · α = {}: {} · 2σ band over the last {} baseline means",
         r.settings.resamples,
@@ -136,7 +136,7 @@ fn trim_float(v: f64) -> String {
 }
 
 /// `Δ −4.0 pp (95% CI −6.1 … −1.9), q 0.0031`.
-pub fn effect(m: &MetricComparison) -> String {
+pub(crate) fn effect(m: &MetricComparison) -> String {
     let mut s = match m.delta {
         Some(d) => format!("Δ {}", delta(&m.name, d)),
         None => "Δ —".to_owned(),
@@ -155,7 +155,7 @@ pub fn effect(m: &MetricComparison) -> String {
 }
 
 /// The 2σ leg in words.
-pub fn sigma(m: &MetricComparison) -> String {
+pub(crate) fn sigma(m: &MetricComparison) -> String {
     match &m.sigma_band {
         Some(b) => format!(
             "head {} vs band {} … {} ({} points){}",
@@ -170,7 +170,7 @@ pub fn sigma(m: &MetricComparison) -> String {
 }
 
 /// Compact band for table cells.
-pub fn sigma_cell(m: &MetricComparison) -> String {
+pub(crate) fn sigma_cell(m: &MetricComparison) -> String {
     match &m.sigma_band {
         Some(b) => format!(
             "{} … {}{}",
@@ -183,7 +183,7 @@ pub fn sigma_cell(m: &MetricComparison) -> String {
     }
 }
 
-pub fn status_icon(s: MetricStatus) -> &'static str {
+pub(crate) fn status_icon(s: MetricStatus) -> &'static str {
     match s {
         MetricStatus::Regression => "🔴",
         MetricStatus::Suspected => "🟠",
@@ -194,7 +194,7 @@ pub fn status_icon(s: MetricStatus) -> &'static str {
 }
 
 /// Metrics worth a row in the summary: everything that is not unchanged.
-pub fn moved(r: &CompareReport) -> Vec<&MetricComparison> {
+pub(crate) fn moved(r: &CompareReport) -> Vec<&MetricComparison> {
     r.metrics
         .iter()
         .filter(|m| {
@@ -204,7 +204,7 @@ pub fn moved(r: &CompareReport) -> Vec<&MetricComparison> {
 }
 
 /// `6 cases → pass in 3.6 s; stopped before the full tier (18 runs saved)`.
-pub fn tier_line(t: &crate::model::compare::TierOutcome) -> String {
+pub(crate) fn tier_line(t: &crate::model::compare::TierOutcome) -> String {
     let mut s = format!(
         "{} → {}",
         plural(t.cases, "case", "cases"),

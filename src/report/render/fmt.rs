@@ -3,18 +3,18 @@
 use crate::model::metric_id::{MetricId, Unit};
 
 /// `81.2%`, or `—` when undefined.
-pub fn pct(v: Option<f64>) -> String {
+pub(crate) fn pct(v: Option<f64>) -> String {
     v.map_or_else(|| "—".to_owned(), |v| format!("{v:.1}%"))
 }
 
 /// A number with `digits` decimals, or `—`.
-pub fn num(v: Option<f64>, digits: usize) -> String {
+pub(crate) fn num(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(|| "—".to_owned(), |v| format!("{v:.digits$}"))
 }
 
 /// A metric value in its natural unit: percentages, dollars, milliseconds,
 /// 0–1 rates and 1–5 scores.
-pub fn metric(name: &str, v: Option<f64>) -> String {
+pub(crate) fn metric(name: &str, v: Option<f64>) -> String {
     let Some(v) = v else { return "—".to_owned() };
     match MetricId::parse(name).unit() {
         Unit::Percent => format!("{v:.1}%"),
@@ -26,7 +26,7 @@ pub fn metric(name: &str, v: Option<f64>) -> String {
 }
 
 /// A signed delta in the metric's unit.
-pub fn delta(name: &str, d: f64) -> String {
+pub(crate) fn delta(name: &str, d: f64) -> String {
     let sign = if d > 0.0 {
         "+"
     } else if d < 0.0 {
@@ -46,7 +46,7 @@ pub fn delta(name: &str, d: f64) -> String {
 }
 
 /// p- and q-values: 4 decimals, `<0.0001` below.
-pub fn pvalue(p: Option<f64>) -> String {
+pub(crate) fn pvalue(p: Option<f64>) -> String {
     match p {
         None => "—".to_owned(),
         Some(p) if p < 0.0001 => "<0.0001".to_owned(),

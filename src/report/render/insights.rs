@@ -22,7 +22,7 @@ const CELL_CHARS: usize = 160;
 const ROWS: usize = 10;
 
 /// The `### Recurring issues` section, or nothing when no suite has data.
-pub fn markdown(md: &mut String, r: &CompareReport, details: bool) {
+pub(crate) fn markdown(md: &mut String, r: &CompareReport, details: bool) {
     if r.insights.is_empty() {
         return;
     }
@@ -219,7 +219,7 @@ fn share(v: f64) -> String {
 }
 
 /// Terminal lines: counts, then the new and grown issues (one line each).
-pub fn text(out: &mut String, r: &CompareReport) {
+pub(crate) fn text(out: &mut String, r: &CompareReport) {
     for s in &r.insights {
         if s.status != InsightStatus::Compared {
             if s.status == InsightStatus::BaselineWithoutInsights {
@@ -261,7 +261,7 @@ pub fn text(out: &mut String, r: &CompareReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::insights::{IssueExample, IssueNode, IssueSource, NodeKind};
+    use crate::model::insights::{IssueExample, IssueNode, IssueSource, NodeKind};
 
     fn hostile() -> SuiteInsights {
         let group = IssueGroup {

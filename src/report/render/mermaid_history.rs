@@ -12,7 +12,7 @@ use crate::report::views::HistorySeries;
 
 /// The chart, or `None` when it would not help: no band, a band of zero
 /// width (the table already says everything), or fewer than two history points.
-pub fn history_chart(m: &MetricComparison, history: &HistorySeries) -> Option<String> {
+pub(crate) fn history_chart(m: &MetricComparison, history: &HistorySeries) -> Option<String> {
     let band = m
         .sigma_band
         .as_ref()

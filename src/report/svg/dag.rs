@@ -25,7 +25,7 @@ const AGENT_COLORS: [&str; 6] = [
 ];
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DagDrawing {
+pub(crate) struct DagDrawing {
     pub width: f64,
     pub height: f64,
     pub nodes: Vec<NodeShape>,
@@ -36,7 +36,7 @@ pub struct DagDrawing {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NodeShape {
+pub(crate) struct NodeShape {
     pub id: String,
     pub x: f64,
     pub y: f64,
@@ -63,7 +63,7 @@ pub struct NodeShape {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NodeNote {
+pub(crate) struct NodeNote {
     pub x: f64,
     pub y: f64,
     pub text: String,
@@ -72,7 +72,7 @@ pub struct NodeNote {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EdgeShape {
+pub(crate) struct EdgeShape {
     pub from: String,
     pub to: String,
     /// SVG path data (numbers and commands only).
@@ -82,14 +82,14 @@ pub struct EdgeShape {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AgentKey {
+pub(crate) struct AgentKey {
     pub name: String,
     pub color: String,
 }
 
 /// Draw a case's DAG. `flags` maps step span ids to the checkpoints whose
 /// verdict cites them (e.g. the failing `P2-02`).
-pub fn draw_case(case: &CaseReport) -> DagDrawing {
+pub(crate) fn draw_case(case: &CaseReport) -> DagDrawing {
     let flags = cited_by_failures(case);
     draw(&case.steps, &case.dag.edges, case.dag.status, &flags)
 }
@@ -107,7 +107,7 @@ fn cited_by_failures(case: &CaseReport) -> BTreeMap<String, Vec<String>> {
     flags
 }
 
-pub fn draw(
+pub(crate) fn draw(
     steps: &[StepResult],
     edges: &[[String; 2]],
     status: DagStatus,
@@ -337,7 +337,7 @@ fn score(v: Option<f64>) -> String {
 }
 
 /// At most `max` characters, with an ellipsis when cut.
-pub fn clip(text: &str, max: usize) -> String {
+pub(crate) fn clip(text: &str, max: usize) -> String {
     let one_line: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })

@@ -18,7 +18,7 @@ const TOP: f64 = 8.0;
 const AXIS_H: f64 = 40.0;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ForestGroup {
+pub(crate) struct ForestGroup {
     pub caption: String,
     pub width: f64,
     pub height: f64,
@@ -36,13 +36,13 @@ pub struct ForestGroup {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Tick {
+pub(crate) struct Tick {
     pub x: f64,
     pub label: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ForestRow {
+pub(crate) struct ForestRow {
     /// Top of the row's band, its centre line, and the text baseline.
     pub top: f64,
     pub y: f64,
@@ -60,7 +60,7 @@ pub struct ForestRow {
 }
 
 /// One group per unit, in the order the metrics come (regressions first).
-pub fn forest(metrics: &[&MetricComparison], with_suite: bool) -> Vec<ForestGroup> {
+pub(crate) fn forest(metrics: &[&MetricComparison], with_suite: bool) -> Vec<ForestGroup> {
     let mut units: Vec<&'static str> = Vec::new();
     for m in metrics {
         let u = unit_of(&m.name).0;

@@ -17,7 +17,7 @@ const TOP: f64 = 10.0;
 const BOTTOM: f64 = 24.0;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HistoryChart {
+pub(crate) struct HistoryChart {
     pub width: f64,
     pub height: f64,
     pub plot_x0: f64,
@@ -40,14 +40,14 @@ pub struct HistoryChart {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Dot {
+pub(crate) struct Dot {
     pub x: f64,
     pub y: f64,
     pub title: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HeadDot {
+pub(crate) struct HeadDot {
     pub x: f64,
     pub y: f64,
     pub fired: bool,
@@ -58,7 +58,7 @@ pub struct HeadDot {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Label {
+pub(crate) struct Label {
     pub x: f64,
     pub y: f64,
     /// For y ticks: the grid line's y.
@@ -66,7 +66,7 @@ pub struct Label {
     pub text: String,
 }
 
-pub fn chart(m: &MetricComparison, history: Option<&HistorySeries>) -> HistoryChart {
+pub(crate) fn chart(m: &MetricComparison, history: Option<&HistorySeries>) -> HistoryChart {
     let f = display_factor(&m.name);
     let pts: Vec<(usize, f64)> = history.map(|h| h.points(&m.name)).unwrap_or_default();
     let n = history.map_or(0, |h| h.labels.len());

@@ -15,7 +15,7 @@
 
 /// What to lay out: `n` nodes of the given widths, edges as index pairs.
 #[derive(Debug, Clone)]
-pub struct LayoutInput {
+pub(crate) struct LayoutInput {
     pub widths: Vec<f64>,
     pub node_height: f64,
     pub edges: Vec<(usize, usize)>,
@@ -29,7 +29,7 @@ pub struct LayoutInput {
 
 /// A point in SVG user units.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Point {
+pub(crate) struct Point {
     pub x: f64,
     pub y: f64,
 }
@@ -37,7 +37,7 @@ pub struct Point {
 /// The result: node centres, one route per input edge (kept edges only, in
 /// input order), and the size of the drawing.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Layout {
+pub(crate) struct Layout {
     pub centers: Vec<Point>,
     pub layers: Vec<usize>,
     /// `(edge index in the input, points from source to target)`.
@@ -57,7 +57,7 @@ const LARGE: usize = 2_000;
 
 /// Lay out a graph. Edges naming a node out of range, self-loops and
 /// duplicates are ignored (they have no route in the result).
-pub fn layout(input: &LayoutInput) -> Layout {
+pub(crate) fn layout(input: &LayoutInput) -> Layout {
     let n = input.widths.len();
     // 1. Clean edges; orient every kept edge from the lower to the higher index.
     let mut seen = std::collections::BTreeSet::new();

@@ -4,8 +4,8 @@
 //! into SVG elements, so every label goes through the template engine's
 //! escaping.
 
-pub mod dag;
-pub mod forest;
-pub mod history;
-pub mod layout;
-pub mod scale;
+pub(crate) mod dag;
+pub(crate) mod forest;
+pub(crate) mod history;
+pub(crate) mod layout;
+pub(crate) mod scale;

@@ -4,7 +4,7 @@ use crate::model::metric_id::{MetricId, Unit};
 
 /// Maps a data interval onto a pixel interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Linear {
+pub(crate) struct Linear {
     pub d0: f64,
     pub d1: f64,
     pub r0: f64,
@@ -12,7 +12,7 @@ pub struct Linear {
 }
 
 impl Linear {
-    pub fn new(domain: (f64, f64), range: (f64, f64)) -> Self {
+    pub(crate) fn new(domain: (f64, f64), range: (f64, f64)) -> Self {
         let (mut d0, mut d1) = domain;
         if !(d0.is_finite() && d1.is_finite()) {
             (d0, d1) = (0.0, 1.0);
@@ -30,13 +30,13 @@ impl Linear {
     }
 
     /// Pixel of `v`, clamped to the range (a hostile value cannot leave the plot).
-    pub fn at(&self, v: f64) -> f64 {
+    pub(crate) fn at(&self, v: f64) -> f64 {
         let t = ((v - self.d0) / (self.d1 - self.d0)).clamp(-0.05, 1.05);
         round1(self.r0 + t * (self.r1 - self.r0))
     }
 
     /// About `count` round tick values inside the domain.
-    pub fn ticks(&self, count: usize) -> Vec<f64> {
+    pub(crate) fn ticks(&self, count: usize) -> Vec<f64> {
         let (lo, hi) = (self.d0.min(self.d1), self.d0.max(self.d1));
         let span = hi - lo;
         let raw = span / count.max(1) as f64;
@@ -61,18 +61,18 @@ impl Linear {
 }
 
 /// One decimal: coordinates stay short and byte-stable.
-pub fn round1(v: f64) -> f64 {
+pub(crate) fn round1(v: f64) -> f64 {
     (v * 10.0).round() / 10.0
 }
 
 /// Factor from stored values to displayed ones: rates (checkpoints, task
 /// success) are shown in percent.
-pub fn display_factor(metric: &str) -> f64 {
+pub(crate) fn display_factor(metric: &str) -> f64 {
     MetricId::parse(metric).unit().display_factor()
 }
 
 /// The unit group of a metric in the forest plot, and its axis caption.
-pub fn unit_of(metric: &str) -> (&'static str, &'static str) {
+pub(crate) fn unit_of(metric: &str) -> (&'static str, &'static str) {
     match MetricId::parse(metric).unit() {
         Unit::Percent | Unit::Rate => ("pp", "Δ in percentage points"),
         Unit::Usd => ("usd", "Δ in US dollars"),
@@ -82,7 +82,7 @@ pub fn unit_of(metric: &str) -> (&'static str, &'static str) {
 }
 
 /// A tick label in the display unit.
-pub fn tick_label(unit: &str, v: f64) -> String {
+pub(crate) fn tick_label(unit: &str, v: f64) -> String {
     let sign = if v < 0.0 {
         "−"
     } else if v > 0.0 {

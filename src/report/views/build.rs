@@ -26,11 +26,11 @@ use crate::model::views::{
 };
 
 /// Cases drawn in full per suite.
-pub const MAX_DETAILS: usize = 20;
+pub(crate) const MAX_DETAILS: usize = 20;
 /// Steps kept per drawn case (failing ones always).
-pub const MAX_DETAIL_STEPS: usize = 200;
+pub(crate) const MAX_DETAIL_STEPS: usize = 200;
 /// Characters kept of a note, a message or an output tail.
-pub const MAX_NOTE_CHARS: usize = 500;
+pub(crate) const MAX_NOTE_CHARS: usize = 500;
 /// A passing run report still draws this many cases (its weakest).
 const MIN_RUN_DETAILS: usize = 3;
 

@@ -3,7 +3,7 @@
 //! `report compare.json --format html` can draw them later. The size policy
 //! is in [`build`].
 
-pub mod build;
+pub(crate) mod build;
 
 pub use crate::model::views::{
     CaseDetail, CaseRow, CompareViews, HistorySeries, SuiteViews, state_code,

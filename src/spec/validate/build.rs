@@ -12,17 +12,17 @@ use super::locations::Locations;
 use super::{cases, catalog, checkpoints, gates, judge, task, workflow};
 
 /// Suite-level metric names (DESIGN §13).
-pub use crate::model::metric_id::SUITE_METRIC_NAMES as SUITE_METRICS;
+pub(crate) use crate::model::metric_id::SUITE_METRIC_NAMES as SUITE_METRICS;
 
 /// Outcome of validation: the suite when there are no errors, and every
 /// diagnostic (errors and warnings) in file order.
 #[derive(Debug)]
-pub struct Validation {
+pub(crate) struct Validation {
     pub suite: Option<Suite>,
     pub diagnostics: Vec<FileDiagnostic>,
 }
 
-pub fn validate(loaded: &LoadedSuite) -> Validation {
+pub(crate) fn validate(loaded: &LoadedSuite) -> Validation {
     let mut cx = Ctx::new(loaded);
     let locs = Locations::parse(loaded.source.inner());
     let file = &loaded.file;

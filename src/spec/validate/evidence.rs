@@ -16,7 +16,7 @@ use super::context::nearest;
 /// Warnings for pointers that no evidence file of the suite's cases has.
 /// Reads `<evidence>/<case id>.json` (or the case's `evidence:` file); a
 /// file that is not JSON is a warning of its own.
-pub fn check_evidence_pointers(loaded: &LoadedSuite) -> Vec<FileDiagnostic> {
+pub(crate) fn check_evidence_pointers(loaded: &LoadedSuite) -> Vec<FileDiagnostic> {
     let mut out = Vec::new();
     let documents = read_documents(loaded, &mut out);
     if documents.is_empty() {

@@ -20,5 +20,5 @@ mod sequence;
 mod task;
 mod workflow;
 
-pub use build::{SUITE_METRICS, Validation, validate};
-pub use evidence::check_evidence_pointers;
+pub(crate) use build::{SUITE_METRICS, validate};
+pub(crate) use evidence::check_evidence_pointers;
