@@ -4,11 +4,14 @@
 pub mod compare_junit;
 pub mod compare_markdown;
 pub mod compare_table;
-pub mod compare_text;
-pub mod fmt;
+pub(crate) mod compare_text;
+pub(crate) mod fmt;
 pub mod html;
-pub mod insights;
-pub mod mermaid_history;
+pub(crate) mod insights;
+pub(crate) mod mermaid_history;
 pub mod run_junit;
 pub mod run_markdown;
 pub mod run_table;
+
+#[cfg(test)]
+mod tests;
