@@ -79,6 +79,7 @@ fn main() {
         allow_empty: false,
         jobs: rayon::current_num_threads(),
         jobs_cap: None,
+        trials: None,
     };
     let indices: Vec<usize> = (0..suite.cases.len()).collect();
     let run = measure(runs, || {

@@ -14,6 +14,7 @@ use crate::app::cli::{CliEvalArgs, CliFailOn, CliGlobal, CliJudge, CliSuiteArgs,
 use crate::app::error::{Error, Result};
 use crate::diagnostic::{FileDiagnostic, named_source};
 use crate::llm::JudgeMode;
+use crate::runner::tiers::MAX_TRIALS;
 use crate::runner::settings::{EvalSettings, EvidenceOverride, Shard, SuiteSettings, TierChoice};
 use crate::spec::SpecError;
 use crate::spec::judge::ProviderName;
@@ -208,6 +209,14 @@ impl EvalSettings {
         if jobs == 0 {
             return Err(Error::usage("`--jobs` must be at least 1"));
         }
+        if let Some(n) = args.trials
+            && !(1..=MAX_TRIALS).contains(&n)
+        {
+            return Err(Error::usage_with_help(
+                format!("`--trials {n}` is out of range"),
+                format!("give 1 to {MAX_TRIALS} runs per case"),
+            ));
+        }
         Ok(Self {
             suite: SuiteSettings::resolve(&args.suite, config),
             traces: args.traces.clone(),
@@ -227,6 +236,7 @@ impl EvalSettings {
             allow_empty: args.allow_empty,
             jobs,
             jobs_cap,
+            trials: args.trials,
         })
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::compare::SuitePairing;
-use crate::model::metric::case_metrics;
+use crate::model::metric::case_trial_values;
 use crate::model::run::{CaseStatus, RunReport};
 
 /// Per-case metric values of both runs, restricted to paired cases.
@@ -12,8 +12,12 @@ use crate::model::run::{CaseStatus, RunReport};
 pub struct Paired {
     /// Paired case ids in head order.
     pub cases: Vec<String>,
+    /// Each case's value of every metric (its mean over trials).
     pub base: BTreeMap<String, BTreeMap<String, f64>>,
     pub head: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Each case's per-trial values of every metric (one value with one trial).
+    pub base_trials: BTreeMap<String, BTreeMap<String, Vec<f64>>>,
+    pub head_trials: BTreeMap<String, BTreeMap<String, Vec<f64>>>,
     /// Every metric name seen in either run, minus excluded checkpoints.
     pub metrics: BTreeSet<String>,
     pub pairing: SuitePairing,
@@ -36,12 +40,12 @@ impl Paired {
 pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
     let base_ids: BTreeSet<&str> = base.cases.iter().map(|c| c.id.as_str()).collect();
     let head_ids: BTreeSet<&str> = head.cases.iter().map(|c| c.id.as_str()).collect();
-    let cases: Vec<String> = head
-        .cases
-        .iter()
-        .filter(|c| base_ids.contains(c.id.as_str()))
-        .map(|c| c.id.clone())
-        .collect();
+    let cases: Vec<String> = unique(
+        head.cases
+            .iter()
+            .filter(|c| base_ids.contains(c.id.as_str()))
+            .map(|c| c.id.clone()),
+    );
 
     let base_cp: BTreeMap<&str, &str> = base
         .checkpoint_catalog
@@ -64,19 +68,33 @@ pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
         .map(|id| format!("checkpoint:{id}"))
         .collect();
 
-    let pick = |r: &RunReport| -> BTreeMap<String, BTreeMap<String, f64>> {
-        r.cases
-            .iter()
-            .filter(|c| cases.contains(&c.id))
-            .map(|c| {
-                let mut m = case_metrics(c);
-                m.retain(|k, _| !excluded.contains(k));
-                (c.id.clone(), m)
-            })
-            .collect()
+    let paired: BTreeSet<&str> = cases.iter().map(String::as_str).collect();
+    let pick = |r: &RunReport| {
+        let mut means = BTreeMap::new();
+        let mut trials = BTreeMap::new();
+        for (id, mut values) in case_trial_values(&r.cases) {
+            if !paired.contains(id.as_str()) {
+                continue;
+            }
+            values.retain(|k, _| !excluded.contains(k));
+            let m: BTreeMap<String, f64> = values
+                .iter()
+                .map(|(k, v)| {
+                    let mean = if v.len() == 1 {
+                        v[0]
+                    } else {
+                        v.iter().sum::<f64>() / v.len() as f64
+                    };
+                    (k.clone(), mean)
+                })
+                .collect();
+            means.insert(id.clone(), m);
+            trials.insert(id, values);
+        }
+        (means, trials)
     };
-    let base_values = pick(base);
-    let head_values = pick(head);
+    let (base_values, base_trials) = pick(base);
+    let (head_values, head_trials) = pick(head);
     let metrics: BTreeSet<String> = base_values
         .values()
         .chain(head_values.values())
@@ -93,18 +111,18 @@ pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
     let pairing = SuitePairing {
         suite: suite.to_owned(),
         paired_cases: cases.len(),
-        new_cases: head
-            .cases
-            .iter()
-            .filter(|c| !base_ids.contains(c.id.as_str()))
-            .map(|c| c.id.clone())
-            .collect(),
-        removed_cases: base
-            .cases
-            .iter()
-            .filter(|c| !head_ids.contains(c.id.as_str()))
-            .map(|c| c.id.clone())
-            .collect(),
+        new_cases: unique(
+            head.cases
+                .iter()
+                .filter(|c| !base_ids.contains(c.id.as_str()))
+                .map(|c| c.id.clone()),
+        ),
+        removed_cases: unique(
+            base.cases
+                .iter()
+                .filter(|c| !head_ids.contains(c.id.as_str()))
+                .map(|c| c.id.clone()),
+        ),
         new_checkpoints: head_cp
             .keys()
             .filter(|id| !base_cp.contains_key(*id))
@@ -118,19 +136,28 @@ pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
         changed_checkpoints: changed,
         spec_changed: head.spec_hash != base.spec_hash,
         config_changes,
-        failed_cases: head
-            .cases
-            .iter()
-            .filter(|c| c.status != CaseStatus::Ok)
-            .map(|c| c.id.clone())
-            .collect(),
+        failed_cases: unique(
+            head.cases
+                .iter()
+                .filter(|c| c.status != CaseStatus::Ok)
+                .map(|c| c.id.clone()),
+        ),
         ..SuitePairing::default()
     };
     Paired {
         cases,
         base: base_values,
         head: head_values,
+        base_trials,
+        head_trials,
         metrics,
         pairing,
     }
+}
+
+/// The ids in first-seen order, each once (a case with several trials has
+/// one report per trial).
+fn unique(ids: impl Iterator<Item = String>) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    ids.filter(|id| seen.insert(id.clone())).collect()
 }

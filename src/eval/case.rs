@@ -127,6 +127,7 @@ pub(crate) fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport
     CaseReport {
         id: cx.case.id.clone(),
         tags: cx.case.tags.clone(),
+        trial: 0,
         status,
         error,
         trace: info,

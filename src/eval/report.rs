@@ -122,5 +122,6 @@ pub(crate) fn aggregate(cases: &[CaseReport], checkpoints: usize) -> Aggregate {
         tool_use,
         cost,
         insights: Some(crate::insights::collect_insights(cases)),
+        trials: crate::eval::trials::trial_stats(cases),
     }
 }

@@ -57,6 +57,7 @@ fn failed_checkpoint(id: &str, notes: &str) -> CheckpointResult {
 fn case(id: &str, steps: Vec<StepResult>, checkpoints: Vec<CheckpointResult>) -> CaseReport {
     CaseReport {
         id: id.into(),
+        trial: 0,
         tags: vec![],
         status: CaseStatus::Ok,
         error: None,

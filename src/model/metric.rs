@@ -78,17 +78,68 @@ pub(crate) fn case_metrics(case: &CaseReport) -> BTreeMap<String, f64> {
     m
 }
 
-/// Suite mean of each metric over the cases where it is defined.
+/// Suite mean of each metric over the cases where it is defined. With
+/// several trials of a case, the case's value is its mean over the trials
+/// where the metric is defined, so every case weighs the same.
 pub(crate) fn suite_means(cases: &[CaseReport]) -> BTreeMap<String, f64> {
     let mut acc: BTreeMap<String, (f64, usize)> = BTreeMap::new();
-    for case in cases {
-        for (name, v) in case_metrics(case) {
-            let e = acc.entry(name).or_default();
-            e.0 += v;
-            e.1 += 1;
-        }
+    for (name, v) in case_means(cases).into_iter().flat_map(|(_, m)| m) {
+        let e = acc.entry(name).or_default();
+        e.0 += v;
+        e.1 += 1;
     }
     acc.into_iter()
         .map(|(k, (sum, n))| (k, sum / n as f64))
+        .collect()
+}
+
+/// Per-trial values of every metric of every case: case id → metric →
+/// one value per trial where it is defined (in trial order). Case ids come
+/// in the report's order.
+pub(crate) fn case_trial_values(cases: &[CaseReport]) -> Vec<(String, BTreeMap<String, Vec<f64>>)> {
+    let mut order: Vec<String> = Vec::new();
+    let mut by_case: BTreeMap<&str, Vec<&CaseReport>> = BTreeMap::new();
+    for c in cases {
+        let e = by_case.entry(c.id.as_str()).or_default();
+        if e.is_empty() {
+            order.push(c.id.clone());
+        }
+        e.push(c);
+    }
+    order
+        .into_iter()
+        .map(|id| {
+            let mut trials = by_case.remove(id.as_str()).unwrap_or_default();
+            trials.sort_by_key(|c| c.trial);
+            let mut values: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+            for t in trials {
+                for (name, v) in case_metrics(t) {
+                    values.entry(name).or_default().push(v);
+                }
+            }
+            (id, values)
+        })
+        .collect()
+}
+
+/// Each case's value of every metric: its mean over trials (with one trial,
+/// the trial's value). Case ids in the report's order.
+pub(crate) fn case_means(cases: &[CaseReport]) -> Vec<(String, BTreeMap<String, f64>)> {
+    case_trial_values(cases)
+        .into_iter()
+        .map(|(id, values)| {
+            let means = values
+                .into_iter()
+                .map(|(k, v)| {
+                    let mean = if v.len() == 1 {
+                        v[0]
+                    } else {
+                        v.iter().sum::<f64>() / v.len() as f64
+                    };
+                    (k, mean)
+                })
+                .collect();
+            (id, means)
+        })
         .collect()
 }

@@ -150,6 +150,10 @@ pub struct JudgeSummary {
     clippy::trivially_copy_pass_by_ref,
     reason = "serde's skip_serializing_if passes a reference"
 )]
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
@@ -189,6 +193,11 @@ impl fmt::Display for CaseStatus {
 pub struct CaseReport {
     pub id: String,
     pub tags: Vec<String>,
+    /// 0-based trial index: a case run `k` times has one report per trial
+    /// (`agent.trials`, `--trials`, or a replay layout of `trial-<i>/`
+    /// directories). Absent (0) with one trial.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub trial: u32,
     pub status: CaseStatus,
     /// Why a case is not `ok`: message and, in run mode, output tails.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -588,6 +597,31 @@ pub struct Aggregate {
     /// Recurring issues over the cases (`None` in reports written before them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub insights: Option<crate::model::insights::Insights>,
+    /// With more than one trial of a case: pass^k, pass@k and flakiness.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<TrialStats>,
+}
+
+/// What several trials per case say (tau-bench's pass^k and pass@k: the
+/// unbiased estimators from n trials of which c succeeded, averaged over
+/// cases: pass^k = C(c,k)/C(n,k), pass@k = 1 − C(n−c,k)/C(n,k)).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TrialStats {
+    /// Distinct cases (the report has one entry per case and trial).
+    pub cases: usize,
+    /// Trials per case: the fewest and the most.
+    pub min_trials: u32,
+    pub max_trials: u32,
+    /// The k of pass^k / pass@k: the fewest trials of any case.
+    pub k: u32,
+    /// `task_success` and `checkpoint:<id>` → pass^k (every one of k trials succeeds).
+    pub pass_hat_k: BTreeMap<String, f64>,
+    /// The same metrics → pass@k (at least one of k trials succeeds).
+    pub pass_at_k: BTreeMap<String, f64>,
+    /// Cases whose trials disagree on task success or on a checkpoint, with
+    /// what flipped: case id → metrics.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub flaky: BTreeMap<String, Vec<String>>,
 }
 
 /// Root-cause propagation statistics over the suite.

@@ -126,7 +126,7 @@ impl AgentPlan {
     }
 
     /// The process for one case: placeholders expanded, `AGENTEVAL_*` set.
-    pub(crate) fn process(&self, case_id: &str, files: &CaseFiles) -> ProcessSpec {
+    pub(crate) fn process(&self, case_id: &str, files: &CaseFiles, trial: u32) -> ProcessSpec {
         let expand = |arg: &str| expand_placeholders(arg, case_id, files);
         let mut argv = self.command.iter().map(|a| expand(a));
         let program = argv.next().unwrap_or_default();
@@ -144,6 +144,7 @@ impl AgentPlan {
             ("AGENTEVAL_INPUT_FILE".into(), files.input.clone().into()),
             ("AGENTEVAL_TRACE_FILE".into(), files.trace.clone().into()),
             ("AGENTEVAL_WORKDIR".into(), files.workdir.clone().into()),
+            ("AGENTEVAL_TRIAL".into(), trial.to_string().into()),
         ]);
         // Set after removal: a suite's own `agent.env` value is passed as written.
         let env_remove = self

@@ -39,8 +39,10 @@ struct Job {
     spec: ProcessSpec,
 }
 
-/// Run the agent for the cases of `indices` this session has not run yet,
-/// then evaluate all of them.
+/// Run the agent for the cases of `indices` this session has not run yet
+/// (in trial `trial`, 0-based), then evaluate all of them. Trial 0 uses the
+/// suite's run root; trial `t > 0` runs under `<root>/trial-<t>/` with
+/// `AGENTEVAL_TRIAL=t`, and the session keeps its runs apart.
 pub(crate) fn evaluate_run(
     suite: &Suite,
     agent: &AgentSpec,
@@ -48,6 +50,7 @@ pub(crate) fn evaluate_run(
     tier: Tier,
     settings: &EvalSettings,
     session: &RunSession,
+    trial: u32,
 ) -> Result<RunReport, RunnerError> {
     let started = Instant::now();
     let plan = AgentPlan::new(suite, agent, session.jobs_cap())?;
@@ -70,16 +73,28 @@ pub(crate) fn evaluate_run(
             );
         }
     }
-    let root = session.root(&suite.name)?;
+    let (root, key) = if trial == 0 {
+        (session.root(&suite.name)?, suite.name.clone())
+    } else {
+        (
+            session.root(&suite.name)?.join(format!("trial-{trial}")),
+            format!("{}#trial-{trial}", suite.name),
+        )
+    };
     let to_run: Vec<usize> = indices
         .iter()
         .copied()
-        .filter(|&i| session.recorded(&suite.name, &suite.cases[i].id).is_none())
+        .filter(|&i| session.recorded(&key, &suite.cases[i].id).is_none())
         .collect();
     let reused = indices.len() - to_run.len();
     let header = format!(
-        "run mode: {tier} tier of `{}`{}: {}, concurrency {}{}",
+        "run mode: {tier} tier of `{}`{}{}: {}, concurrency {}{}",
         suite.name,
+        if trial > 0 {
+            format!(" (trial {})", trial + 1)
+        } else {
+            String::new()
+        },
         settings
             .shard
             .map(|s| format!(" (shard {}/{})", s.index, s.count))
@@ -102,7 +117,7 @@ pub(crate) fn evaluate_run(
             Ok(Job {
                 index,
                 case_id: case.id.clone(),
-                spec: plan.process(&case.id, &files),
+                spec: plan.process(&case.id, &files, trial),
                 files,
             })
         })
@@ -120,13 +135,13 @@ pub(crate) fn evaluate_run(
         {
             *elapsed_ms = None;
         }
-        session.record(&suite.name, &suite.cases[index].id, outcome);
+        session.record(&key, &suite.cases[index].id, outcome);
     }
     let mut outcomes = HashMap::with_capacity(indices.len());
     for &i in indices {
         let id = &suite.cases[i].id;
         let outcome = session
-            .recorded(&suite.name, id)
+            .recorded(&key, id)
             .ok_or_else(|| RunnerError::Task {
                 case: id.clone(),
                 message: "no run was recorded".into(),

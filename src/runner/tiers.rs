@@ -14,7 +14,7 @@ use crate::compare::decide::{
 use crate::compare::engine::SuiteInput;
 use crate::dag::render_mermaid_case;
 use crate::model::compare::{CompareReport, MetricStatus, TierOutcome, Verdict, WorstCase};
-use crate::model::run::{RunReport, Tier};
+use crate::model::run::{CaseReport, RunReport, Tier};
 use crate::model::vocab::FailOn;
 use crate::output::plural;
 use crate::runner::error::RunnerError;
@@ -22,7 +22,7 @@ use crate::runner::evaluate::evaluate_replay;
 use crate::runner::run_mode::evaluate_run;
 use crate::runner::select::in_shard;
 use crate::runner::session::RunSession;
-use crate::runner::settings::{EvalSettings, TierChoice};
+use crate::runner::settings::{EvalSettings, EvidenceOverride, TierChoice};
 use crate::spec::suite::Suite;
 
 /// What the caller adds to each tier's compare report before it is kept
@@ -47,7 +47,9 @@ pub(crate) fn select(suite: &Suite, tier: Tier, settings: &EvalSettings) -> Vec<
 }
 
 /// Evaluate one tier of a suite; `None` when it selects no case. Run mode
-/// (the suite's `agent:` runs per case) unless `--traces` asks for replay.
+/// (the suite's `agent:` runs per case, `agent.trials` / `--trials` times)
+/// unless `--traces` asks for replay; replay reads one trial per
+/// `trial-<i>/` directory when the traces directory has them.
 pub(crate) fn evaluate_tier(
     suite: &Suite,
     tier: Tier,
@@ -59,10 +61,143 @@ pub(crate) fn evaluate_tier(
         return Ok(None);
     }
     let report = match (&suite.agent, &settings.traces) {
-        (Some(agent), None) => evaluate_run(suite, agent, &indices, tier, settings, session)?,
-        _ => evaluate_replay(suite, &indices, tier, settings)?,
+        (Some(agent), None) => {
+            let k = settings.trials.or(agent.trials).unwrap_or(1);
+            if !(1..=MAX_TRIALS).contains(&k) {
+                return Err(RunnerError::AgentSpec {
+                    suite: suite.name.clone(),
+                    message: format!("`agent.trials: {k}` is out of range"),
+                    help: format!("give 1 to {MAX_TRIALS} runs per case"),
+                });
+            }
+            let mut reports = Vec::with_capacity(k as usize);
+            for trial in 0..k {
+                reports.push(evaluate_run(
+                    suite, agent, &indices, tier, settings, session, trial,
+                )?);
+            }
+            combine_trials(suite, reports)?
+        }
+        _ => {
+            if settings.trials.is_some_and(|k| k > 1) {
+                return Err(RunnerError::AgentSpec {
+                    suite: suite.name.clone(),
+                    message: "`--trials` runs the agent several times, but this suite is replayed from recorded traces".into(),
+                    help: "record one directory per trial (`<traces>/trial-1/`, `<traces>/trial-2/`, …, with `<evidence>/trial-<i>/` beside them) and replay that; or drop `--trials`".into(),
+                });
+            }
+            match replay_trials(suite, settings) {
+                None => evaluate_replay(suite, &indices, tier, settings)?,
+                Some(trials) => {
+                    let mut reports = Vec::with_capacity(trials.len());
+                    for s in &trials {
+                        reports.push(evaluate_replay(suite, &indices, tier, s)?);
+                    }
+                    combine_trials(suite, reports)?
+                }
+            }
+        }
     };
     Ok(Some(report))
+}
+
+/// Most runs per case (`--trials`, `agent.trials`).
+pub(crate) const MAX_TRIALS: u32 = 100;
+
+/// The settings of each recorded trial, when the traces directory (the
+/// `--traces` override, else the suite's) holds `trial-<i>/` directories,
+/// in the order of `i`. Evidence follows: `<evidence>/trial-<i>/` when it
+/// exists, else the evidence as given.
+fn replay_trials(suite: &Suite, settings: &EvalSettings) -> Option<Vec<EvalSettings>> {
+    let traces = settings.traces.clone().unwrap_or_else(|| {
+        suite
+            .traces_dir
+            .clone()
+            .unwrap_or_else(|| suite.dir.join("traces"))
+    });
+    let mut trials: Vec<(u64, std::path::PathBuf)> = std::fs::read_dir(&traces)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let i: u64 = name.strip_prefix("trial-")?.parse().ok()?;
+            Some((i, e.path()))
+        })
+        .collect();
+    if trials.is_empty() {
+        return None;
+    }
+    trials.sort();
+    let evidence_dir = match &settings.evidence {
+        Some(EvidenceOverride::Dir(d)) => Some(d.clone()),
+        Some(EvidenceOverride::Disabled) => None,
+        None => suite.evidence_dir.clone(),
+    };
+    Some(
+        trials
+            .into_iter()
+            .map(|(i, dir)| {
+                let mut s = settings.clone();
+                s.traces = Some(dir);
+                if let Some(ev) = &evidence_dir {
+                    let per_trial = ev.join(format!("trial-{i}"));
+                    if per_trial.is_dir() {
+                        s.evidence = Some(EvidenceOverride::Dir(per_trial));
+                    }
+                }
+                s
+            })
+            .collect(),
+    )
+}
+
+/// One report from the reports of several trials: every case's trials in
+/// a row (trial index set), the aggregate recomputed over all of them, the
+/// judge's counts summed. One report passes through unchanged.
+fn combine_trials(suite: &Suite, mut reports: Vec<RunReport>) -> Result<RunReport, RunnerError> {
+    if reports.len() == 1
+        && let Some(only) = reports.pop()
+    {
+        return Ok(only);
+    }
+    let mut by_trial: Vec<std::collections::VecDeque<CaseReport>> = reports
+        .iter_mut()
+        .map(|r| std::mem::take(&mut r.cases).into())
+        .collect();
+    let order: Vec<String> = by_trial[0].iter().map(|c| c.id.clone()).collect();
+    let mut cases = Vec::new();
+    for id in &order {
+        for (t, trial) in by_trial.iter_mut().enumerate() {
+            if let Some(pos) = trial.iter().position(|c| &c.id == id)
+                && let Some(mut c) = trial.remove(pos)
+            {
+                c.trial = u32::try_from(t).unwrap_or(u32::MAX);
+                cases.push(c);
+            }
+        }
+    }
+    let judge = crate::judged::summary::merge(reports.iter().map(|r| &r.judge));
+    let mut warnings: Vec<String> = Vec::new();
+    for w in reports.iter().flat_map(|r| r.warnings.iter()) {
+        if !warnings.contains(w) {
+            warnings.push(w.clone());
+        }
+    }
+    let wall: Option<u64> = reports.iter().map(|r| r.wall_time_ms).sum();
+    let mut rest = reports.into_iter();
+    let Some(mut out) = rest.next() else {
+        return Err(RunnerError::Task {
+            case: suite.name.clone(),
+            message: "no trial was evaluated".into(),
+        });
+    };
+    out.aggregate = crate::eval::report::aggregate(&cases, suite.checkpoints.len());
+    out.cases = cases;
+    out.judge = judge;
+    out.warnings = warnings;
+    out.wall_time_ms = wall;
+    Ok(out)
 }
 
 /// The smoke tier (unless `--tier full`), then the full tier (unless `--tier smoke`, or the

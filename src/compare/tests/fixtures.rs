@@ -68,6 +68,7 @@ pub(super) fn case(
         .unwrap_or_default();
     CaseReport {
         id: id.into(),
+        trial: 0,
         tags: vec![],
         status: CaseStatus::Ok,
         error: None,

@@ -128,6 +128,7 @@ mod tests {
     fn case(status: DagStatus, steps: Vec<StepResult>, edges: &[(&str, &str)]) -> CaseReport {
         CaseReport {
             id: "c".into(),
+            trial: 0,
             tags: Vec::new(),
             status: CaseStatus::Ok,
             error: None,

@@ -38,6 +38,7 @@ fn settings(dir: &Path, shard: Option<Shard>) -> EvalSettings {
         allow_empty: true,
         jobs: 1,
         jobs_cap: None,
+        trials: None,
     }
 }
 

@@ -113,6 +113,12 @@ pub struct AgentSpec {
     /// list a name here to pass it through, e.g. `[OPENAI_API_KEY]`.
     #[serde(default)]
     pub env_passthrough: Vec<String>,
+    /// Times each case is run (default 1). Agents are stochastic: with k > 1
+    /// every trial is kept in the report (`AGENTEVAL_TRIAL` = 0 … k−1, each in
+    /// its own work directory), a case's value is its mean over trials, and
+    /// pass^k / pass@k are reported. `--trials` overrides it.
+    #[serde(default)]
+    pub trials: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

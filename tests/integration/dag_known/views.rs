@@ -57,6 +57,7 @@ fn mermaid_of_a_scored_trace_is_exact_and_matches_the_saved_case_view() {
 
     let case = CaseReport {
         id: "c".into(),
+        trial: 0,
         tags: Vec::new(),
         status: CaseStatus::Ok,
         error: None,
