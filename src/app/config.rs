@@ -14,8 +14,8 @@ use crate::app::cli::{CliEvalArgs, CliFailOn, CliGlobal, CliJudge, CliSuiteArgs,
 use crate::app::error::{Error, Result};
 use crate::diagnostic::{FileDiagnostic, named_source};
 use crate::llm::JudgeMode;
-use crate::runner::tiers::MAX_TRIALS;
 use crate::runner::settings::{EvalSettings, EvidenceOverride, Shard, SuiteSettings, TierChoice};
+use crate::runner::tiers::MAX_TRIALS;
 use crate::spec::SpecError;
 use crate::spec::judge::ProviderName;
 use crate::spec::model::FailOn;

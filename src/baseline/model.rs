@@ -59,4 +59,21 @@ pub struct HistoryLine {
     /// The update that wrote this line (see [`BaselineMeta::update`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub update: Option<u64>,
+    /// Per-case outcomes of this update (issue 20): case id → metric → the
+    /// value of each trial. Lines written before it existed have none; a
+    /// compare then tests with the baseline report's own trials only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case_values: Option<CaseValues>,
+}
+
+/// Case id → metric → one value per trial.
+pub(crate) type CaseValues = BTreeMap<String, BTreeMap<String, Vec<f64>>>;
+
+impl HistoryLine {
+    /// Whether this line describes the same agent setup as `meta`: the same
+    /// spec and config tags, so its trials are exchangeable with the
+    /// baseline's (a changed prompt or model tag starts a new history).
+    pub fn same_setup(&self, meta: &BaselineMeta) -> bool {
+        self.spec_hash == meta.spec_hash && self.config_tags == meta.config_tags
+    }
 }

@@ -217,6 +217,11 @@ pub fn write_baseline(
         config_tags: file.baseline.config_tags.clone(),
         metrics: file.report.aggregate.metrics.clone(),
         update: Some(update),
+        case_values: Some(
+            crate::model::metric::case_trial_values(&file.report.cases)
+                .into_iter()
+                .collect(),
+        ),
     });
     if history.len() > cap {
         history.drain(..history.len() - cap);
@@ -262,6 +267,7 @@ mod tests {
 
     fn line(update: Option<u64>) -> HistoryLine {
         HistoryLine {
+            case_values: None,
             updated_at: None,
             git_sha: None,
             git_ref: None,

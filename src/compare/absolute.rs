@@ -8,7 +8,10 @@ use crate::spec::model::{GatesSpec, Severity};
 
 /// Every absolute gate that `metrics` (suite means) breaches. A gated metric
 /// with no value breaches too: a gate never passes for lack of data.
-pub(crate) fn check_absolute(gates: &GatesSpec, metrics: &BTreeMap<String, f64>) -> Vec<AbsoluteBreach> {
+pub(crate) fn check_absolute(
+    gates: &GatesSpec,
+    metrics: &BTreeMap<String, f64>,
+) -> Vec<AbsoluteBreach> {
     let mut out = Vec::new();
     for (name, gate) in &gates.absolute {
         let severity = gate.severity.unwrap_or(Severity::Critical);

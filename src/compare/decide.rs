@@ -386,7 +386,7 @@ fn check_resamples(
     let m = family.len();
     let Some(alpha) = family
         .iter()
-        .filter(|&&i| metrics[i].test == Some(TestName::MonteCarloSignFlip))
+        .filter(|&&i| metrics[i].test.is_some_and(TestName::is_monte_carlo))
         .map(|&i| alpha_of(i))
         .min_by(f64::total_cmp)
     else {

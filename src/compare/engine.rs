@@ -8,10 +8,11 @@ use std::collections::BTreeMap;
 use crate::baseline::model::{BaselineMeta, HistoryLine};
 use crate::compare::error::CompareError;
 use crate::compare::pairing::{Paired, pair};
+use crate::compare::trials::{history_trials, stratified_leg};
 use crate::model::compare::{
     Direction, MetricComparison, MetricStatus, Missing, SigmaBandOut, TestName,
 };
-use crate::model::metric::{case_metrics, higher_is_better, metric_domain};
+use crate::model::metric::{case_means, higher_is_better, metric_domain};
 use crate::model::metric_id::MetricId;
 use crate::model::run::RunReport;
 use crate::spec::gates::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
@@ -134,6 +135,7 @@ pub fn suite_metrics(
         tests.insert(i, test);
     }
     let base_values = per_case_values(input.base);
+    let history = history_trials(input);
     let mut out = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
         let higher = higher_is_better(name);
@@ -146,6 +148,48 @@ pub fn suite_metrics(
         let orient = |v: f64| if higher { v } else { -v };
         let (sigma_band, sigma_note) =
             sigma_leg(input, name, higher, base_values.get(name.as_str()))?;
+        let strat = if test.is_some() {
+            stratified_leg(&paired, history.as_ref(), name, higher, &cfg, &keys[i]).map_err(
+                |source| CompareError::Stats {
+                    metric: keys[i].clone(),
+                    source,
+                },
+            )?
+        } else {
+            None
+        };
+        if let Some(s) = strat {
+            out.push(MetricComparison {
+                suite: input.suite.to_owned(),
+                name: name.clone(),
+                direction: if higher {
+                    Direction::Higher
+                } else {
+                    Direction::Lower
+                },
+                severity: input.severity(name),
+                n,
+                base_mean: Some(s.base_mean),
+                head_mean: Some(s.head_mean),
+                delta: Some(s.head_mean - s.base_mean),
+                ci95: Some(s.ci),
+                test: Some(s.test),
+                test_note: String::new(),
+                nonzero: Some(s.used.informative),
+                min_p: Some(s.min_p),
+                p_value: Some(s.p_value),
+                q_value: None,
+                missing: missing(&paired, name),
+                sigma_band,
+                sigma_note,
+                min_effect: input.min_effect(name),
+                mde: None,
+                status: MetricStatus::Unchanged,
+                localization: None,
+                trials: Some(s.used),
+            });
+            continue;
+        }
         out.push(MetricComparison {
             suite: input.suite.to_owned(),
             name: name.clone(),
@@ -186,6 +230,7 @@ pub fn suite_metrics(
                 MetricStatus::Unchanged
             },
             localization: None,
+            trials: None,
         });
     }
     Ok((paired, out))
@@ -194,8 +239,8 @@ pub fn suite_metrics(
 /// Per metric, the baseline's value in every case where it is defined.
 fn per_case_values(report: &RunReport) -> BTreeMap<String, Vec<f64>> {
     let mut out: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for case in &report.cases {
-        for (name, v) in case_metrics(case) {
+    for (_, values) in case_means(&report.cases) {
+        for (name, v) in values {
             out.entry(name).or_default().push(v);
         }
     }

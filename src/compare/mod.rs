@@ -11,3 +11,4 @@ pub(crate) mod pairing;
 pub(crate) mod preflight;
 #[cfg(test)]
 mod tests;
+pub(crate) mod trials;

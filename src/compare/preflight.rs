@@ -28,7 +28,11 @@ pub(crate) fn min_changed_cases(alpha: f64) -> usize {
 
 /// Every warning for `suite` when the gate fails at `fail_on` and a judge is (or is not)
 /// configured.
-pub(crate) fn gate_warnings(suite: &Suite, judge_configured: bool, fail_on: FailOn) -> Vec<GateWarning> {
+pub(crate) fn gate_warnings(
+    suite: &Suite,
+    judge_configured: bool,
+    fail_on: FailOn,
+) -> Vec<GateWarning> {
     let mut out = Vec::new();
     let alpha = suite.gates.alpha.unwrap_or(DEFAULT_ALPHA);
     let smoke = suite.smoke_cases().len();

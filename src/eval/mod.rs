@@ -7,5 +7,5 @@ pub(crate) mod checkpoint;
 pub(crate) mod compliance;
 pub(crate) mod metrics;
 pub(crate) mod report;
-pub(crate) mod trials;
 pub mod steps;
+pub(crate) mod trials;

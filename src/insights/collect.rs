@@ -233,7 +233,12 @@ pub(crate) fn collect_insights_of(cases: &[&CaseReport]) -> Insights {
 }
 
 /// The stable id of a group.
-pub(crate) fn group_id(source: IssueSource, label: &str, node: &IssueNode, message: &str) -> String {
+pub(crate) fn group_id(
+    source: IssueSource,
+    label: &str,
+    node: &IssueNode,
+    message: &str,
+) -> String {
     let key = format!(
         "{}\u{1f}{label}\u{1f}{}\u{1f}{message}",
         source.as_str(),

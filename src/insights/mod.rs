@@ -13,8 +13,7 @@ pub(crate) mod normalize;
 mod tests;
 
 pub(crate) use crate::model::insights::{
-    InsightStatus, Insights, IssueChange, IssueGroup,
-    IssueSummary, SuiteInsights,
+    InsightStatus, Insights, IssueChange, IssueGroup, IssueSummary, SuiteInsights,
 };
 pub(crate) use collect::{collect_insights, critiques_of_case};
 pub(crate) use diff::{GREW_MIN_CASES, GREW_MIN_SHARE, suite_insights};

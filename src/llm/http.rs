@@ -145,7 +145,10 @@ pub(crate) fn error_message(body: &str) -> String {
 }
 
 /// A header from static name and a runtime value (a key: never logged).
-pub(crate) fn header(name: &'static str, value: &str) -> Result<(HeaderName, HeaderValue), JudgeError> {
+pub(crate) fn header(
+    name: &'static str,
+    value: &str,
+) -> Result<(HeaderName, HeaderValue), JudgeError> {
     let mut v = HeaderValue::from_str(value).map_err(|_| {
         JudgeError::config(
             None,

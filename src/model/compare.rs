@@ -192,6 +192,23 @@ pub struct MetricComparison {
     pub status: MetricStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub localization: Option<Localization>,
+    /// With several trials per case or per-case history: what the stratified
+    /// test used. Absent for one trial against one trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<TrialsUsed>,
+}
+
+/// The trials behind a metric's stratified test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TrialsUsed {
+    /// Head trials over the paired cases.
+    pub head: usize,
+    /// Baseline trials over the paired cases (the baseline's and its per-case history's).
+    pub base: usize,
+    /// History updates whose per-case outcomes were used (same spec and config tags).
+    pub history_points: usize,
+    /// Cases whose trials are not all equal (the rest cannot move the test).
+    pub informative: usize,
 }
 
 impl MetricComparison {
@@ -218,6 +235,11 @@ pub enum TestName {
     MonteCarloSignFlip,
     /// No paired difference, or too few to ever reach α: left out of the family.
     NoVariation,
+    /// Several trials per case (head trials, baseline trials and per-case
+    /// history): the stratified permutation test, every arrangement counted.
+    ExactStratified,
+    /// The stratified permutation test with random arrangements.
+    MonteCarloStratified,
 }
 
 impl TestName {
@@ -226,7 +248,14 @@ impl TestName {
             Self::ExactSignFlip => "exact sign-flip",
             Self::MonteCarloSignFlip => "Monte Carlo sign-flip",
             Self::NoVariation => "no variation",
+            Self::ExactStratified => "exact stratified permutation",
+            Self::MonteCarloStratified => "Monte Carlo stratified permutation",
         }
+    }
+
+    /// Whether the p-value is a Monte Carlo estimate (its floor is `1/(B+1)`).
+    pub fn is_monte_carlo(self) -> bool {
+        matches!(self, Self::MonteCarloSignFlip | Self::MonteCarloStratified)
     }
 }
 

@@ -157,7 +157,10 @@ const SAME: [Field; 8] = [
 ];
 
 /// Merge the shard reports of `suite` into one report.
-pub(crate) fn merge_shards(suite: &Suite, shards: Vec<ShardReport>) -> Result<RunReport, MergeError> {
+pub(crate) fn merge_shards(
+    suite: &Suite,
+    shards: Vec<ShardReport>,
+) -> Result<RunReport, MergeError> {
     let mut shards = check_headers(suite, shards)?;
     shards.sort_by_key(|s| s.report.shard.map_or(0, |x| x.index));
     let first = &shards[0];

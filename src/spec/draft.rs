@@ -41,7 +41,10 @@ pub(crate) fn read_draft(path: &Path) -> Result<(String, String, Vec<Value>), Sp
     parse_text(path, &text)
 }
 
-pub(crate) fn parse_text(path: &Path, text: &str) -> Result<(String, String, Vec<Value>), SpecError> {
+pub(crate) fn parse_text(
+    path: &Path,
+    text: &str,
+) -> Result<(String, String, Vec<Value>), SpecError> {
     let source = named_source(path, text.to_owned());
     let draft: DraftFile =
         serde_saphyr::from_str_with_options(source.inner(), super::load::yaml_options()).map_err(

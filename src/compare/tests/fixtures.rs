@@ -166,6 +166,7 @@ pub(super) fn history(compliance: &[f64]) -> Vec<HistoryLine> {
                 .into_iter()
                 .collect(),
             update: None,
+            case_values: None,
         })
         .collect()
 }

@@ -112,7 +112,10 @@ impl EventLog {
         self.events.iter().position(|e| e.matches(m))
     }
 
-    pub(crate) fn matching<'a>(&'a self, m: &'a Matcher) -> impl Iterator<Item = (usize, &'a Event)> + 'a {
+    pub(crate) fn matching<'a>(
+        &'a self,
+        m: &'a Matcher,
+    ) -> impl Iterator<Item = (usize, &'a Event)> + 'a {
         self.events
             .iter()
             .enumerate()

@@ -32,7 +32,10 @@ pub(crate) fn price_for<'a>(
 }
 
 /// Compute the cost block of one trace, with warnings about unpriced models.
-pub(crate) fn cost_metrics(trace: &Trace, pricing: &BTreeMap<String, PriceSpec>) -> (Cost, Vec<String>) {
+pub(crate) fn cost_metrics(
+    trace: &Trace,
+    pricing: &BTreeMap<String, PriceSpec>,
+) -> (Cost, Vec<String>) {
     let model_spans: Vec<&Span> = trace
         .spans
         .iter()
