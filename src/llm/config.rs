@@ -19,6 +19,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::spec::judge::{JudgeConfigSpec, JudgeConfigValue, ProviderName, limits};
+use crate::spec::judge_check::{in_range, is_http_url, is_positive_usd};
 use crate::spec::suite::Suite;
 
 use super::error::JudgeError;
@@ -132,7 +133,7 @@ impl JudgeOptions {
             ));
         }
         if let Some(u) = &flags.base_url
-            && !(u.starts_with("https://") || u.starts_with("http://"))
+            && !is_http_url(u)
         {
             return Err(JudgeError::usage(
                 format!("`--judge-base-url` is `{u}`; it must start with `https://` or `http://`"),
@@ -140,7 +141,7 @@ impl JudgeOptions {
             ));
         }
         if let Some(c) = flags.max_cost_usd
-            && !(c.is_finite() && c > 0.0)
+            && !is_positive_usd(c)
         {
             return Err(JudgeError::usage(
                 format!("`--judge-max-cost` is {c}; it must be a positive number of US dollars"),
@@ -149,7 +150,7 @@ impl JudgeOptions {
         }
         if let Some(n) = flags.concurrency {
             let (lo, hi) = limits::CONCURRENCY;
-            if !(lo..=hi).contains(&n) {
+            if !in_range(n, (lo, hi)) {
                 return Err(JudgeError::usage(
                     format!("`--judge-concurrency` is {n}; it must lie between {lo} and {hi}"),
                     "the default is 8 calls in flight",

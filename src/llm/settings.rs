@@ -6,7 +6,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::spec::judge::{AuthHeader, JudgePrice, ProviderName, StructuredOutput, limits};
+use crate::spec::judge::{
+    AuthHeader, Endpoint, JudgePrice, ProviderName, StructuredOutput, limits,
+};
+use crate::spec::judge_check::is_http_url;
 use crate::spec::suite::Suite;
 
 use super::config::{ANTHROPIC_DEFAULT_URL, JudgeMode, JudgeOptions, OPENAI_DEFAULT_URL};
@@ -82,16 +85,6 @@ pub struct JudgeSettings {
     pub kappa_threshold: f64,
 }
 
-/// The provider-specific fields, from `agenteval.yaml` or a fallback entry.
-struct ProviderFields<'a> {
-    base_url: Option<&'a str>,
-    api_key_env: Option<&'a str>,
-    auth: Option<AuthHeader>,
-    api_version: Option<&'a str>,
-    structured: Option<StructuredOutput>,
-    price: Option<JudgePrice>,
-}
-
 impl JudgeSettings {
     /// The judge settings of `suite`; `None` when no judge is configured.
     /// `env` reads environment variables (injected for tests).
@@ -152,47 +145,25 @@ impl JudgeSettings {
                     .as_deref()
                     .and_then(JudgeMode::parse)
                     .is_none_or(|m| m == JudgeMode::Live(provider));
-                let fields = if applies {
-                    ProviderFields {
-                        base_url: cfg.base_url.as_deref(),
-                        api_key_env: cfg.api_key_env.as_deref(),
-                        auth: cfg.auth,
-                        api_version: cfg.api_version.as_deref(),
-                        structured: cfg.structured_output,
-                        price: cfg.price,
-                    }
+                let endpoint = if applies {
+                    cfg.endpoint()
                 } else {
-                    ProviderFields {
-                        base_url: None,
-                        api_key_env: None,
-                        auth: None,
-                        api_version: None,
-                        structured: None,
-                        price: None,
-                    }
+                    Endpoint::default()
                 };
                 let primary = provider_settings(
                     provider,
                     model,
-                    &fields,
+                    &endpoint,
                     options.flags.base_url.as_deref(),
                     options.config_path.as_deref(),
                     env,
                 )?;
                 let mut chain = vec![primary];
                 for f in &cfg.fallback {
-                    let fields = ProviderFields {
-                        base_url: f.base_url.as_deref(),
-                        api_key_env: f.api_key_env.as_deref(),
-                        auth: f.auth,
-                        api_version: f.api_version.as_deref(),
-                        structured: f.structured_output,
-                        price: f.price,
-                    };
                     chain.push(provider_settings(
                         f.provider,
                         f.model.clone().unwrap_or_default(),
-                        &fields,
+                        &f.endpoint(),
                         None,
                         options.config_path.as_deref(),
                         env,
@@ -266,7 +237,7 @@ impl JudgeSettings {
 fn provider_settings(
     provider: ProviderName,
     model: String,
-    fields: &ProviderFields<'_>,
+    fields: &Endpoint<'_>,
     flag_base_url: Option<&str>,
     config_path: Option<&Path>,
     env: &dyn Fn(&str) -> Option<String>,
@@ -286,9 +257,7 @@ fn provider_settings(
         .or_else(|| fields.base_url.map(str::to_owned))
         .unwrap_or_else(|| default_url.to_owned());
     let base_url = base_url.trim().trim_end_matches('/').to_owned();
-    if !(base_url.starts_with("https://") || base_url.starts_with("http://"))
-        || reqwest::Url::parse(&base_url).is_err()
-    {
+    if !is_http_url(&base_url) || reqwest::Url::parse(&base_url).is_err() {
         return Err(JudgeError::config(
             config_path.map(Path::to_path_buf),
             format!(
@@ -345,7 +314,7 @@ fn provider_settings(
             AuthHeader::Bearer
         }),
         api_version: fields.api_version.map(str::to_owned),
-        structured: fields.structured.unwrap_or_default(),
+        structured: fields.structured_output.unwrap_or_default(),
         price: fields.price,
     })
 }

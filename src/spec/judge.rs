@@ -12,6 +12,10 @@
 //!   retries, the fallback chain and budgets. It may also be a bare provider
 //!   name (`judge: openai`), the form earlier versions accepted.
 //!
+//! The fields both blocks take (`SamplingAndBudget`), and those the
+//! config's primary shares with each fallback (`Endpoint`), are written
+//! once, in `judge_block!`, and checked once (issue 19).
+//!
 //! Ranges are checked by `lint` (suite, exit 78) and when the config is
 //! resolved (`agenteval.yaml`, exit 78; flags, exit 64): see
 //! [`super::judge_check`].
@@ -24,62 +28,164 @@ pub use super::judge_check::{Problem, forbidden_key_env, limits};
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
-/// The suite's `judge:` block.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct JudgeSpec {
-    /// Repeats per tier-3 item (1–10, default 1); > 1 reports confidence
-    /// (range, mean, variance, HIGH/LOW).
-    #[serde(default)]
-    pub runs: Option<u32>,
-    /// Model the suite is judged with, unless `--judge-model` /
-    /// `AGENTEVAL_JUDGE_MODEL` says otherwise.
-    #[serde(default)]
-    pub model: Option<String>,
-    /// Stop calling the judge past this estimated spend (USD, > 0);
-    /// remaining items become N/A "budget exhausted". Needs a price.
-    #[serde(default)]
-    pub max_cost_usd: Option<f64>,
-    /// Stop calling the judge past this many estimated tokens (≥ 1).
-    #[serde(default)]
-    pub max_total_tokens: Option<u64>,
-    /// Sampling temperature (0–2, default 0).
-    #[serde(default)]
-    pub temperature: Option<f64>,
-    /// Longest answer in tokens (16–32768, default 1024).
-    #[serde(default)]
-    pub max_tokens: Option<u32>,
-    /// Directory (relative to the suite) whose `*.j2` files replace the
-    /// built-in prompt templates of the same name.
-    #[serde(default)]
-    pub prompts: Option<String>,
-    /// Judge cache directory, relative to the suite (default: the command's
-    /// `--judge-cache`, else `.agenteval-cache`).
-    #[serde(default)]
-    pub cache: Option<String>,
-    /// The provider and model a recorded cache was made with: what
-    /// `--judge replay` looks up.
-    #[serde(default)]
-    pub replay: Option<ReplaySpec>,
-    /// `calibrate` warns when Cohen's κ falls below this (−1–1, default 0.6).
-    #[serde(default)]
-    pub kappa_threshold: Option<f64>,
-    /// Characters of trace shown to the judge per item (1000–200000, default 12000).
-    #[serde(default)]
-    pub excerpt_chars: Option<usize>,
-    /// Judge step metrics (PLAN, TOOLSEL, PARAMGEN, SYNTH); default true.
-    #[serde(default)]
-    pub steps: Option<bool>,
-    /// Trace-level judges to run on every case (opt-in; `--trace-judges`
-    /// overrides): `gpa` scores seven dimensions 0–3 with one call per case,
-    /// each reported as the metric `gpa:<dimension>`.
-    #[serde(default)]
-    pub trace_judges: Option<Vec<TraceJudgeName>>,
-    /// Let the judge name and summarise the most widespread recurring issues
-    /// (at most 20 questions per run; default false). The grouping itself never
-    /// needs a judge.
-    #[serde(default)]
-    pub insight_summaries: Option<bool>,
+/// Declares a `judge:` block whose fields include shared groups: a line
+/// `..SamplingAndBudget,` or `..Endpoint,` expands, in place, to that
+/// group's fields (written once, here), and the block gets the group's view
+/// (`sampling_and_budget()`, `endpoint()`), which [`super::judge_check`]
+/// range-checks once for every block.
+///
+/// Not `#[serde(flatten)]`: it does not work with `deny_unknown_fields`, and
+/// it would change the "unknown field …, expected one of …" messages (which
+/// list the fields in declaration order) and the suite's JSON Schema.
+macro_rules! judge_block {
+    ($(#[$($attr:tt)*])* pub struct $name:ident { $($body:tt)* }) => {
+        judge_block!(@fields [$(#[$($attr)*])*] $name [] [] $($body)*);
+    };
+    (@fields [$($attr:tt)*] $name:ident [$($field:tt)*] [$($group:ident)*]) => {
+        $($attr)*
+        pub struct $name { $($field)* }
+        $(judge_block!(@view $name $group);)*
+    };
+    (@fields $attr:tt $name:ident [$($field:tt)*] [$($group:ident)*]
+        ..SamplingAndBudget, $($rest:tt)*) => {
+        judge_block!(@fields $attr $name [$($field)*
+            /// Stop calling the judge past this estimated spend (USD, > 0);
+            /// remaining items become N/A "budget exhausted". Needs a price.
+            #[serde(default)]
+            pub max_cost_usd: Option<f64>,
+            /// Stop calling the judge past this many estimated tokens (≥ 1).
+            #[serde(default)]
+            pub max_total_tokens: Option<u64>,
+            /// Sampling temperature (0–2, default 0).
+            #[serde(default)]
+            pub temperature: Option<f64>,
+            /// Longest answer in tokens (16–32768, default 1024).
+            #[serde(default)]
+            pub max_tokens: Option<u32>,
+        ] [$($group)* SamplingAndBudget] $($rest)*);
+    };
+    (@fields $attr:tt $name:ident [$($field:tt)*] [$($group:ident)*]
+        ..Endpoint, $($rest:tt)*) => {
+        judge_block!(@fields $attr $name [$($field)*
+            /// API root: `https://api.openai.com/v1`, `http://localhost:11434/v1`,
+            /// `https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT`,
+            /// `https://api.anthropic.com`.
+            #[serde(default)]
+            pub base_url: Option<String>,
+            /// Environment variable holding the key (default `OPENAI_API_KEY` /
+            /// `ANTHROPIC_API_KEY`). GitHub and Actions variables are refused.
+            #[serde(default)]
+            pub api_key_env: Option<String>,
+            #[serde(default)]
+            pub auth: Option<AuthHeader>,
+            /// Azure `OpenAI` `api-version` query parameter, e.g. `2024-10-21`.
+            #[serde(default)]
+            pub api_version: Option<String>,
+            #[serde(default)]
+            pub structured_output: Option<StructuredOutput>,
+            #[serde(default)]
+            pub price: Option<JudgePrice>,
+        ] [$($group)* Endpoint] $($rest)*);
+    };
+    (@fields $attr:tt $name:ident [$($field:tt)*] $groups:tt
+        $(#[$($a:tt)*])* pub $f:ident: $t:ty, $($rest:tt)*) => {
+        judge_block!(@fields $attr $name [$($field)* $(#[$($a)*])* pub $f: $t,] $groups $($rest)*);
+    };
+    (@view $name:ident SamplingAndBudget) => {
+        impl $name {
+            pub(crate) fn sampling_and_budget(&self) -> SamplingAndBudget {
+                SamplingAndBudget {
+                    max_cost_usd: self.max_cost_usd,
+                    max_total_tokens: self.max_total_tokens,
+                    temperature: self.temperature,
+                    max_tokens: self.max_tokens,
+                }
+            }
+        }
+    };
+    (@view $name:ident Endpoint) => {
+        impl $name {
+            pub(crate) fn endpoint(&self) -> Endpoint<'_> {
+                Endpoint {
+                    base_url: self.base_url.as_deref(),
+                    api_key_env: self.api_key_env.as_deref(),
+                    auth: self.auth,
+                    api_version: self.api_version.as_deref(),
+                    structured_output: self.structured_output,
+                    price: self.price,
+                }
+            }
+        }
+    };
+}
+
+/// The caps and sampling settings both `judge:` blocks take.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct SamplingAndBudget {
+    pub(crate) max_cost_usd: Option<f64>,
+    pub(crate) max_total_tokens: Option<u64>,
+    pub(crate) temperature: Option<f64>,
+    pub(crate) max_tokens: Option<u32>,
+}
+
+/// Where and how one provider is called: `agenteval.yaml`'s primary or a
+/// fallback (empty when the config names another provider).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Endpoint<'a> {
+    pub(crate) base_url: Option<&'a str>,
+    pub(crate) api_key_env: Option<&'a str>,
+    pub(crate) auth: Option<AuthHeader>,
+    pub(crate) api_version: Option<&'a str>,
+    pub(crate) structured_output: Option<StructuredOutput>,
+    pub(crate) price: Option<JudgePrice>,
+}
+
+judge_block! {
+    /// The suite's `judge:` block.
+    #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct JudgeSpec {
+        /// Repeats per tier-3 item (1–10, default 1); > 1 reports confidence
+        /// (range, mean, variance, HIGH/LOW).
+        #[serde(default)]
+        pub runs: Option<u32>,
+        /// Model the suite is judged with, unless `--judge-model` /
+        /// `AGENTEVAL_JUDGE_MODEL` says otherwise.
+        #[serde(default)]
+        pub model: Option<String>,
+        ..SamplingAndBudget,
+        /// Directory (relative to the suite) whose `*.j2` files replace the
+        /// built-in prompt templates of the same name.
+        #[serde(default)]
+        pub prompts: Option<String>,
+        /// Judge cache directory, relative to the suite (default: the command's
+        /// `--judge-cache`, else `.agenteval-cache`).
+        #[serde(default)]
+        pub cache: Option<String>,
+        /// The provider and model a recorded cache was made with: what
+        /// `--judge replay` looks up.
+        #[serde(default)]
+        pub replay: Option<ReplaySpec>,
+        /// `calibrate` warns when Cohen's κ falls below this (−1–1, default 0.6).
+        #[serde(default)]
+        pub kappa_threshold: Option<f64>,
+        /// Characters of trace shown to the judge per item (1000–200000, default 12000).
+        #[serde(default)]
+        pub excerpt_chars: Option<usize>,
+        /// Judge step metrics (PLAN, TOOLSEL, PARAMGEN, SYNTH); default true.
+        #[serde(default)]
+        pub steps: Option<bool>,
+        /// Trace-level judges to run on every case (opt-in; `--trace-judges`
+        /// overrides): `gpa` scores seven dimensions 0–3 with one call per case,
+        /// each reported as the metric `gpa:<dimension>`.
+        #[serde(default)]
+        pub trace_judges: Option<Vec<TraceJudgeName>>,
+        /// Let the judge name and summarise the most widespread recurring issues
+        /// (at most 20 questions per run; default false). The grouping itself never
+        /// needs a judge.
+        #[serde(default)]
+        pub insight_summaries: Option<bool>,
+    }
 }
 
 /// A trace-level judge.
@@ -166,74 +272,43 @@ pub struct JudgePrice {
     pub output_per_mtok: f64,
 }
 
-/// A fallback provider (the primary's fields live in [`JudgeConfigSpec`]).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ProviderSpec {
-    pub provider: ProviderName,
-    #[serde(default)]
-    pub model: Option<String>,
-    /// API root: `https://api.openai.com/v1`, `http://localhost:11434/v1`,
-    /// `https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT`,
-    /// `https://api.anthropic.com`.
-    #[serde(default)]
-    pub base_url: Option<String>,
-    /// Environment variable holding the key (default `OPENAI_API_KEY` /
-    /// `ANTHROPIC_API_KEY`). GitHub and Actions variables are refused.
-    #[serde(default)]
-    pub api_key_env: Option<String>,
-    #[serde(default)]
-    pub auth: Option<AuthHeader>,
-    /// Azure `OpenAI` `api-version` query parameter, e.g. `2024-10-21`.
-    #[serde(default)]
-    pub api_version: Option<String>,
-    #[serde(default)]
-    pub structured_output: Option<StructuredOutput>,
-    #[serde(default)]
-    pub price: Option<JudgePrice>,
+judge_block! {
+    /// A fallback provider (the primary's fields live in [`JudgeConfigSpec`]).
+    #[derive(Debug, Clone, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct ProviderSpec {
+        pub provider: ProviderName,
+        #[serde(default)]
+        pub model: Option<String>,
+        ..Endpoint,
+    }
 }
 
-/// `agenteval.yaml`'s `judge:` map.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct JudgeConfigSpec {
-    /// `none`, `openai`, `anthropic` or `replay`.
-    #[serde(default)]
-    pub provider: Option<String>,
-    #[serde(default)]
-    pub model: Option<String>,
-    #[serde(default)]
-    pub base_url: Option<String>,
-    #[serde(default)]
-    pub api_key_env: Option<String>,
-    #[serde(default)]
-    pub auth: Option<AuthHeader>,
-    #[serde(default)]
-    pub api_version: Option<String>,
-    #[serde(default)]
-    pub structured_output: Option<StructuredOutput>,
-    #[serde(default)]
-    pub price: Option<JudgePrice>,
-    /// Judge calls in flight at once (1–256, default 8).
-    #[serde(default)]
-    pub concurrency: Option<usize>,
-    /// Per-request timeout in seconds (1–600, default 60).
-    #[serde(default)]
-    pub timeout_s: Option<f64>,
-    /// Retries per call after the first attempt (0–10, default 3).
-    #[serde(default)]
-    pub retries: Option<u32>,
-    /// Providers tried in order when the primary fails.
-    #[serde(default)]
-    pub fallback: Vec<ProviderSpec>,
-    #[serde(default)]
-    pub max_cost_usd: Option<f64>,
-    #[serde(default)]
-    pub max_total_tokens: Option<u64>,
-    #[serde(default)]
-    pub temperature: Option<f64>,
-    #[serde(default)]
-    pub max_tokens: Option<u32>,
+judge_block! {
+    /// `agenteval.yaml`'s `judge:` map.
+    #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct JudgeConfigSpec {
+        /// `none`, `openai`, `anthropic` or `replay`.
+        #[serde(default)]
+        pub provider: Option<String>,
+        #[serde(default)]
+        pub model: Option<String>,
+        ..Endpoint,
+        /// Judge calls in flight at once (1–256, default 8).
+        #[serde(default)]
+        pub concurrency: Option<usize>,
+        /// Per-request timeout in seconds (1–600, default 60).
+        #[serde(default)]
+        pub timeout_s: Option<f64>,
+        /// Retries per call after the first attempt (0–10, default 3).
+        #[serde(default)]
+        pub retries: Option<u32>,
+        /// Providers tried in order when the primary fails.
+        #[serde(default)]
+        pub fallback: Vec<ProviderSpec>,
+        ..SamplingAndBudget,
+    }
 }
 
 /// `judge:` in `agenteval.yaml`: a provider name or a settings map.

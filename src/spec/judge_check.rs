@@ -1,10 +1,12 @@
 //! Range checks of the judge settings (`lint` for a suite's `judge:`, the
-//! config resolver for `agenteval.yaml`), and the limits the flags share.
-//! Every problem names its key and the allowed range.
+//! config resolver for `agenteval.yaml`), and the limits and tests the flags
+//! share. Every problem names its key and the allowed range. A field both
+//! blocks declare is checked once, on its group's view ([`SamplingAndBudget`],
+//! [`Endpoint`]), so the two blocks cannot drift apart.
 
 use std::fmt;
 
-use super::judge::{JudgeConfigSpec, JudgePrice, JudgeSpec};
+use super::judge::{Endpoint, JudgeConfigSpec, JudgePrice, JudgeSpec, SamplingAndBudget};
 
 /// Allowed ranges (inclusive), shared by `lint`, `agenteval.yaml` and the flags.
 pub mod limits {
@@ -37,6 +39,21 @@ pub struct Problem {
     pub help: String,
 }
 
+/// Whether `v` lies in `(lo, hi)`, inclusive (NaN does not).
+pub(crate) fn in_range<T: PartialOrd + Copy>(v: T, (lo, hi): (T, T)) -> bool {
+    v >= lo && v <= hi
+}
+
+/// Whether a budget in US dollars is usable: finite and above 0.
+pub(crate) fn is_positive_usd(v: f64) -> bool {
+    v.is_finite() && v > 0.0
+}
+
+/// Whether a base URL names an http(s) scheme.
+pub(crate) fn is_http_url(url: &str) -> bool {
+    url.starts_with("https://") || url.starts_with("http://")
+}
+
 fn range_problem<T: PartialOrd + fmt::Display + Copy>(
     out: &mut Vec<Problem>,
     key: &str,
@@ -45,7 +62,7 @@ fn range_problem<T: PartialOrd + fmt::Display + Copy>(
     unit: &str,
 ) {
     if let Some(v) = value
-        && !(v >= lo && v <= hi)
+        && !in_range(v, (lo, hi))
     {
         out.push(Problem {
             key: key.to_owned(),
@@ -57,7 +74,7 @@ fn range_problem<T: PartialOrd + fmt::Display + Copy>(
 
 fn positive_problem(out: &mut Vec<Problem>, key: &str, value: Option<f64>) {
     if let Some(v) = value
-        && !(v.is_finite() && v > 0.0)
+        && !is_positive_usd(v)
     {
         out.push(Problem {
             key: key.to_owned(),
@@ -129,7 +146,7 @@ fn key_env_problems(out: &mut Vec<Problem>, key: &str, value: Option<&str>) {
 
 fn url_problems(out: &mut Vec<Problem>, key: &str, value: Option<&str>) {
     if let Some(url) = value
-        && !(url.starts_with("https://") || url.starts_with("http://"))
+        && !is_http_url(url)
     {
         out.push(Problem {
             key: key.to_owned(),
@@ -139,27 +156,45 @@ fn url_problems(out: &mut Vec<Problem>, key: &str, value: Option<&str>) {
     }
 }
 
-impl JudgeSpec {
-    /// Every out-of-range value in the suite's `judge:` block (`key` is `judge.<field>`).
-    pub fn problems(&self) -> Vec<Problem> {
-        let mut out = Vec::new();
-        range_problem(&mut out, "judge.runs", self.runs, limits::RUNS, "");
+impl SamplingAndBudget {
+    /// Out-of-range values of the fields both `judge:` blocks take (`key`
+    /// is `judge.<field>` in either).
+    fn problems(&self, out: &mut Vec<Problem>) {
         range_problem(
-            &mut out,
+            out,
             "judge.temperature",
             self.temperature,
             limits::TEMPERATURE,
             "",
         );
         range_problem(
-            &mut out,
+            out,
             "judge.max_tokens",
             self.max_tokens,
             limits::MAX_TOKENS,
             " tokens",
         );
-        positive_problem(&mut out, "judge.max_cost_usd", self.max_cost_usd);
-        token_budget_problem(&mut out, "judge.max_total_tokens", self.max_total_tokens);
+        positive_problem(out, "judge.max_cost_usd", self.max_cost_usd);
+        token_budget_problem(out, "judge.max_total_tokens", self.max_total_tokens);
+    }
+}
+
+impl Endpoint<'_> {
+    /// Out-of-range values of one provider's endpoint; `key` is where it
+    /// sits (`judge`, `judge.fallback[0]`).
+    fn problems(&self, out: &mut Vec<Problem>, key: &str) {
+        url_problems(out, &format!("{key}.base_url"), self.base_url);
+        key_env_problems(out, &format!("{key}.api_key_env"), self.api_key_env);
+        price_problems(out, &format!("{key}.price"), self.price.as_ref());
+    }
+}
+
+impl JudgeSpec {
+    /// Every out-of-range value in the suite's `judge:` block (`key` is `judge.<field>`).
+    pub fn problems(&self) -> Vec<Problem> {
+        let mut out = Vec::new();
+        range_problem(&mut out, "judge.runs", self.runs, limits::RUNS, "");
+        self.sampling_and_budget().problems(&mut out);
         range_problem(
             &mut out,
             "judge.kappa_threshold",
@@ -201,9 +236,7 @@ impl JudgeConfigSpec {
                     .into(),
             });
         }
-        url_problems(&mut out, "judge.base_url", self.base_url.as_deref());
-        key_env_problems(&mut out, "judge.api_key_env", self.api_key_env.as_deref());
-        price_problems(&mut out, "judge.price", self.price.as_ref());
+        self.endpoint().problems(&mut out, "judge");
         range_problem(
             &mut out,
             "judge.concurrency",
@@ -219,31 +252,10 @@ impl JudgeConfigSpec {
             " seconds",
         );
         range_problem(&mut out, "judge.retries", self.retries, limits::RETRIES, "");
-        range_problem(
-            &mut out,
-            "judge.temperature",
-            self.temperature,
-            limits::TEMPERATURE,
-            "",
-        );
-        range_problem(
-            &mut out,
-            "judge.max_tokens",
-            self.max_tokens,
-            limits::MAX_TOKENS,
-            " tokens",
-        );
-        positive_problem(&mut out, "judge.max_cost_usd", self.max_cost_usd);
-        token_budget_problem(&mut out, "judge.max_total_tokens", self.max_total_tokens);
+        self.sampling_and_budget().problems(&mut out);
         for (i, f) in self.fallback.iter().enumerate() {
             let key = format!("judge.fallback[{i}]");
-            url_problems(&mut out, &format!("{key}.base_url"), f.base_url.as_deref());
-            key_env_problems(
-                &mut out,
-                &format!("{key}.api_key_env"),
-                f.api_key_env.as_deref(),
-            );
-            price_problems(&mut out, &format!("{key}.price"), f.price.as_ref());
+            f.endpoint().problems(&mut out, &key);
             if f.model.as_deref().is_none_or(|m| m.trim().is_empty()) {
                 out.push(Problem {
                     key: format!("{key}.model"),
