@@ -6,9 +6,12 @@
 //!
 //! Baseline trials of a case: the per-case outcomes of the last
 //! `gates.history_window` history lines that describe the same setup as the
-//! baseline (same spec hash and config tags: earlier versions of main that
-//! changed the agent are not exchangeable with it), else the baseline
-//! report's own trials.
+//! baseline (same spec hash and the same, non-empty config tags), else the
+//! baseline report's own trials. Earlier versions of main that changed the
+//! agent are not exchangeable with it (pooling them gave false-alarm rates
+//! up to 0.15 in simulation), and only the config tags (`model`, `prompt`,
+//! … via `config_tags:` or `--tag`) can say that the agent did not change:
+//! without tags, history is not pooled.
 
 use std::collections::BTreeMap;
 
@@ -26,7 +29,7 @@ pub(crate) fn history_trials(input: &SuiteInput<'_>) -> Option<(CaseValues, usiz
     let eligible: Vec<&CaseValues> = input
         .history
         .iter()
-        .filter(|h| h.same_setup(input.meta))
+        .filter(|h| !input.meta.config_tags.is_empty() && h.same_setup(input.meta))
         .filter_map(|h| h.case_values.as_ref())
         .collect();
     let window = input.history_window().max(1);

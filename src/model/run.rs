@@ -154,6 +154,10 @@ fn is_zero_u32(n: &u32) -> bool {
     *n == 0
 }
 
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }

@@ -60,41 +60,38 @@ pub(crate) fn evaluate_tier(
     if indices.is_empty() {
         return Ok(None);
     }
-    let report = match (&suite.agent, &settings.traces) {
-        (Some(agent), None) => {
-            let k = settings.trials.or(agent.trials).unwrap_or(1);
-            if !(1..=MAX_TRIALS).contains(&k) {
-                return Err(RunnerError::AgentSpec {
-                    suite: suite.name.clone(),
-                    message: format!("`agent.trials: {k}` is out of range"),
-                    help: format!("give 1 to {MAX_TRIALS} runs per case"),
-                });
-            }
-            let mut reports = Vec::with_capacity(k as usize);
-            for trial in 0..k {
-                reports.push(evaluate_run(
-                    suite, agent, &indices, tier, settings, session, trial,
-                )?);
-            }
-            combine_trials(suite, reports)?
+    let report = if let (Some(agent), None) = (&suite.agent, &settings.traces) {
+        let k = settings.trials.or(agent.trials).unwrap_or(1);
+        if !(1..=MAX_TRIALS).contains(&k) {
+            return Err(RunnerError::AgentSpec {
+                suite: suite.name.clone(),
+                message: format!("`agent.trials: {k}` is out of range"),
+                help: format!("give 1 to {MAX_TRIALS} runs per case"),
+            });
         }
-        _ => {
-            if settings.trials.is_some_and(|k| k > 1) {
-                return Err(RunnerError::AgentSpec {
-                    suite: suite.name.clone(),
-                    message: "`--trials` runs the agent several times, but this suite is replayed from recorded traces".into(),
-                    help: "record one directory per trial (`<traces>/trial-1/`, `<traces>/trial-2/`, …, with `<evidence>/trial-<i>/` beside them) and replay that; or drop `--trials`".into(),
-                });
-            }
-            match replay_trials(suite, settings) {
-                None => evaluate_replay(suite, &indices, tier, settings)?,
-                Some(trials) => {
-                    let mut reports = Vec::with_capacity(trials.len());
-                    for s in &trials {
-                        reports.push(evaluate_replay(suite, &indices, tier, s)?);
-                    }
-                    combine_trials(suite, reports)?
+        let mut reports = Vec::with_capacity(k as usize);
+        for trial in 0..k {
+            reports.push(evaluate_run(
+                suite, agent, &indices, tier, settings, session, trial,
+            )?);
+        }
+        combine_trials(suite, reports)?
+    } else {
+        if settings.trials.is_some_and(|k| k > 1) {
+            return Err(RunnerError::AgentSpec {
+                suite: suite.name.clone(),
+                message: "`--trials` runs the agent several times, but this suite is replayed from recorded traces".into(),
+                help: "record one directory per trial (`<traces>/trial-1/`, `<traces>/trial-2/`, …, with `<evidence>/trial-<i>/` beside them) and replay that; or drop `--trials`".into(),
+            });
+        }
+        match replay_trials(suite, settings) {
+            None => evaluate_replay(suite, &indices, tier, settings)?,
+            Some(trials) => {
+                let mut reports = Vec::with_capacity(trials.len());
+                for s in &trials {
+                    reports.push(evaluate_replay(suite, &indices, tier, s)?);
                 }
+                combine_trials(suite, reports)?
             }
         }
     };

@@ -1,4 +1,5 @@
-//! Statistics: the sign-flip permutation test, the paired bootstrap, Benjamini–Hochberg, the historical 2σ band, the minimum
+//! Statistics: the sign-flip permutation test, the stratified permutation test for several
+//! trials per case, the paired bootstrap, Benjamini–Hochberg, the historical 2σ band, the minimum
 //! detectable effect and MAD outliers (DESIGN §8, STYLE §4). Pure and synchronous: no I/O.
 
 mod bootstrap;
@@ -14,6 +15,7 @@ mod rng;
 mod sampler;
 mod sigma;
 mod signflip;
+mod strata;
 
 pub use bootstrap::{
     PairedBootstrap, paired_bootstrap, paired_bootstrap_many, try_paired_bootstrap,
@@ -32,3 +34,7 @@ pub use sigma::{
     SigmaUnavailable, fires, sigma_band,
 };
 pub use signflip::{EXACT_MAX_K, SignFlip, SignFlipMethod, sign_flip_test};
+pub use strata::{
+    ENUMERATE_MAX, PRIOR_DF, StrataCi, StrataMethod, StrataTest, Stratum, stratified_ci,
+    stratified_test,
+};
