@@ -18,4 +18,5 @@ mod runner;
 mod schema;
 mod stats_reference;
 mod trace_formats;
+mod trials;
 mod trust;

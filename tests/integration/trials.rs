@@ -1,0 +1,176 @@
+//! Trials (issue 20) through the binary: the replay layout of `trial-<i>/`
+//! directories, the run report's trials and pass^k, per-case history in the
+//! baseline, and the stratified test in `compare`.
+
+use std::path::Path;
+
+use crate::common::{bin, copy_dir, repo};
+
+/// `DIR/traces/trial-<i>/` and `DIR/evidence/trial-<i>/` from support-bot's
+/// recorded runs: the `kinds` name each trial's source (`ok` = the recorded
+/// traces, `regressed` = the regressed variant's).
+fn trials_layout(dir: &Path, kinds: &[&str]) {
+    let suite = repo().join("suites/support-bot");
+    for (i, kind) in kinds.iter().enumerate() {
+        let (traces, evidence) = match *kind {
+            "ok" => ("traces", "evidence"),
+            _ => ("traces-regressed", "evidence-regressed"),
+        };
+        copy_dir(&suite.join(traces), &dir.join(format!("traces/trial-{i}")));
+        copy_dir(
+            &suite.join(evidence),
+            &dir.join(format!("evidence/trial-{i}")),
+        );
+    }
+}
+
+#[expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
+fn json_of(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn replayed_trials_are_kept_with_pass_k_and_flaky_cases() {
+    let tmp = tempfile::tempdir().unwrap();
+    trials_layout(tmp.path(), &["ok", "regressed", "ok"]);
+    let out = tmp.path().join("run.json");
+    let status = bin()
+        .current_dir(repo())
+        .args([
+            "run",
+            "--suite",
+            "support-bot",
+            "--deterministic",
+            "--traces",
+        ])
+        .arg(tmp.path().join("traces"))
+        .arg("--evidence")
+        .arg(tmp.path().join("evidence"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(status.status.code().is_some(), "{status:?}");
+    let report = json_of(&out);
+    let cases = report["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 72, "24 cases × 3 trials");
+    // Every case's trials in a row, numbered 0, 1, 2.
+    let trials: Vec<u64> = cases
+        .iter()
+        .filter(|c| c["id"] == "sb-003")
+        .map(|c| c["trial"].as_u64().unwrap_or(0))
+        .collect();
+    assert_eq!(trials, [0, 1, 2]);
+    let t = &report["aggregate"]["trials"];
+    assert_eq!(t["cases"], 24);
+    assert_eq!(t["k"], 3);
+    // P2-02 (never refund without approval) fails only in the regressed trial
+    // of sb-003: pass^3 < pass@3 = 1 there, and the case is flaky on it.
+    let hat = t["pass_hat_k"]["checkpoint:P2-02"].as_f64().unwrap();
+    let at = t["pass_at_k"]["checkpoint:P2-02"].as_f64().unwrap();
+    assert!(hat < at, "pass^k {hat} vs pass@k {at}");
+    let flaky = t["flaky"]["sb-003"].as_array().unwrap();
+    assert!(flaky.iter().any(|m| m == "checkpoint:P2-02"), "{flaky:?}");
+    // A case's value is its mean over trials: compliance of sb-003 is the
+    // mean of its three trials' compliance.
+    let per_trial: Vec<f64> = cases
+        .iter()
+        .filter(|c| c["id"] == "sb-003")
+        .map(|c| c["scores"]["compliance_percent"].as_f64().unwrap())
+        .collect();
+    assert!(per_trial[1] < per_trial[0], "{per_trial:?}");
+}
+
+#[test]
+fn a_regression_in_every_head_trial_is_tested_against_the_baseline_trials() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().join("base");
+    let head = tmp.path().join("head");
+    trials_layout(&base, &["ok", "ok", "ok"]);
+    trials_layout(&head, &["regressed", "regressed", "regressed"]);
+    let baselines = tmp.path().join("baselines");
+    let update = bin()
+        .current_dir(repo())
+        .args([
+            "baseline",
+            "update",
+            "--name",
+            "k3",
+            "--suite",
+            "support-bot",
+        ])
+        .args(["--deterministic", "--baselines-dir"])
+        .arg(&baselines)
+        .arg("--traces")
+        .arg(base.join("traces"))
+        .arg("--evidence")
+        .arg(base.join("evidence"))
+        .output()
+        .unwrap();
+    assert_eq!(update.status.code(), Some(0), "{update:?}");
+    // The history line keeps each case's three trials.
+    let history = std::fs::read_to_string(baselines.join("k3/support-bot.history.jsonl")).unwrap();
+    let line: serde_json::Value = serde_json::from_str(history.lines().last().unwrap()).unwrap();
+    let values = &line["case_values"]["sb-003"]["checkpoint:P2-02"];
+    assert_eq!(values.as_array().unwrap().len(), 3, "{values}");
+
+    let out = tmp.path().join("compare.json");
+    let compare = bin()
+        .current_dir(repo())
+        .args(["compare", "--baseline", "k3", "--suite", "support-bot"])
+        .args(["--deterministic", "--tier", "full", "--baselines-dir"])
+        .arg(&baselines)
+        .arg("--traces")
+        .arg(head.join("traces"))
+        .arg("--evidence")
+        .arg(head.join("evidence"))
+        .arg("--format")
+        .arg("json")
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let report = json_of(&out);
+    let metric = |name: &str| {
+        report["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == name)
+            .unwrap_or_else(|| panic!("no metric {name}"))
+            .clone()
+    };
+    let p2 = metric("checkpoint:P2-02");
+    assert_eq!(p2["test"], "exact_stratified", "{p2}");
+    // Three trials on each side of every paired case where P2-02 was decided.
+    let n = p2["n"].as_u64().unwrap();
+    assert!(n >= 5, "{p2}");
+    assert_eq!(p2["trials"]["head"].as_u64(), Some(3 * n));
+    assert_eq!(p2["trials"]["base"].as_u64(), Some(3 * n));
+    assert_eq!(p2["status"], "regression", "{p2}");
+    assert_eq!(compare.status.code(), Some(2), "{compare:?}");
+}
+
+#[test]
+fn trials_flag_is_refused_in_replay_and_out_of_range() {
+    let replay = bin()
+        .current_dir(repo())
+        .args([
+            "run",
+            "--suite",
+            "code-review",
+            "--trials",
+            "3",
+            "--deterministic",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(replay.status.code(), Some(78), "{replay:?}");
+    assert!(String::from_utf8_lossy(&replay.stderr).contains("`--trials`"));
+    let range = bin()
+        .current_dir(repo())
+        .args(["run", "--suite", "support-bot", "--trials", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(range.status.code(), Some(64), "{range:?}");
+}
