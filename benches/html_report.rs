@@ -17,18 +17,18 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use agenteval_gate::baseline::store::{read_baseline, read_history};
-use agenteval_gate::compare::decide::{AlphaPlan, CompareOptions, compare};
-use agenteval_gate::compare::engine::SuiteInput;
-use agenteval_gate::model::run::{RunReport, Tier};
+use agenteval_gate::baseline::{read_baseline, read_history};
+use agenteval_gate::compare::SuiteInput;
+use agenteval_gate::compare::{AlphaPlan, CompareOptions, compare};
+use agenteval_gate::model::{RunReport, Tier};
 use agenteval_gate::output::to_json;
-use agenteval_gate::report::render::compare_markdown::render_compare_markdown;
-use agenteval_gate::report::render::html::{render_compare_html, render_run_html};
-use agenteval_gate::report::views::compare_views;
-use agenteval_gate::runner::evaluate::evaluate_replay;
-use agenteval_gate::runner::settings::{EvalSettings, EvidenceOverride, SuiteSettings, TierChoice};
-use agenteval_gate::spec::discover::load_checked;
-use agenteval_gate::spec::model::FailOn;
+use agenteval_gate::report::compare_views;
+use agenteval_gate::report::render_compare_markdown;
+use agenteval_gate::report::{render_compare_html, render_run_html};
+use agenteval_gate::runner::evaluate_replay;
+use agenteval_gate::runner::{EvalSettings, EvidenceOverride, SuiteSettings, TierChoice};
+use agenteval_gate::spec::FailOn;
+use agenteval_gate::spec::load_checked;
 
 fn main() {
     let args: Vec<String> = std::env::args()
@@ -55,7 +55,7 @@ fn main() {
             repo.join("suites/support-bot/evidence-regressed"),
         )),
         tier: TierChoice::Full,
-        judge_run: agenteval_gate::judged::tier::JudgeRun::default(),
+        judge_run: agenteval_gate::judged::JudgeRun::default(),
         seed: 42,
         deterministic: true,
         shard: None,

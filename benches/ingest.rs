@@ -24,10 +24,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use agenteval_gate::model::run::Tier;
-use agenteval_gate::runner::evaluate::evaluate_replay;
-use agenteval_gate::runner::settings::{EvalSettings, SuiteSettings, TierChoice};
-use agenteval_gate::spec::discover::load_checked;
+use agenteval_gate::model::Tier;
+use agenteval_gate::runner::evaluate_replay;
+use agenteval_gate::runner::{EvalSettings, SuiteSettings, TierChoice};
+use agenteval_gate::spec::load_checked;
 
 fn main() {
     let args: Vec<String> = std::env::args()
@@ -71,7 +71,7 @@ fn main() {
         traces: None,
         evidence: None,
         tier: TierChoice::Full,
-        judge_run: agenteval_gate::judged::tier::JudgeRun::default(),
+        judge_run: agenteval_gate::judged::JudgeRun::default(),
         seed: 42,
         deterministic: true,
         shard: None,
@@ -105,7 +105,7 @@ fn main() {
 
 /// Parse + DAG + rules scores of one `n`-span chain; prints the median.
 fn deep_chain(n: usize, runs: usize) {
-    use agenteval_gate::eval::steps::{
+    use agenteval_gate::eval::{
         RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
     };
     let bytes = chain_trace(n).into_bytes();

@@ -22,16 +22,16 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agenteval_gate::judged::answer::{AnswerFormat, Outcome, Request};
-use agenteval_gate::llm::budget::Budget;
-use agenteval_gate::llm::cache::Cache;
-use agenteval_gate::llm::config::{JudgeMode, ProviderSettings};
-use agenteval_gate::llm::openai::OpenAiJudge;
-use agenteval_gate::llm::pipeline::Engine;
-use agenteval_gate::llm::prompts::Prompt;
-use agenteval_gate::llm::provider::{Judge, Params};
-use agenteval_gate::llm::retry::RetryPolicy;
-use agenteval_gate::spec::judge::{AuthHeader, ProviderName, StructuredOutput};
+use agenteval_gate::judged::{AnswerFormat, Outcome, Request};
+use agenteval_gate::llm::Budget;
+use agenteval_gate::llm::Cache;
+use agenteval_gate::llm::Engine;
+use agenteval_gate::llm::OpenAiJudge;
+use agenteval_gate::llm::Prompt;
+use agenteval_gate::llm::RetryPolicy;
+use agenteval_gate::llm::{Judge, Params};
+use agenteval_gate::llm::{JudgeMode, ProviderSettings};
+use agenteval_gate::spec::{AuthHeader, ProviderName, StructuredOutput};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const ANSWER: &str =

@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    match agenteval_gate::baseline::store::parse_baseline(path, text) {
+    match agenteval_gate::baseline::parse_baseline(path, text) {
         Ok(file) => agenteval_gate_fuzz::run_renderers(&file.report),
         Err(e) => {
             agenteval_gate_fuzz::render_error(&e);

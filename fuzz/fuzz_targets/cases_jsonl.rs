@@ -9,7 +9,7 @@ const SUITE: &str = "suite: fuzz\nspec_version: \"1\"\ntools:\n  - name: lookup\
 fuzz_target!(|data: &[u8]| {
     let path = agenteval_gate_fuzz::file("suite.yaml", SUITE.as_bytes());
     agenteval_gate_fuzz::file("cases.jsonl", data);
-    if let Err(e) = agenteval_gate::spec::discover::load_checked(&path) {
+    if let Err(e) = agenteval_gate::spec::load_checked(&path) {
         agenteval_gate_fuzz::render_error(&e);
     }
 });

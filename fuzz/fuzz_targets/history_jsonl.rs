@@ -17,10 +17,10 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    match agenteval_gate::baseline::store::parse_history(path, &text) {
+    match agenteval_gate::baseline::parse_history(path, &text) {
         Ok(lines) => {
             let n = lines.len();
-            assert!(agenteval_gate::baseline::store::committed_history(lines, None).len() <= n);
+            assert!(agenteval_gate::baseline::committed_history(lines, None).len() <= n);
         }
         Err(e) => {
             agenteval_gate_fuzz::render_error(&e);

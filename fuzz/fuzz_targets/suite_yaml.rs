@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let path = agenteval_gate_fuzz::file("suite.yaml", data);
-    match agenteval_gate::spec::discover::load_checked(&path) {
+    match agenteval_gate::spec::load_checked(&path) {
         Ok(checked) => {
             for w in &checked.warnings {
                 agenteval_gate_fuzz::render_error(w);

@@ -10,10 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use agenteval_gate::eval::steps::{
-    RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
-};
-use agenteval_gate::output::escape::is_workflow_command;
+use agenteval_gate::eval::{RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps};
+use agenteval_gate::output::is_workflow_command;
 use agenteval_gate::trace::{Trace, TraceFormat};
 
 /// Render `error` as the binary does on stderr.
@@ -49,7 +47,7 @@ pub fn file(name: &str, data: &[u8]) -> PathBuf {
 /// What a terminal or CI log gets when `text` is printed (the stream
 /// guard of `write_stdout`): no workflow command, no control character.
 pub fn assert_inert(text: &str) {
-    use agenteval_gate::output::escape::{terminal_text, workflow_guard};
+    use agenteval_gate::output::{terminal_text, workflow_guard};
     let printed = terminal_text(text);
     let text = workflow_guard(&printed);
     for line in text.lines() {
@@ -97,7 +95,7 @@ fn pipeline(trace: &Trace) {
 }
 
 /// Every renderer of a run report.
-pub fn run_renderers(report: &agenteval_gate::model::run::RunReport) {
+pub fn run_renderers(report: &agenteval_gate::model::RunReport) {
     use agenteval_gate::report::render::{run_junit, run_markdown, run_table};
     let table = run_table::render_run_table(report);
     assert_inert(&table);
@@ -111,7 +109,7 @@ pub fn run_renderers(report: &agenteval_gate::model::run::RunReport) {
 }
 
 /// Every renderer of a compare report, and the comment as posted.
-pub fn compare_renderers(report: &agenteval_gate::model::compare::CompareReport) {
+pub fn compare_renderers(report: &agenteval_gate::model::CompareReport) {
     use agenteval_gate::report::render::{compare_junit, compare_markdown, compare_table};
     let md = compare_markdown::render_compare_markdown(report);
     assert!(!md.contains("<!-- agenteval-gate"), "a marker from data");

@@ -6,7 +6,14 @@ mod error;
 pub(crate) mod model;
 pub(crate) mod name;
 pub(crate) mod source;
-pub mod store;
+pub(crate) mod store;
 
 pub use error::BaselineError;
 pub use name::{NameKind, check_name};
+
+// The API the integration tests, benches and fuzz targets use.
+pub use store::committed_history;
+pub use store::parse_baseline;
+pub use store::parse_history;
+pub use store::read_baseline;
+pub use store::read_history;

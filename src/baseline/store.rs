@@ -26,13 +26,13 @@ use crate::interrupt::{Graceful, INTERRUPTED_WARNING};
 use crate::spec::load::strip_json_location;
 
 /// Default number of history lines kept per suite (defined with the other gate limits).
-pub use crate::spec::gates::DEFAULT_HISTORY_CAP;
+pub(crate) use crate::spec::gates::DEFAULT_HISTORY_CAP;
 
-pub fn baseline_path(dir: &Path, name: &str, suite: &str) -> PathBuf {
+pub(crate) fn baseline_path(dir: &Path, name: &str, suite: &str) -> PathBuf {
     dir.join(name).join(format!("{suite}.json"))
 }
 
-pub fn history_path(dir: &Path, name: &str, suite: &str) -> PathBuf {
+pub(crate) fn history_path(dir: &Path, name: &str, suite: &str) -> PathBuf {
     dir.join(name).join(format!("{suite}.history.jsonl"))
 }
 
@@ -151,7 +151,7 @@ pub fn committed_history(
 
 /// The committed pair of `<name>/<suite>`: the baseline and its history;
 /// `None` when there is no baseline file.
-pub fn read_pair(
+pub(crate) fn read_pair(
     dir: &Path,
     name: &str,
     suite: &str,
@@ -169,7 +169,7 @@ pub fn read_pair(
 /// Write the baseline file and append to the history (keeping the last
 /// `cap` lines) as one unit (see the module docs). Returns the baseline's
 /// path and the number of history points.
-pub fn write_baseline(
+pub(crate) fn write_baseline(
     dir: &Path,
     file: &BaselineFile,
     cap: usize,
@@ -248,7 +248,7 @@ pub fn write_baseline(
 }
 
 /// Baseline names under `dir` (sub-directories with a valid name), sorted.
-pub fn list_names(dir: &Path) -> Vec<String> {
+pub(crate) fn list_names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()

@@ -52,7 +52,7 @@ use crate::spec::model::{FailOn, Severity, UnevaluatedPolicy};
 use crate::stats::{DEFAULT_K_SIGMA, benjamini_hochberg};
 
 /// Share of α the smoke tier of a progressive compare may spend.
-pub const SMOKE_ALPHA_SHARE: f64 = 0.2;
+pub(crate) const SMOKE_ALPHA_SHARE: f64 = 0.2;
 
 /// Which α a compare tests at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -331,7 +331,11 @@ pub fn compare(
 
 /// The report when no selected suite has a baseline yet (a repository's first pull request):
 /// nothing to compare, so the gate passes and says how the baseline gets created.
-pub fn no_baseline_report(baseline: &str, fail_on: FailOn, suites: &[String]) -> CompareReport {
+pub(crate) fn no_baseline_report(
+    baseline: &str,
+    fail_on: FailOn,
+    suites: &[String],
+) -> CompareReport {
     CompareReport {
         schema_version: COMPARE_REPORT_SCHEMA_VERSION,
         tool_version: crate::VERSION.to_owned(),
@@ -405,7 +409,7 @@ fn check_resamples(
 }
 
 /// Whether the smoke tier found a regression that fails the gate: the progressive run stops.
-pub fn smoke_stops(report: &CompareReport, fail_on_of: impl Fn(&str) -> FailOn) -> bool {
+pub(crate) fn smoke_stops(report: &CompareReport, fail_on_of: impl Fn(&str) -> FailOn) -> bool {
     report
         .metrics
         .iter()
@@ -413,13 +417,13 @@ pub fn smoke_stops(report: &CompareReport, fail_on_of: impl Fn(&str) -> FailOn) 
 }
 
 /// Whether the smoke tier could have stopped the run: it then spent its share of α.
-pub fn smoke_spent_alpha(smoke: &CompareReport) -> bool {
+pub(crate) fn smoke_spent_alpha(smoke: &CompareReport) -> bool {
     smoke.family.size > 0
 }
 
 /// Whether `suite` failed in this report: a regression at or above its `fail_on`, a failing
 /// absolute breach, or an unevaluated checkpoint under `gates.unevaluated: fail`.
-pub fn suite_fails(report: &CompareReport, suite: &str, fail_on: FailOn) -> bool {
+pub(crate) fn suite_fails(report: &CompareReport, suite: &str, fail_on: FailOn) -> bool {
     report.metrics.iter().any(|m| {
         m.suite == suite && m.status == MetricStatus::Regression && fail_on.fails(m.severity)
     }) || report

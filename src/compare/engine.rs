@@ -80,7 +80,7 @@ impl SuiteInput<'_> {
 /// Phase 1 for one suite: the pairing and one [`MetricComparison`] per metric, with every
 /// number filled in and the status, q-value and localization left for [`super::decide`]
 /// (status `unchanged`, or `insufficient_data` below `min_cases`).
-pub fn suite_metrics(
+pub(crate) fn suite_metrics(
     input: &SuiteInput<'_>,
     resamples: u32,
     seed: u64,

@@ -3,8 +3,8 @@
 
 pub(crate) mod absolute;
 pub(crate) mod coverage;
-pub mod decide;
-pub mod engine;
+pub(crate) mod decide;
+pub(crate) mod engine;
 pub(crate) mod error;
 pub(crate) mod localize;
 pub(crate) mod pairing;
@@ -12,3 +12,9 @@ pub(crate) mod preflight;
 #[cfg(test)]
 mod tests;
 pub(crate) mod trials;
+
+// The API the integration tests, benches and fuzz targets use.
+pub use decide::AlphaPlan;
+pub use decide::CompareOptions;
+pub use decide::compare;
+pub use engine::SuiteInput;

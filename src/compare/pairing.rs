@@ -9,7 +9,7 @@ use crate::model::run::{CaseStatus, RunReport};
 
 /// Per-case metric values of both runs, restricted to paired cases.
 #[derive(Debug, Clone, Default)]
-pub struct Paired {
+pub(crate) struct Paired {
     /// Paired case ids in head order.
     pub cases: Vec<String>,
     /// Each case's value of every metric (its mean over trials).
@@ -25,7 +25,7 @@ pub struct Paired {
 
 impl Paired {
     /// `(case, base, head)` for every paired case where `metric` is defined in both runs.
-    pub fn values(&self, metric: &str) -> Vec<(&str, f64, f64)> {
+    pub(crate) fn values(&self, metric: &str) -> Vec<(&str, f64, f64)> {
         self.cases
             .iter()
             .filter_map(|c| {

@@ -7,5 +7,14 @@ pub(crate) mod checkpoint;
 pub(crate) mod compliance;
 pub(crate) mod metrics;
 pub(crate) mod report;
-pub mod steps;
+pub(crate) mod steps;
 pub(crate) mod trials;
+
+// The API the integration tests, benches and fuzz targets use.
+pub use steps::catalog::ToolCatalog;
+pub use steps::evaluate::StepContext;
+pub use steps::evaluate::StepEvaluation;
+pub use steps::evaluate::evaluate_steps;
+pub use steps::rules::RulesScorer;
+pub use steps::settings::StepSettings;
+pub use steps::taxonomy::Failure;

@@ -32,7 +32,7 @@ pub type Request = crate::llm::Request<AnswerFormat>;
 pub type Outcome = crate::llm::Outcome<Parsed>;
 
 /// Longest note kept from an answer.
-pub const NOTES_CHARS: usize = 1_000;
+pub(crate) const NOTES_CHARS: usize = 1_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AnswerFormat {

@@ -13,7 +13,7 @@
 //! strict parser, and a new `questions` function: the cache, the budget,
 //! retries, fallback and the `judge_error` accounting come with the engine.
 
-pub mod answer;
+pub(crate) mod answer;
 pub mod calibrate;
 pub(crate) mod excerpt;
 pub(crate) mod gpa;
@@ -23,4 +23,12 @@ pub(crate) mod rca;
 mod rca_answer;
 pub(crate) mod rubric;
 pub(crate) mod summary;
-pub mod tier;
+pub(crate) mod tier;
+
+// The API the integration tests, benches and fuzz targets use.
+pub use answer::AnswerFormat;
+pub use answer::JudgedState;
+pub use answer::Outcome;
+pub use answer::Parsed;
+pub use answer::Request;
+pub use tier::JudgeRun;

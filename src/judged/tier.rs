@@ -175,7 +175,7 @@ impl SuiteJudge {
 }
 
 /// Why a question has no answer, as an N/A reason.
-pub fn reason(outcome: &Outcome) -> Option<String> {
+pub(crate) fn reason(outcome: &Outcome) -> Option<String> {
     match outcome {
         Outcome::Answered(_) => None,
         Outcome::Failed(e) => Some(format!("judge_error: {}", e.class())),

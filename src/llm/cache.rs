@@ -29,7 +29,7 @@ use super::prompts::Prompt;
 use super::provider::{JudgeIdentity, Params};
 
 /// Subdirectory and format version of entries.
-pub const CACHE_SUBDIR: &str = "judge-v1";
+pub(crate) const CACHE_SUBDIR: &str = "judge-v1";
 const KEY_TAG: &[u8] = b"agenteval-gate judge cache v1";
 const ENTRY_SCHEMA: u32 = 1;
 
@@ -69,7 +69,7 @@ impl Entry {
 }
 
 /// The cache key of one question to one judge.
-pub fn key(
+pub(crate) fn key(
     identity: &JudgeIdentity,
     params: Params,
     format: &str,

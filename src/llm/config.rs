@@ -27,9 +27,9 @@ use super::error::JudgeError;
 pub use super::settings::{JudgeSettings, ProviderSettings, Secret};
 
 /// Default cache directory (relative to the working directory).
-pub const DEFAULT_CACHE_DIR: &str = ".agenteval-cache";
-pub const OPENAI_DEFAULT_URL: &str = "https://api.openai.com/v1";
-pub const ANTHROPIC_DEFAULT_URL: &str = "https://api.anthropic.com";
+pub(crate) const DEFAULT_CACHE_DIR: &str = ".agenteval-cache";
+pub(crate) const OPENAI_DEFAULT_URL: &str = "https://api.openai.com/v1";
+pub(crate) const ANTHROPIC_DEFAULT_URL: &str = "https://api.anthropic.com";
 
 /// Whether and how to judge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -10,18 +10,18 @@
 //! names) lives in `judged/`, which this folder never imports.
 
 pub(crate) mod answer;
-pub mod anthropic;
-pub mod budget;
-pub mod cache;
-pub mod config;
+pub(crate) mod anthropic;
+pub(crate) mod budget;
+pub(crate) mod cache;
+pub(crate) mod config;
 pub(crate) mod error;
 pub(crate) mod http;
-pub mod openai;
-pub mod pipeline;
-pub mod prompts;
-pub mod provider;
+pub(crate) mod openai;
+pub(crate) mod pipeline;
+pub(crate) mod prompts;
+pub(crate) mod provider;
 pub(crate) mod replay;
-pub mod retry;
+pub(crate) mod retry;
 pub(crate) mod settings;
 pub(crate) mod stats;
 
@@ -29,3 +29,15 @@ pub use config::{JudgeFlags, JudgeMode, JudgeOptions, JudgeSettings};
 pub use error::{CallError, JudgeError};
 pub use pipeline::{Answer, Engine, Outcome, Request, RunStats};
 pub use provider::{Judge, JudgeIdentity};
+
+// The API the integration tests, benches and fuzz targets use.
+pub use anthropic::AnthropicJudge;
+pub use budget::Budget;
+pub use cache::Cache;
+pub use config::ProviderSettings;
+pub use config::Secret;
+pub use openai::OpenAiJudge;
+pub use prompts::Prompt;
+pub use provider::Params;
+pub use retry::RetryPolicy;
+pub use retry::Sleeper;

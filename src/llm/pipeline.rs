@@ -66,7 +66,7 @@ pub enum Outcome<P> {
 }
 
 /// The outcomes of a run, in request order, and its accounting.
-pub type Answers<P> = (Vec<Outcome<P>>, RunStats);
+pub(crate) type Answers<P> = (Vec<Outcome<P>>, RunStats);
 
 /// A cache lookup: a usable answer, a miss, or a corrupt entry (`Err`).
 type CacheLookup<P> = Result<Option<Answer<P>>, ()>;

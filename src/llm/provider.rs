@@ -18,7 +18,7 @@ use super::prompts::Prompt;
 use crate::spec::judge::JudgePrice;
 
 /// A boxed future: keeps [`Judge`] object-safe without an extra crate.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Sampling parameters of every call (part of the cache key).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -115,7 +115,7 @@ pub trait Judge: Send + Sync {
 }
 
 /// Cost of `input`/`output` tokens at `price`.
-pub fn cost_of(price: Option<JudgePrice>, input: u64, output: u64) -> Option<f64> {
+pub(crate) fn cost_of(price: Option<JudgePrice>, input: u64, output: u64) -> Option<f64> {
     price.map(|p| {
         (input as f64 * p.input_per_mtok + output as f64 * p.output_per_mtok) / 1_000_000.0
     })

@@ -14,7 +14,7 @@ use crate::model::vocab::{FailOn, Severity, UnevaluatedPolicy};
 /// Version of the compare report JSON. 2: `p_value` comes from the sign-flip test named in
 /// `test` (was: the centered bootstrap); added `test`, `nonzero`, `min_p`, `missing`,
 /// `family`, `coverage`.
-pub const COMPARE_REPORT_SCHEMA_VERSION: u32 = 2;
+pub(crate) const COMPARE_REPORT_SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompareReport {

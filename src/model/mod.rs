@@ -4,11 +4,25 @@
 //! Serde types and accessors only: nothing here evaluates, decides or
 //! renders, and nothing here imports a module above it.
 
-pub mod compare;
+pub(crate) mod compare;
 pub(crate) mod insights;
 pub(crate) mod metric;
 pub(crate) mod metric_id;
-pub mod run;
+pub(crate) mod run;
 pub(crate) mod trace_judges;
 pub(crate) mod views;
 pub(crate) mod vocab;
+
+// The API the integration tests, benches and fuzz targets use.
+pub use compare::CompareReport;
+pub use run::CaseReport;
+pub use run::CaseStatus;
+pub use run::CheckpointSummary;
+pub use run::DagStatus;
+pub use run::EvaluatorAudit;
+pub use run::Quartiles;
+pub use run::RootCauseStatus;
+pub use run::RunReport;
+pub use run::Scores;
+pub use run::StepResult;
+pub use run::Tier;

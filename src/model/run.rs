@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::vocab::{Severity, StepType};
 
 /// Version of the run report JSON.
-pub const RUN_REPORT_SCHEMA_VERSION: u32 = 1;
+pub(crate) const RUN_REPORT_SCHEMA_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunReport {
@@ -541,6 +541,10 @@ pub struct ToolUse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[expect(
+    clippy::struct_field_names,
+    reason = "`cost_usd` is the run report's field name (DESIGN §13)"
+)]
 pub struct Cost {
     pub input_tokens: u64,
     pub output_tokens: u64,

@@ -109,7 +109,7 @@ fn is_zero(n: &usize) -> bool {
 }
 
 /// The matrix code of a checkpoint state.
-pub fn state_code(state: CheckpointState) -> char {
+pub(crate) fn state_code(state: CheckpointState) -> char {
     match state {
         CheckpointState::Pass => 'P',
         CheckpointState::Partial => '~',

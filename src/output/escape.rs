@@ -51,7 +51,7 @@ fn push_visible(out: &mut String, c: char) {
 /// (newlines and ESC included) and bidi override becomes a visible escape
 /// such as `\n`, `\x1b` or `\u{202e}`, so the field stays on its line and
 /// cannot drive the terminal.
-pub fn terminal(s: &str) -> Cow<'_, str> {
+pub(crate) fn terminal(s: &str) -> Cow<'_, str> {
     if !s.chars().any(is_unsafe_char) {
         return Cow::Borrowed(s);
     }
@@ -93,7 +93,7 @@ pub fn terminal_text(s: &str) -> Cow<'_, str> {
 /// sequence of ours, so every control character in it came from data and is
 /// shown as an escape; with colour, the data inside (file diagnostics) was
 /// escaped when the diagnostic was built.
-pub fn rendered_report(text: &str) -> Cow<'_, str> {
+pub(crate) fn rendered_report(text: &str) -> Cow<'_, str> {
     if crate::output::color_enabled() {
         Cow::Borrowed(text)
     } else {
@@ -137,7 +137,7 @@ pub fn workflow_guard(text: &str) -> Cow<'_, str> {
 
 /// The message of a workflow command: `%`, CR and LF are percent-encoded
 /// (the runner decodes them), so the message stays on the command's line.
-pub fn workflow_data(s: &str) -> String {
+pub(crate) fn workflow_data(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
@@ -145,7 +145,7 @@ pub fn workflow_data(s: &str) -> String {
 
 /// A workflow-command property (`title=`, `file=`): like [`workflow_data`],
 /// and `:` and `,` too, which end a property.
-pub fn workflow_property(s: &str) -> String {
+pub(crate) fn workflow_property(s: &str) -> String {
     workflow_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
@@ -157,7 +157,7 @@ pub fn workflow_property(s: &str) -> String {
 /// control characters as visible escapes (no line break); and at the start
 /// of the field whatever would open a block there (`- + = >`, `1.`/`1)`, a
 /// leading space).
-pub fn md_text(s: &str) -> String {
+pub(crate) fn md_text(s: &str) -> String {
     text(s, true)
 }
 
@@ -204,12 +204,12 @@ fn text(s: &str, at_start: bool) -> String {
 /// instruction): each `` `quoted` `` part becomes inline code through
 /// [`md_code`], the rest is [`md_text`]. An unmatched backtick is text.
 /// Whatever the input, every piece is escaped for where it lands.
-pub fn md_prose(s: &str) -> String {
+pub(crate) fn md_prose(s: &str) -> String {
     prose(s, md_code)
 }
 
 /// [`md_prose`] inside a GFM table cell (code spans via [`md_code_cell`]).
-pub fn md_prose_cell(s: &str) -> String {
+pub(crate) fn md_prose_cell(s: &str) -> String {
     prose(s, md_code_cell)
 }
 
@@ -243,7 +243,7 @@ fn prose(s: &str, code: fn(&str) -> String) -> String {
 /// `s`, padded when `s` starts or ends with a backtick or a space; control
 /// characters as visible escapes (a code span cannot hold a line break).
 /// Nothing inside a code span is HTML, a mention or a link.
-pub fn md_code(s: &str) -> String {
+pub(crate) fn md_code(s: &str) -> String {
     code_span(&inert_code(&terminal(s)))
 }
 
@@ -265,7 +265,7 @@ fn inert_code(s: &str) -> Cow<'_, str> {
 /// Inline code inside a GFM table cell: as [`md_code`], and `|` escaped,
 /// because GFM splits cells on `|` even inside code spans (and shows `\|`
 /// there as `|`).
-pub fn md_code_cell(s: &str) -> String {
+pub(crate) fn md_code_cell(s: &str) -> String {
     code_span(&inert_code(&terminal(s)).replace('|', "\\|"))
 }
 
@@ -289,7 +289,7 @@ fn code_span(v: &str) -> String {
 /// Text inside a quoted Mermaid label (`id["…"]`): Mermaid's entity codes
 /// for the characters that end the label or start markup (`#` first: it
 /// starts entity codes), control characters as spaces.
-pub fn mermaid_label(s: &str) -> String {
+pub(crate) fn mermaid_label(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         match c {
@@ -311,7 +311,7 @@ pub fn mermaid_label(s: &str) -> String {
 /// cannot close: the fence is longer than any backtick run inside, control
 /// characters other than line breaks become spaces, and lines the gate never
 /// writes (`%%` directives and comments, `click` handlers) are dropped.
-pub fn mermaid_block(text: &str) -> String {
+pub(crate) fn mermaid_block(text: &str) -> String {
     let body: Vec<String> = text
         .lines()
         .filter(|l| {
@@ -357,32 +357,11 @@ const MERMAID_KEYWORDS: [&str; 13] = [
 /// Whether `id` can be a Mermaid node id as is: ASCII letters, digits and
 /// `_`, starting with a letter, and not a keyword. Otherwise the caller
 /// uses a generated id.
-pub fn mermaid_id_ok(id: &str) -> bool {
+pub(crate) fn mermaid_id_ok(id: &str) -> bool {
     id.len() <= 64
         && id.starts_with(|c: char| c.is_ascii_alphabetic())
         && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !MERMAID_KEYWORDS.contains(&id.to_ascii_lowercase().as_str())
-}
-
-/// HTML text or a quoted attribute value.
-pub fn html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 16);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if is_unsafe_char(c) && c != '\n' && c != '\t' => {
-                let mut v = String::new();
-                push_visible(&mut v, c);
-                out.push_str(&v);
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// Text for an XML writer that escapes `<`, `&` and quotes itself (`JUnit`
@@ -390,7 +369,7 @@ pub fn html(s: &str) -> String {
 /// surrogates cannot occur in `str`, U+FFFE/U+FFFF) become visible escapes
 /// so the document stays well-formed; ESC and bidi overrides too, since
 /// CI tools print these messages to terminals.
-pub fn xml(s: &str) -> Cow<'_, str> {
+pub(crate) fn xml(s: &str) -> Cow<'_, str> {
     let bad = |c: char| {
         (is_unsafe_char(c) && c != '\n' && c != '\t') || matches!(c, '\u{FFFE}' | '\u{FFFF}')
     };
@@ -413,7 +392,7 @@ pub fn xml(s: &str) -> Cow<'_, str> {
 /// override) is replaced, so a file's content can be shown in a diagnostic
 /// snippet without driving the terminal while byte offsets and columns
 /// still point at the same places.
-pub fn same_length_printable(text: &str) -> Cow<'_, str> {
+pub(crate) fn same_length_printable(text: &str) -> Cow<'_, str> {
     let keep =
         |c: char, next: Option<char>| c == '\n' || c == '\t' || (c == '\r' && next == Some('\n'));
     let mut chars = text.chars().peekable();

@@ -6,7 +6,7 @@
 mod macros;
 pub(crate) mod color;
 mod error;
-pub mod escape;
+pub(crate) mod escape;
 mod json;
 mod stream;
 mod text;
@@ -16,3 +16,8 @@ pub use error::OutputError;
 pub use json::to_json;
 pub use stream::{write_stderr, write_stdout, write_workflow_command};
 pub use text::{cap_chars, plural, truncate_chars};
+
+// The API the integration tests, benches and fuzz targets use.
+pub use escape::is_workflow_command;
+pub use escape::terminal_text;
+pub use escape::workflow_guard;

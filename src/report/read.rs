@@ -14,13 +14,13 @@ use crate::spec::load::strip_json_location;
 
 /// What kind of report a JSON file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReportKind {
+pub(crate) enum ReportKind {
     Run,
     Compare,
 }
 
 /// Read `path` as JSON of type `T` with located errors.
-pub fn read_json<T: DeserializeOwned>(
+pub(crate) fn read_json<T: DeserializeOwned>(
     path: &Path,
     what: &str,
 ) -> Result<(T, serde_json::Value), ReportError> {
@@ -63,7 +63,7 @@ fn read_text(path: &Path) -> Result<String, ReportError> {
 }
 
 /// Sniff the kind of a parsed report.
-pub fn kind_of(value: &serde_json::Value) -> Option<ReportKind> {
+pub(crate) fn kind_of(value: &serde_json::Value) -> Option<ReportKind> {
     let obj = value.as_object()?;
     if obj.contains_key("verdict") && obj.contains_key("metrics") {
         Some(ReportKind::Compare)

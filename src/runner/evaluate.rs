@@ -28,7 +28,7 @@ use crate::trace::model::Trace;
 
 /// What the runner has for one case before evaluation.
 #[derive(Debug, Clone)]
-pub struct CaseInput {
+pub(crate) struct CaseInput {
     pub outcome: TraceOutcome,
     /// Case-specific warnings (e.g. several recorded trace files).
     pub warnings: Vec<String>,
@@ -36,7 +36,7 @@ pub struct CaseInput {
 
 /// One tier of a suite, ready to evaluate.
 #[derive(Debug, Clone, Copy)]
-pub struct TierRun<'a> {
+pub(crate) struct TierRun<'a> {
     pub suite: &'a Suite,
     /// Indices into `suite.cases`, in suite order.
     pub indices: &'a [usize],
@@ -73,7 +73,7 @@ pub fn evaluate_replay(
 /// Evaluate every case of `run`; `input(i)` gives the trace outcome of case
 /// `i` (an index into `suite.cases`). Evidence is read here, the same way in
 /// both modes.
-pub fn evaluate_cases<F>(
+pub(crate) fn evaluate_cases<F>(
     run: &TierRun<'_>,
     settings: &EvalSettings,
     input: F,
@@ -224,7 +224,7 @@ where
 
 /// `path` relative to `base` when it lies inside it, with `/` separators, so
 /// reports read the same on every machine.
-pub fn display_path(path: &Path, base: &Path) -> String {
+pub(crate) fn display_path(path: &Path, base: &Path) -> String {
     let rel = path.strip_prefix(base).unwrap_or(path);
     rel.components()
         .map(|c| c.as_os_str().to_string_lossy())

@@ -3,7 +3,7 @@
 
 pub(crate) mod agent;
 mod error;
-pub mod evaluate;
+pub(crate) mod evaluate;
 pub(crate) mod merge;
 pub(crate) mod process;
 pub(crate) mod progress;
@@ -12,8 +12,15 @@ pub(crate) mod run_mode;
 pub(crate) mod secrets;
 pub(crate) mod select;
 pub(crate) mod session;
-pub mod settings;
+pub(crate) mod settings;
 pub(crate) mod tiers;
 
 pub use error::RunnerError;
 pub use session::{RunSession, SessionOptions};
+
+// The API the integration tests, benches and fuzz targets use.
+pub use evaluate::evaluate_replay;
+pub use settings::EvalSettings;
+pub use settings::EvidenceOverride;
+pub use settings::SuiteSettings;
+pub use settings::TierChoice;

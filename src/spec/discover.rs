@@ -9,10 +9,13 @@ use crate::spec::load::{LoadedSuite, load_suite};
 use crate::spec::suite::Suite;
 use crate::spec::validate::validate;
 
-pub const SUITE_FILE: &str = "suite.yaml";
+pub(crate) const SUITE_FILE: &str = "suite.yaml";
 
 /// Paths of the `suite.yaml` files selected, in a stable order.
-pub fn suite_paths(suites_dir: &Path, selected: &[String]) -> Result<Vec<PathBuf>, SpecError> {
+pub(crate) fn suite_paths(
+    suites_dir: &Path,
+    selected: &[String],
+) -> Result<Vec<PathBuf>, SpecError> {
     if selected.is_empty() {
         let entries = std::fs::read_dir(suites_dir).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => SpecError::NotFound {

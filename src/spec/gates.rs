@@ -15,7 +15,7 @@ pub(crate) const DEFAULT_MIN_CASES: usize = 5;
 /// History points used for the 2σ band when `gates.history_window` is not set.
 pub(crate) const DEFAULT_HISTORY_WINDOW: usize = DEFAULT_SIGMA_WINDOW;
 /// History lines a baseline keeps when `baseline update --history-cap` is not given.
-pub const DEFAULT_HISTORY_CAP: usize = 50;
+pub(crate) const DEFAULT_HISTORY_CAP: usize = 50;
 /// Largest window: the history file keeps at most this many points.
 pub(crate) const MAX_HISTORY_WINDOW: usize = DEFAULT_HISTORY_CAP;
 /// Share of judge calls that may fail when `gates.max_judge_error_rate` is not set.

@@ -24,7 +24,7 @@ use std::fmt;
 
 use schemars::JsonSchema;
 
-pub use super::judge_check::{Problem, forbidden_key_env, limits};
+pub(crate) use super::judge_check::limits;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 

@@ -9,25 +9,25 @@ use std::fmt;
 use super::judge::{Endpoint, JudgeConfigSpec, JudgePrice, JudgeSpec, SamplingAndBudget};
 
 /// Allowed ranges (inclusive), shared by `lint`, `agenteval.yaml` and the flags.
-pub mod limits {
-    pub const RUNS: (u32, u32) = (1, 10);
-    pub const TEMPERATURE: (f64, f64) = (0.0, 2.0);
-    pub const MAX_TOKENS: (u32, u32) = (16, 32_768);
-    pub const CONCURRENCY: (usize, usize) = (1, 256);
-    pub const TIMEOUT_S: (f64, f64) = (1.0, 600.0);
-    pub const RETRIES: (u32, u32) = (0, 10);
-    pub const EXCERPT_CHARS: (usize, usize) = (1_000, 200_000);
-    pub const KAPPA: (f64, f64) = (-1.0, 1.0);
+pub(crate) mod limits {
+    pub(crate) const RUNS: (u32, u32) = (1, 10);
+    pub(crate) const TEMPERATURE: (f64, f64) = (0.0, 2.0);
+    pub(crate) const MAX_TOKENS: (u32, u32) = (16, 32_768);
+    pub(crate) const CONCURRENCY: (usize, usize) = (1, 256);
+    pub(crate) const TIMEOUT_S: (f64, f64) = (1.0, 600.0);
+    pub(crate) const RETRIES: (u32, u32) = (0, 10);
+    pub(crate) const EXCERPT_CHARS: (usize, usize) = (1_000, 200_000);
+    pub(crate) const KAPPA: (f64, f64) = (-1.0, 1.0);
     /// USD per million tokens: 0 (a free local model) to 10,000.
-    pub const PRICE: (f64, f64) = (0.0, 10_000.0);
-    pub const DEFAULT_RUNS: u32 = 1;
-    pub const DEFAULT_TEMPERATURE: f64 = 0.0;
-    pub const DEFAULT_MAX_TOKENS: u32 = 1024;
-    pub const DEFAULT_CONCURRENCY: usize = 8;
-    pub const DEFAULT_TIMEOUT_S: f64 = 60.0;
-    pub const DEFAULT_RETRIES: u32 = 3;
-    pub const DEFAULT_EXCERPT_CHARS: usize = 12_000;
-    pub const DEFAULT_KAPPA: f64 = 0.6;
+    pub(crate) const PRICE: (f64, f64) = (0.0, 10_000.0);
+    pub(crate) const DEFAULT_RUNS: u32 = 1;
+    pub(crate) const DEFAULT_TEMPERATURE: f64 = 0.0;
+    pub(crate) const DEFAULT_MAX_TOKENS: u32 = 1024;
+    pub(crate) const DEFAULT_CONCURRENCY: usize = 8;
+    pub(crate) const DEFAULT_TIMEOUT_S: f64 = 60.0;
+    pub(crate) const DEFAULT_RETRIES: u32 = 3;
+    pub(crate) const DEFAULT_EXCERPT_CHARS: usize = 12_000;
+    pub(crate) const DEFAULT_KAPPA: f64 = 0.6;
 }
 
 /// One setting out of range: the key, what is wrong, and the allowed range.
@@ -115,7 +115,7 @@ fn price_problems(out: &mut Vec<Problem>, key: &str, price: Option<&JudgePrice>)
 
 /// Environment variables a judge key may never come from: the key is sent
 /// to the judge's base URL, and these hold the CI's own credentials.
-pub fn forbidden_key_env(name: &str) -> bool {
+pub(crate) fn forbidden_key_env(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     ["GITHUB_", "ACTIONS_", "RUNNER_", "AGENTEVAL_GITHUB"]
         .iter()

@@ -11,7 +11,7 @@ use minijinja::{Environment, UndefinedBehavior};
 /// Every template, by file name. A suite's `judge.prompts` directory may
 /// hold any of these; other `.j2` names are an error (a typo would
 /// otherwise be silently ignored).
-pub const TEMPLATE_NAMES: [&str; 15] = [
+pub(crate) const TEMPLATE_NAMES: [&str; 15] = [
     "checkpoint.system.j2",
     "checkpoint.user.j2",
     "gpa.system.j2",

@@ -16,7 +16,7 @@ mod input;
 mod json;
 mod load;
 mod messages;
-pub mod model;
+pub(crate) mod model;
 mod multi_agent;
 mod openinference;
 mod openinference_nested;

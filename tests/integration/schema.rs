@@ -6,7 +6,7 @@ use std::path::PathBuf;
 #[test]
 fn suite_schema_is_fresh() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schema/suite.schema.json");
-    let generated = agenteval_gate::spec::schema::suite_schema_json();
+    let generated = agenteval_gate::spec::suite_schema_json();
     if std::env::var_os("UPDATE_SCHEMA").is_some() {
         std::fs::write(&path, &generated).unwrap();
     }
@@ -20,7 +20,7 @@ fn suite_schema_is_fresh() {
 #[test]
 fn example_suites_validate_against_the_schema() {
     let schema: serde_json::Value =
-        serde_json::from_str(&agenteval_gate::spec::schema::suite_schema_json()).unwrap();
+        serde_json::from_str(&agenteval_gate::spec::suite_schema_json()).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let suites = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("suites");
     let mut checked = 0;

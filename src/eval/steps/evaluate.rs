@@ -138,7 +138,7 @@ impl StepEvaluation {
 
 /// The DAG `evaluate_steps` scores for `trace` under `workflow` (the judge
 /// builds the same one to ask about its steps).
-pub fn build_case_dag(trace: &Trace, workflow: Option<&WorkflowSpec>) -> Dag {
+pub(crate) fn build_case_dag(trace: &Trace, workflow: Option<&WorkflowSpec>) -> Dag {
     let options = BuildOptions {
         first_call_plans: workflow
             .is_some_and(|w| w.steps.iter().any(|s| s.step_type == StepType::Plan)),
@@ -147,7 +147,7 @@ pub fn build_case_dag(trace: &Trace, workflow: Option<&WorkflowSpec>) -> Dag {
 }
 
 /// The tools a schema workflow names, when it names any.
-pub fn workflow_tools(workflow: Option<&WorkflowSpec>) -> Option<BTreeSet<String>> {
+pub(crate) fn workflow_tools(workflow: Option<&WorkflowSpec>) -> Option<BTreeSet<String>> {
     workflow
         .map(|w| {
             w.steps
@@ -159,7 +159,7 @@ pub fn workflow_tools(workflow: Option<&WorkflowSpec>) -> Option<BTreeSet<String
 }
 
 /// What a scorer sees of node `i`: the node and its parents' outputs.
-pub fn step_input<'a>(
+pub(crate) fn step_input<'a>(
     dag: &'a Dag,
     i: usize,
     ctx: &StepContext<'a>,
@@ -329,7 +329,7 @@ fn charge_input_failures(dag: &Dag, scores: &mut [StepScore], threshold: f64) {
 
 /// The run's answer: the format's own record, else the DAG's final SYNTH,
 /// else the last model output of the root agent.
-pub fn final_answer(dag: &Dag, trace: &Trace) -> Option<String> {
+pub(crate) fn final_answer(dag: &Dag, trace: &Trace) -> Option<String> {
     if let Some(out) = &trace.final_output {
         return Some(out.clone());
     }

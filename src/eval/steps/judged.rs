@@ -49,14 +49,14 @@ pub struct StepJudgments {
 }
 
 /// The rules, then the judge's answers where the rules are not certain.
-pub struct JudgedScorer<'a> {
+pub(crate) struct JudgedScorer<'a> {
     rules: RulesScorer,
     judged: &'a StepJudgments,
     name: String,
 }
 
 impl<'a> JudgedScorer<'a> {
-    pub fn new(judged: &'a StepJudgments) -> Self {
+    pub(crate) fn new(judged: &'a StepJudgments) -> Self {
         Self {
             rules: RulesScorer,
             judged,

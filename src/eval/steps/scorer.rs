@@ -151,89 +151,9 @@ pub trait StepScorer: Send + Sync {
     fn score(&self, input: &StepInput<'_>) -> StepScore;
 }
 
-/// Ask scorers in order; the first that gives a score wins. When all say
-/// N/A, their reasons are joined. This is how a judge's verdicts sit in
-/// front of the rules: `ScorerChain::new(vec![judge, rules])`.
-pub struct ScorerChain {
-    scorers: Vec<Box<dyn StepScorer>>,
-    name: String,
-}
-
-impl ScorerChain {
-    pub fn new(scorers: Vec<Box<dyn StepScorer>>) -> Self {
-        let name = scorers
-            .iter()
-            .map(|s| s.name())
-            .collect::<Vec<_>>()
-            .join("+");
-        Self { scorers, name }
-    }
-}
-
-impl StepScorer for ScorerChain {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn score(&self, input: &StepInput<'_>) -> StepScore {
-        let mut reasons = Vec::new();
-        for scorer in &self.scorers {
-            let verdict = scorer.score(input);
-            if verdict.score.is_some() {
-                return verdict;
-            }
-            if !verdict.notes.is_empty() {
-                reasons.push(format!("{}: {}", scorer.name(), verdict.notes));
-            }
-        }
-        StepScore::not_applicable(reasons.join("; "))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    struct Fixed(&'static str, Option<f64>);
-
-    impl StepScorer for Fixed {
-        fn name(&self) -> &str {
-            self.0
-        }
-        fn score(&self, _: &StepInput<'_>) -> StepScore {
-            match self.1 {
-                Some(s) => StepScore::from_metrics(self.0, vec![(Metric::Success, s)], "", None),
-                None => StepScore::not_applicable("no verdict"),
-            }
-        }
-    }
-
-    #[test]
-    fn the_chain_takes_the_first_score_and_joins_na_reasons() {
-        let node = Node::new(StepType::Exec, "t");
-        let catalog = ToolCatalog::empty();
-        let input = StepInput {
-            node: &node,
-            parents: Vec::new(),
-            catalog: &catalog,
-            workflow_tools: None,
-            expected_output: None,
-            case_input: None,
-        };
-        let chain = ScorerChain::new(vec![
-            Box::new(Fixed("judge:x", None)),
-            Box::new(Fixed("rules", Some(2.0))),
-        ]);
-        assert_eq!(chain.name(), "judge:x+rules");
-        let s = chain.score(&input);
-        assert_eq!((s.score, s.scored_by.as_str()), (Some(2.0), "rules"));
-        let none = ScorerChain::new(vec![Box::new(Fixed("a", None)), Box::new(Fixed("b", None))])
-            .score(&input);
-        assert_eq!(
-            (none.score, none.notes.as_str(), none.scored_by.as_str()),
-            (None, "a: no verdict; b: no verdict", "none")
-        );
-    }
 
     #[test]
     fn overall_score_is_the_lowest_sub_score() {

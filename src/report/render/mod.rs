@@ -6,7 +6,7 @@ pub mod compare_markdown;
 pub mod compare_table;
 pub(crate) mod compare_text;
 pub(crate) mod fmt;
-pub mod html;
+pub(crate) mod html;
 pub(crate) mod insights;
 pub(crate) mod mermaid_history;
 pub mod run_junit;

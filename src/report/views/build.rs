@@ -42,7 +42,7 @@ pub fn compare_views(metrics: &[MetricComparison], inputs: &[SuiteInput<'_>]) ->
 }
 
 /// Views of a run report (no baseline, no history).
-pub fn run_views(report: &RunReport) -> SuiteViews {
+pub(crate) fn run_views(report: &RunReport) -> SuiteViews {
     let mut ranked: Vec<(Key, Vec<String>, &CaseReport)> = report
         .cases
         .iter()

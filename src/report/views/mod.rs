@@ -5,7 +5,5 @@
 
 pub(crate) mod build;
 
-pub use crate::model::views::{
-    CaseDetail, CaseRow, CompareViews, HistorySeries, SuiteViews, state_code,
-};
-pub use build::{compare_views, run_views};
+pub(crate) use crate::model::views::{CaseDetail, CaseRow, HistorySeries, SuiteViews};
+pub(crate) use build::{compare_views, run_views};

@@ -7,13 +7,13 @@
 //! at them. One file per concept: the suite's top level, checkpoints,
 //! sequences, event matchers, gates, cases (with task success) and scoring.
 
-mod cases;
+pub(crate) mod cases;
 mod checkpoint;
 mod gates;
 mod matchers;
 mod scoring;
 mod sequence;
-mod suite;
+pub(crate) mod suite;
 
 pub use crate::model::vocab::{FailOn, RootCauseMode, Severity, StepType, UnevaluatedPolicy};
 pub use cases::{CaseEntry, ExpectedOutput, TaskSpec, TaskSuccessSpec};

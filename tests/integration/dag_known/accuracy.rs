@@ -8,10 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
-use agenteval_gate::eval::steps::{
-    RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
-};
-use agenteval_gate::trace::model::SpanKind;
+use agenteval_gate::eval::{RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps};
+use agenteval_gate::trace::SpanKind;
 use agenteval_gate::trace::read_trace;
 use serde_json::Value;
 

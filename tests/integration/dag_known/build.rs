@@ -1,18 +1,15 @@
 //! DAG construction on hand-made traces whose DAG is known.
 
 use agenteval_gate::dag::{EdgeKind, build_dag};
-use agenteval_gate::model::run::DagStatus;
+use agenteval_gate::model::DagStatus;
 use agenteval_gate::spec::model::StepType::{Exec, ParamGen, Plan, Synth, ToolSel};
-use agenteval_gate::trace::model::{Message, SpanKind, TraceFormat};
+use agenteval_gate::trace::{Message, SpanKind, TraceFormat};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use super::support::{TraceBuilder, edges, shape};
 
-fn s(
-    t: agenteval_gate::spec::model::StepType,
-    name: &str,
-) -> (agenteval_gate::spec::model::StepType, String) {
+fn s(t: agenteval_gate::spec::StepType, name: &str) -> (agenteval_gate::spec::StepType, String) {
     (t, name.to_owned())
 }
 
@@ -127,7 +124,7 @@ fn input_messages_decide_which_results_a_model_call_read() {
 #[test]
 fn sub_agent_gets_the_callers_input_and_feeds_its_next_step() {
     let mut t = TraceBuilder::new(TraceFormat::OtelSdk);
-    let clock = |s: &mut agenteval_gate::trace::model::Span, at: u64| s.start = Some(at);
+    let clock = |s: &mut agenteval_gate::trace::Span, at: u64| s.start = Some(at);
     let root = t.span(SpanKind::Agent, "invoke_agent main");
     root.agent = Some("main".into());
     clock(root, 0);

@@ -2,13 +2,13 @@
 //! and agent that produced the input; infrastructure failures stay on the
 //! execution. Hand-built traces whose answers are worked out by hand.
 
-use agenteval_gate::eval::steps::{
+use agenteval_gate::eval::{
     RulesScorer, StepContext, StepEvaluation, StepSettings, ToolCatalog, evaluate_steps,
 };
-use agenteval_gate::model::run::RootCauseStatus;
-use agenteval_gate::spec::model::RootCauseMode;
+use agenteval_gate::model::RootCauseStatus;
+use agenteval_gate::spec::RootCauseMode;
 use agenteval_gate::spec::model::StepType::{self, Exec, ParamGen};
-use agenteval_gate::trace::model::Trace;
+use agenteval_gate::trace::Trace;
 use agenteval_gate::trace::read_trace;
 use pretty_assertions::assert_eq;
 use serde_json::json;

@@ -2,9 +2,9 @@
 //! adapters and built into a DAG: node types and edges are asserted.
 
 use agenteval_gate::dag::{Dag, build_dag};
-use agenteval_gate::model::run::DagStatus;
+use agenteval_gate::model::DagStatus;
 use agenteval_gate::spec::model::StepType::{self, Exec, ParamGen, Plan, Synth, ToolSel};
-use agenteval_gate::trace::model::TraceFormat;
+use agenteval_gate::trace::TraceFormat;
 use agenteval_gate::trace::read_traces;
 use pretty_assertions::assert_eq;
 

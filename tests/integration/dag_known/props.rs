@@ -6,12 +6,10 @@ use agenteval_gate::dag::{
     Attribution, Dag, Edge, EdgeKind, NodeVerdict, attribute_root_causes, build_dag,
     workflow_quality,
 };
-use agenteval_gate::eval::steps::{
-    RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
-};
-use agenteval_gate::model::run::DagStatus;
-use agenteval_gate::spec::model::{RootCauseMode, StepType};
-use agenteval_gate::trace::model::{SpanKind, TraceFormat};
+use agenteval_gate::eval::{RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps};
+use agenteval_gate::model::DagStatus;
+use agenteval_gate::spec::{RootCauseMode, StepType};
+use agenteval_gate::trace::{SpanKind, TraceFormat};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -41,11 +39,7 @@ fn event() -> impl Strategy<Value = Event> {
 const TOOLS: [&str; 3] = ["lookup", "book", "final_answer"];
 const TEXTS: [&str; 3] = ["", "Plan: 1. look 2. book", "Done, booked."];
 
-fn trace(
-    events: &[Event],
-    format: TraceFormat,
-    nested: bool,
-) -> agenteval_gate::trace::model::Trace {
+fn trace(events: &[Event], format: TraceFormat, nested: bool) -> agenteval_gate::trace::Trace {
     let mut t = TraceBuilder::new(format);
     let mut current_agent_span: Option<String> = None;
     for (i, e) in events.iter().enumerate() {

@@ -3,11 +3,9 @@
 use agenteval_gate::dag::{
     Attribution, Dag, Edge, EdgeKind, NodeVerdict, attribute_root_causes, workflow_quality,
 };
-use agenteval_gate::eval::steps::{
-    RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
-};
-use agenteval_gate::model::run::DagStatus;
-use agenteval_gate::spec::model::ExpectedOutput;
+use agenteval_gate::eval::{RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps};
+use agenteval_gate::model::DagStatus;
+use agenteval_gate::spec::ExpectedOutput;
 use agenteval_gate::spec::model::RootCauseMode::{self, FullPath, Greedy, Weighted};
 use agenteval_gate::spec::model::StepType::{self, Exec, ParamGen, Plan, Synth, ToolSel};
 use pretty_assertions::assert_eq;

@@ -1,10 +1,10 @@
 //! The rules scorer: every outcome it can label, through `evaluate_steps`.
 
-use agenteval_gate::eval::steps::{
+use agenteval_gate::eval::{
     Failure, RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
 };
-use agenteval_gate::model::run::StepResult;
-use agenteval_gate::spec::model::ExpectedOutput;
+use agenteval_gate::model::StepResult;
+use agenteval_gate::spec::ExpectedOutput;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -240,9 +240,9 @@ fn tools_outside_the_workflow_are_unexpected() {
 
 #[test]
 fn a_loaded_suite_drives_the_step_context() {
-    use agenteval_gate::spec::discover::load_checked;
-    use agenteval_gate::spec::model::RootCauseMode;
-    use agenteval_gate::trace::model::Tokens;
+    use agenteval_gate::spec::RootCauseMode;
+    use agenteval_gate::spec::load_checked;
+    use agenteval_gate::trace::Tokens;
 
     let checked = load_checked(&crate::common::fixture("dag/support-bot/suite.yaml")).unwrap();
     let suite = &checked.suite;

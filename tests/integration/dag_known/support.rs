@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 
 use agenteval_gate::dag::{Dag, Node};
-use agenteval_gate::spec::model::{StepType, ToolSpec, WorkflowSpec};
-use agenteval_gate::trace::model::{
+use agenteval_gate::spec::{StepType, ToolSpec, WorkflowSpec};
+use agenteval_gate::trace::{
     Message, Span, SpanKind, Status, ToolCall, ToolExecution, Trace, TraceFormat,
 };
 use serde_json::Value;

@@ -5,12 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use agenteval_gate::eval::steps::{
-    RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
-};
-use agenteval_gate::model::run::DagStatus;
-use agenteval_gate::spec::model::StepType;
-use agenteval_gate::trace::model::SpanKind;
+use agenteval_gate::eval::{RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps};
+use agenteval_gate::model::DagStatus;
+use agenteval_gate::spec::StepType;
+use agenteval_gate::trace::SpanKind;
 use agenteval_gate::trace::read_traces;
 
 /// Mann–Whitney AUC of scores for positives over negatives (ties count half).

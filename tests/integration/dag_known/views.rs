@@ -1,10 +1,8 @@
 //! The Mermaid and JSON views of a scored DAG.
 
 use agenteval_gate::dag::render_mermaid_case;
-use agenteval_gate::eval::steps::{
-    RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps,
-};
-use agenteval_gate::model::run::{
+use agenteval_gate::eval::{RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps};
+use agenteval_gate::model::{
     CaseReport, CaseStatus, CheckpointSummary, EvaluatorAudit, Quartiles, Scores,
 };
 use pretty_assertions::assert_eq;
@@ -12,7 +10,7 @@ use serde_json::json;
 
 use super::support::TraceBuilder;
 
-fn evaluation() -> agenteval_gate::eval::steps::StepEvaluation {
+fn evaluation() -> agenteval_gate::eval::StepEvaluation {
     let mut t = TraceBuilder::chat();
     t.llm("", &[("c1", "pay", json!({"amount": 5}))]);
     t.tool_error("c1", "pay", None, "503 unavailable");

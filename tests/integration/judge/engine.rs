@@ -8,18 +8,18 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agenteval_gate::judged::answer::{AnswerFormat, JudgedState, Outcome, Parsed, Request};
+use agenteval_gate::judged::{AnswerFormat, JudgedState, Outcome, Parsed, Request};
+use agenteval_gate::llm::AnthropicJudge;
+use agenteval_gate::llm::Budget;
+use agenteval_gate::llm::Cache;
 use agenteval_gate::llm::CallError;
-use agenteval_gate::llm::anthropic::AnthropicJudge;
-use agenteval_gate::llm::budget::Budget;
-use agenteval_gate::llm::cache::Cache;
-use agenteval_gate::llm::config::{JudgeMode, ProviderSettings, Secret};
-use agenteval_gate::llm::openai::OpenAiJudge;
-use agenteval_gate::llm::pipeline::{Engine, RunStats};
-use agenteval_gate::llm::prompts::Prompt;
-use agenteval_gate::llm::provider::{Judge, Params};
-use agenteval_gate::llm::retry::{RetryPolicy, Sleeper};
-use agenteval_gate::spec::judge::{AuthHeader, JudgePrice, ProviderName, StructuredOutput};
+use agenteval_gate::llm::OpenAiJudge;
+use agenteval_gate::llm::Prompt;
+use agenteval_gate::llm::{Engine, RunStats};
+use agenteval_gate::llm::{Judge, Params};
+use agenteval_gate::llm::{JudgeMode, ProviderSettings, Secret};
+use agenteval_gate::llm::{RetryPolicy, Sleeper};
+use agenteval_gate::spec::{AuthHeader, JudgePrice, ProviderName, StructuredOutput};
 use wiremock::matchers::{body_string_contains, header, method, path};
 use wiremock::{Mock, MockServer, Request as WireRequest, ResponseTemplate};
 

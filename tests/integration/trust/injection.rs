@@ -337,9 +337,8 @@ fn structure(md: &str) -> Vec<String> {
 }
 
 fn render(report: &serde_json::Value) -> Option<String> {
-    let r: agenteval_gate::model::compare::CompareReport =
-        serde_json::from_value(report.clone()).ok()?;
-    Some(agenteval_gate::report::render::compare_markdown::render_compare_markdown(&r))
+    let r: agenteval_gate::model::CompareReport = serde_json::from_value(report.clone()).ok()?;
+    Some(agenteval_gate::report::render_compare_markdown(&r))
 }
 
 proptest! {

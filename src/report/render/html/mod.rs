@@ -6,10 +6,10 @@
 //! in attributes, SVG labels included.
 
 mod case;
-mod compare;
+pub(crate) mod compare;
 mod engine;
 mod matrix;
-mod run;
+pub(crate) mod run;
 
-pub use compare::render_compare_html;
-pub use run::render_run_html;
+pub(crate) use compare::render_compare_html;
+pub(crate) use run::render_run_html;
