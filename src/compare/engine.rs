@@ -158,39 +158,7 @@ pub(crate) fn suite_metrics(
         } else {
             None
         };
-        if let Some(s) = strat {
-            out.push(MetricComparison {
-                suite: input.suite.to_owned(),
-                name: name.clone(),
-                direction: if higher {
-                    Direction::Higher
-                } else {
-                    Direction::Lower
-                },
-                severity: input.severity(name),
-                n,
-                base_mean: Some(s.base_mean),
-                head_mean: Some(s.head_mean),
-                delta: Some(s.head_mean - s.base_mean),
-                ci95: Some(s.ci),
-                test: Some(s.test),
-                test_note: String::new(),
-                nonzero: Some(s.used.informative),
-                min_p: Some(s.min_p),
-                p_value: Some(s.p_value),
-                q_value: None,
-                missing: missing(&paired, name),
-                sigma_band,
-                sigma_note,
-                min_effect: input.min_effect(name),
-                mde: None,
-                status: MetricStatus::Unchanged,
-                localization: None,
-                trials: Some(s.used),
-            });
-            continue;
-        }
-        out.push(MetricComparison {
+        let mut m = MetricComparison {
             suite: input.suite.to_owned(),
             name: name.clone(),
             direction: if higher {
@@ -231,7 +199,21 @@ pub(crate) fn suite_metrics(
             },
             localization: None,
             trials: None,
-        });
+        };
+        // Several trials on a side: the stratified leg replaces the paired test.
+        if let Some(s) = strat {
+            m.base_mean = Some(s.base_mean);
+            m.head_mean = Some(s.head_mean);
+            m.delta = Some(s.head_mean - s.base_mean);
+            m.ci95 = Some(s.ci);
+            m.test = Some(s.test);
+            m.nonzero = Some(s.used.informative);
+            m.min_p = Some(s.min_p);
+            m.p_value = Some(s.p_value);
+            m.mde = None;
+            m.trials = Some(s.used);
+        }
+        out.push(m);
     }
     Ok((paired, out))
 }
