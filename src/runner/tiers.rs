@@ -98,6 +98,25 @@ pub(crate) fn evaluate_tier(
     Ok(Some(report))
 }
 
+/// `24 cases`, or `24 cases × 3 trials` when a report holds several trials
+/// of its cases (`× 2–3 trials` when they differ), for status lines.
+pub(crate) fn cases_phrase(report: &RunReport) -> String {
+    match &report.aggregate.trials {
+        None => plural(report.cases.len(), "case", "cases"),
+        Some(t) if t.min_trials == t.max_trials => format!(
+            "{} × {}",
+            plural(t.cases, "case", "cases"),
+            plural(t.min_trials as usize, "trial", "trials")
+        ),
+        Some(t) => format!(
+            "{} × {}–{} trials",
+            plural(t.cases, "case", "cases"),
+            t.min_trials,
+            t.max_trials
+        ),
+    }
+}
+
 /// Most runs per case (`--trials`, `agent.trials`).
 pub(crate) const MAX_TRIALS: u32 = 100;
 
@@ -349,7 +368,7 @@ fn run_tier(
                     "{} tier of `{}`: {} evaluated ({} did not complete)",
                     tier,
                     p.suite.name,
-                    plural(head.cases.len(), "case", "cases"),
+                    cases_phrase(&head),
                     head.aggregate.cases_failed
                 );
             }

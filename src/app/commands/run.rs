@@ -17,7 +17,7 @@ use crate::report::render::{
     run_junit::render_run_junit, run_markdown::render_run_markdown, run_table::render_run_table,
 };
 use crate::runner::settings::{EvalSettings, TierChoice};
-use crate::runner::tiers::evaluate_tier;
+use crate::runner::tiers::{cases_phrase, evaluate_tier};
 use crate::runner::{RunSession, RunnerError, SessionOptions};
 use crate::spec::discover::{load_checked, suite_paths};
 use crate::spec::suite::Suite;
@@ -162,10 +162,18 @@ pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCod
         }
     }
     if !quiet {
-        let cases: usize = evaluated.iter().map(|e| e.report.cases.len()).sum();
+        let cases: Vec<String> = evaluated.iter().map(|e| cases_phrase(&e.report)).collect();
         statusln!(
             "evaluated {} in {}",
-            plural(cases, "case", "cases"),
+            if evaluated
+                .iter()
+                .any(|e| e.report.aggregate.trials.is_some())
+            {
+                cases.join(" + ")
+            } else {
+                let n: usize = evaluated.iter().map(|e| e.report.cases.len()).sum();
+                plural(n, "case", "cases")
+            },
             plural(evaluated.len(), "suite", "suites")
         );
     }
