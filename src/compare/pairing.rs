@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::compare::SuitePairing;
-use crate::model::metric::case_trial_values;
+use crate::model::metric::{case_trial_values, trial_mean};
 use crate::model::run::{CaseStatus, RunReport};
 
 /// Per-case metric values of both runs, restricted to paired cases.
@@ -79,14 +79,7 @@ pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
             values.retain(|k, _| !excluded.contains(k));
             let m: BTreeMap<String, f64> = values
                 .iter()
-                .map(|(k, v)| {
-                    let mean = if v.len() == 1 {
-                        v[0]
-                    } else {
-                        v.iter().sum::<f64>() / v.len() as f64
-                    };
-                    (k.clone(), mean)
-                })
+                .map(|(k, v)| (k.clone(), trial_mean(v)))
                 .collect();
             means.insert(id.clone(), m);
             trials.insert(id, values);

@@ -19,6 +19,7 @@ use crate::baseline::model::CaseValues;
 use crate::compare::engine::SuiteInput;
 use crate::compare::pairing::Paired;
 use crate::model::compare::{TestName, TrialsUsed};
+use crate::model::metric::trial_mean;
 use crate::stats::{
     BootstrapConfig, StatsError, StrataMethod, Stratum, stratified_ci, stratified_test,
 };
@@ -102,10 +103,9 @@ pub(crate) fn stratified_leg(
         .collect();
     let test = stratified_test(&strata, key, cfg.resamples, cfg.seed)?;
     let ci = stratified_ci(&strata, key, cfg)?;
-    let mean_of = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let n = cases.len() as f64;
-    let head_mean = cases.iter().map(|c| mean_of(c.0)).sum::<f64>() / n;
-    let base_mean = cases.iter().map(|c| mean_of(c.1)).sum::<f64>() / n;
+    let head_mean = cases.iter().map(|c| trial_mean(c.0)).sum::<f64>() / n;
+    let base_mean = cases.iter().map(|c| trial_mean(c.1)).sum::<f64>() / n;
     let unorient = |v: f64| if higher { v } else { -v };
     let (lo, hi) = (unorient(ci.ci_low), unorient(ci.ci_high));
     Ok(Some(StratifiedLeg {

@@ -122,6 +122,16 @@ pub(crate) fn case_trial_values(cases: &[CaseReport]) -> Vec<(String, BTreeMap<S
         .collect()
 }
 
+/// The mean of a case's trials of one metric (with one trial, that trial's
+/// value exactly); `v` is never empty (a metric is listed only where defined).
+pub(crate) fn trial_mean(v: &[f64]) -> f64 {
+    if v.len() == 1 {
+        v[0]
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
 /// Each case's value of every metric: its mean over trials (with one trial,
 /// the trial's value). Case ids in the report's order.
 pub(crate) fn case_means(cases: &[CaseReport]) -> Vec<(String, BTreeMap<String, f64>)> {
@@ -130,14 +140,7 @@ pub(crate) fn case_means(cases: &[CaseReport]) -> Vec<(String, BTreeMap<String, 
         .map(|(id, values)| {
             let means = values
                 .into_iter()
-                .map(|(k, v)| {
-                    let mean = if v.len() == 1 {
-                        v[0]
-                    } else {
-                        v.iter().sum::<f64>() / v.len() as f64
-                    };
-                    (k, mean)
-                })
+                .map(|(k, v)| (k, trial_mean(&v)))
                 .collect();
             (id, means)
         })
