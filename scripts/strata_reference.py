@@ -6,8 +6,9 @@ Usage (from the repository root; needs numpy and scipy, ~1 minute):
     python3 scripts/strata_reference.py        # rewrites tests/fixtures/stats/strata.json
 
 Self-contained copy of the research code (research/stochastic/fixtures.py and the parts of
-strat_test.py it uses), restricted to the statistic the gate ships, "mod" (moderated
-studentized, nu0 = 2). Every dataset is fixed below (the random ones from a seeded numpy
+strat_test.py it uses), restricted to the statistics the gate ships: "mod" (moderated
+studentized, nu0 = 2) for data sets whose values are all 0 or 1, "sz" (stratum-standardized)
+otherwise. Every dataset is fixed below (the random ones from a seeded numpy
 generator, MASTER_SEED), so a re-run rewrites an identical file on the same numpy/scipy versions;
 the versions are recorded in the file.
 
@@ -15,10 +16,11 @@ The test. Case i (a stratum) has m_i >= 1 head and r_i >= 1 baseline trials of o
 oriented so that lower is worse. Under H0 every choice of which m_i of the N_i pooled values are
 "head" is equally likely (C(N_i, m_i) arrangements, positions distinct even when values tie),
 independently across cases. T = sum_i t_i with, for a head set H of stratum i,
-    t_i = D / sqrt(s2mod (1/m + 1/r)),  D = mean(head) - mean(base),
+    mod: t_i = D / sqrt(s2mod (1/m + 1/r)),  D = mean(head) - mean(base),
     s2mod = (nu s2res + nu0 f) / (nu + nu0),  nu = N - 2,
     s2res = within-group pooled variance of H and its complement (0 when nu = 0),
-    f = median over informative strata of the pooled sample variance (N - 1).
+    f = median over informative strata of the pooled sample variance (N - 1);
+    sz:  t_i = D / sqrt(v (1/m + 1/r)),  v = the stratum's pooled sample variance if N >= 3, else f.
 Strata whose pooled values are all equal are uninformative and drop out. The one-sided p is
 P(T* <= T_obs) ("head is worse"); min_p = P(T* = min T*), the smallest p the data could give.
 
@@ -86,18 +88,29 @@ def _informative(x):
     return max(x) > min(x)
 
 
-def term(head, base, f):
+def statistic_of(cases):
+    """"mod" when every value is 0 or 1, "sz" otherwise (the gate's rule)."""
+    return "mod" if all(x in (0, 1) for h, b in cases for x in list(h) + list(b)) else "sz"
+
+
+def _sz_variance(x, f):
+    return _var(x) if len(x) >= 3 else f
+
+
+def term(head, base, f, stat):
     """t of one stratum for one head/base split, straight from the formula."""
     m, r = len(head), len(base)
     nu = m + r - 2
     d = _mean(head) - _mean(base)
+    if stat == "sz":
+        return d / math.sqrt(_sz_variance(list(head) + list(base), f) * (1 / m + 1 / r))
     ss = sum((x - _mean(head)) ** 2 for x in head) + sum((x - _mean(base)) ** 2 for x in base)
     s2res = ss / nu if nu > 0 else 0.0
     s2mod = (nu * s2res + NU0 * f) / (nu + NU0)
     return d / math.sqrt(s2mod * (1 / m + 1 / r))
 
 
-def terms_all_head_sets(x, m, f, chunk=50_000):
+def terms_all_head_sets(x, m, f, stat, chunk=50_000):
     """t for every head set of the pooled values x (head = m positions), from the formula."""
     x = np.asarray(x, dtype=float)
     n = len(x)
@@ -114,6 +127,9 @@ def terms_all_head_sets(x, m, f, chunk=50_000):
         mb = np.where(mask, 0.0, xs).sum(axis=1) / r
         ssh = np.where(mask, (xs - mh[:, None]) ** 2, 0.0).sum(axis=1)
         ssb = np.where(mask, 0.0, (xs - mb[:, None]) ** 2).sum(axis=1)
+        if stat == "sz":
+            out.append((mh - mb) / np.sqrt(_sz_variance(list(x), f) * (1 / m + 1 / r)))
+            continue
         s2res = (ssh + ssb) / nu if nu > 0 else np.zeros(len(rows))
         s2mod = (nu * s2res + NU0 * f) / (nu + NU0)
         out.append((mh - mb) / np.sqrt(s2mod * (1 / m + 1 / r)))
@@ -142,13 +158,14 @@ def brute(cases):
         return dict(p=1.0, min_p=1.0, p_fraction="1", min_p_fraction="1", n_informative=0,
                     arrangements=1, T_obs=0.0)
     f = statistics.median([_var(pooled[i]) for i in inf])
+    stat = statistic_of(cases)
     per = []
     obs = 0.0
     total = 1
     for i in inf:
         x, m = pooled[i], ms[i]
-        per.append(_count_values(terms_all_head_sets(x, m, f)))
-        obs += term(x[:m], x[m:], f)
+        per.append(_count_values(terms_all_head_sets(x, m, f, stat)))
+        obs += term(x[:m], x[m:], f, stat)
         total *= math.comb(len(x), m)
     scale = 1 + sum(max(abs(v) for v in vals) for vals, _ in per)
     cnt = 0
@@ -169,13 +186,13 @@ def brute(cases):
 
 
 # ----------------------------------------------------------------------------- fast reference
-# strat_test.py (research/stochastic), statistic "mod" only.
+# strat_test.py (research/stochastic), statistics "mod" and "sz".
 
 EXACT_WORK_MAX = 1 << 22
 ENUM_MAX = 200_000
 
 
-def _stratum_terms(x, m, heads, f):
+def _stratum_terms(x, m, heads, f, stat):
     x = np.asarray(x, dtype=float)
     n = len(x)
     r = n - m
@@ -189,6 +206,9 @@ def _stratum_terms(x, m, heads, f):
     if q / (n - 1) <= 0:
         return np.zeros(len(heads))
     k = 1.0 / m + 1.0 / r
+    if stat == "sz":
+        v = q / (n - 1) if n >= 3 else f
+        return d / np.sqrt(v * k)
     nu = n - 2
     s2res = np.maximum((qh - sh ** 2 / m) + (qb - sb ** 2 / r), 0.0) / nu if nu > 0 \
         else np.zeros(len(heads))
@@ -213,18 +233,19 @@ def fast(cases, B=10_000, seed=0):
     if not inf:
         return dict(p=1.0, min_p=1.0, method="no_variation")
     f = float(np.median([float(((x - x.mean()) ** 2).sum() / (len(x) - 1)) for x, _ in inf]))
+    stat = statistic_of(cases)
     tables, big = [], []
     for x, m in inf:
         if math.comb(len(x), m) > ENUM_MAX:
             big.append((x, m))
             continue
         heads = np.array(list(itertools.combinations(range(len(x)), m)), dtype=np.int64).reshape(-1, m)
-        t = _stratum_terms(x, m, heads, f)
+        t = _stratum_terms(x, m, heads, f, stat)
         tables.append((t, np.full(len(t), 1.0 / len(t)), t[0]))
     t_obs = sum(tab[2] for tab in tables)
     scale = sum(np.abs(tab[0]).max() for tab in tables)
     for x, m in big:
-        t_obs += float(_stratum_terms(x, m, np.arange(m)[None, :], f)[0])
+        t_obs += float(_stratum_terms(x, m, np.arange(m)[None, :], f, stat)[0])
         scale += float(np.abs(x - x.mean()).sum()) * 10
     tol = 1e-9 * (1.0 + scale)
     n_inf = len(inf)
@@ -253,7 +274,7 @@ def fast(cases, B=10_000, seed=0):
         tot += v[rng.choice(len(v), size=B, p=p)]
     for x, m in big:
         perm = np.argsort(rng.random((B, len(x))), axis=1)[:, :m]
-        tot += _stratum_terms(x, m, perm, f)
+        tot += _stratum_terms(x, m, perm, f, stat)
     p_val = (1 + int((tot <= t_obs + tol).sum())) / (B + 1)
     return dict(p=p_val, min_p=max(min_p, 1.0 / (B + 1)), method="monte_carlo")
 
@@ -276,8 +297,12 @@ def scipy_checks(cases):
         h, b = np.array(cases[i][0], float), np.array(cases[i][1], float)
         fval = _var(pooled[i])
 
+        stat = statistic_of(cases)
+
         def fn(x, y):
             m, r = len(x), len(y)
+            if stat == "sz":
+                return (x.mean() - y.mean()) / math.sqrt(_sz_variance(pooled[i], fval) * (1 / m + 1 / r))
             nu = m + r - 2
             s2res = (((x - x.mean()) ** 2).sum() + ((y - y.mean()) ** 2).sum()) / nu if nu else 0.0
             return (x.mean() - y.mean()) / math.sqrt((nu * s2res + NU0 * fval) / (nu + NU0) * (1 / m + 1 / r))
@@ -389,7 +414,7 @@ def datasets(rng):
 
 def main() -> None:
     rng = np.random.default_rng(MASTER_SEED)
-    out = dict(generated_by="scripts/strata_reference.py", versions=versions(), statistic="mod",
+    out = dict(generated_by="scripts/strata_reference.py", versions=versions(), statistic="mod for 0/1 data sets, sz otherwise",
                nu0=NU0, f="median over informative strata of the pooled sample variance",
                tie_tolerance="1e-9 * (1 + sum_i max|t_i|)", datasets=[])
     bad = 0
@@ -411,7 +436,7 @@ def main() -> None:
             bad += 1
             print("DISAGREE", d["name"], bf, fa, sc)
         entry = dict(name=d["name"], description=d["description"], cases=d["cases"],
-                     monte_carlo=d["monte_carlo"],
+                     monte_carlo=d["monte_carlo"], statistic=statistic_of(cases),
                      result=dict(p=bf["p"], p_fraction=bf["p_fraction"], min_p=bf["min_p"],
                                  min_p_fraction=bf["min_p_fraction"], n_informative=bf["n_informative"],
                                  arrangements=bf["arrangements"], T_obs=bf["T_obs"], effect=effect,
