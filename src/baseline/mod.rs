@@ -12,6 +12,8 @@ pub use error::BaselineError;
 pub use name::{NameKind, check_name};
 
 // The API the integration tests, benches and fuzz targets use.
+pub use model::BaselineFile;
+pub use model::HistoryLine;
 pub use store::committed_history;
 pub use store::parse_baseline;
 pub use store::parse_history;

@@ -5,6 +5,8 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
+
 use crate::baseline::model::{BaselineMeta, HistoryLine};
 use crate::compare::error::CompareError;
 use crate::compare::pairing::{Paired, pair};
@@ -136,6 +138,22 @@ pub(crate) fn suite_metrics(
     }
     let base_values = per_case_values(input.base);
     let history = history_trials(input);
+    // The stratified legs, in parallel (each metric draws from its own stream).
+    let strats = (0..names.len())
+        .into_par_iter()
+        .map(|i| {
+            if !tests.contains_key(&i) {
+                return Ok(None);
+            }
+            let higher = higher_is_better(&names[i]);
+            stratified_leg(&paired, history.as_ref(), &names[i], higher, &cfg, &keys[i]).map_err(
+                |source| CompareError::Stats {
+                    metric: keys[i].clone(),
+                    source,
+                },
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut out = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
         let higher = higher_is_better(name);
@@ -148,16 +166,7 @@ pub(crate) fn suite_metrics(
         let orient = |v: f64| if higher { v } else { -v };
         let (sigma_band, sigma_note) =
             sigma_leg(input, name, higher, base_values.get(name.as_str()))?;
-        let strat = if test.is_some() {
-            stratified_leg(&paired, history.as_ref(), name, higher, &cfg, &keys[i]).map_err(
-                |source| CompareError::Stats {
-                    metric: keys[i].clone(),
-                    source,
-                },
-            )?
-        } else {
-            None
-        };
+        let strat = strats[i];
         let mut m = MetricComparison {
             suite: input.suite.to_owned(),
             name: name.clone(),

@@ -99,7 +99,11 @@ pub(crate) fn stratified_leg(
         cases.iter().map(|(h, b)| (orient(h), orient(b))).collect();
     let strata: Vec<Stratum<'_>> = oriented
         .iter()
-        .map(|(h, b)| Stratum { head: h, base: b })
+        .map(|(h, b)| Stratum {
+            head: h,
+            base: b,
+            selection: None,
+        })
         .collect();
     let test = stratified_test(&strata, key, cfg.resamples, cfg.seed)?;
     let ci = stratified_ci(&strata, key, cfg)?;

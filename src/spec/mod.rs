@@ -26,6 +26,7 @@ pub use judge::JudgePrice;
 pub use judge::ProviderName;
 pub use judge::StructuredOutput;
 pub use model::FailOn;
+pub use model::GatesSpec;
 pub use model::RootCauseMode;
 pub use model::StepType;
 pub use model::cases::ExpectedOutput;

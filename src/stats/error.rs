@@ -9,6 +9,9 @@ use miette::Diagnostic;
 #[derive(Debug, Clone, PartialEq, thiserror::Error, Diagnostic)]
 pub enum StatsError {
     /// No values at all.
+    #[error("adaptive trials: {reason}")]
+    Selection { reason: String },
+
     #[error("no values to analyse")]
     #[diagnostic(code(agenteval::stats::empty))]
     Empty,

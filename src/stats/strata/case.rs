@@ -4,6 +4,7 @@
 use statrs::function::factorial::ln_binomial;
 use std::cmp::Ordering;
 
+use super::selective::Selection;
 use super::{PRIOR_DF, Statistic, Stratum};
 use crate::stats::describe::mean;
 use crate::stats::error::StatsError;
@@ -15,6 +16,7 @@ use crate::stats::error::StatsError;
 pub(super) struct Case {
     pub(super) head: Vec<f64>,
     pub(super) base: Vec<f64>,
+    pub(super) selection: Option<Selection>,
 }
 
 /// The cases, validated, each side sorted, and the cases sorted.
@@ -48,9 +50,14 @@ pub(super) fn canonical_cases(strata: &[Stratum<'_>]) -> Result<Vec<Case>, Stats
         cases.push(Case {
             head: sorted(s.head),
             base: sorted(s.base),
+            selection: s.selection,
         });
     }
-    cases.sort_unstable_by(|a, b| cmp_values(&a.head, &b.head).then(cmp_values(&a.base, &b.base)));
+    cases.sort_unstable_by(|a, b| {
+        cmp_values(&a.head, &b.head)
+            .then(cmp_values(&a.base, &b.base))
+            .then(a.selection.cmp(&b.selection))
+    });
     Ok(cases)
 }
 
@@ -119,6 +126,11 @@ pub(super) struct Prepared {
     pub(super) observed: f64,
     /// Pooled sum of squares `Q`.
     pub(super) ss: f64,
+    /// The head's centred values.
+    pub(super) head: Vec<f64>,
+    /// The re-run decision of an adaptive run, and the table conditional on it.
+    pub(super) selection: Option<Selection>,
+    pub(super) weighted: Option<Vec<(f64, f64)>>,
 }
 
 impl Prepared {
@@ -128,7 +140,8 @@ impl Prepared {
         let n = pooled.len() as f64;
         let centre = pooled.iter().sum::<f64>() / n;
         let m = c.head.len();
-        let observed: f64 = pooled[..m].iter().map(|v| v - centre).sum();
+        let head: Vec<f64> = pooled[..m].iter().map(|v| v - centre).collect();
+        let observed: f64 = head.iter().sum();
         let mut centred: Vec<f64> = pooled.iter().map(|v| v - centre).collect();
         centred.sort_unstable_by(f64::total_cmp);
         let ss: f64 = centred.iter().map(|v| v * v).sum();
@@ -146,6 +159,9 @@ impl Prepared {
             groups,
             observed,
             ss,
+            head,
+            selection: c.selection,
+            weighted: None,
         })
     }
 
@@ -153,6 +169,7 @@ impl Prepared {
     pub(super) fn kind(&self) -> Vec<u64> {
         let mut key = Vec::with_capacity(1 + 2 * self.groups.len());
         key.push(self.m as u64);
+        key.push(self.selection.map_or(0, |s| 1 + 2 * s.first as u64 + u64::from(s.rerun)));
         for &(value, count) in &self.groups {
             key.extend([value.to_bits(), count as u64]);
         }
@@ -212,6 +229,9 @@ impl Prepared {
 
     /// `(t, probability)` of every composition (not merged, in enumeration order).
     pub(super) fn table(&self, term: &Term) -> Vec<(f64, f64)> {
+        if let Some(table) = &self.weighted {
+            return table.clone();
+        }
         let (take, complement) = self.take();
         let n = self.centred.len();
         let mut capacity = vec![0_usize; self.groups.len() + 1];

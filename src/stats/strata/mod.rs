@@ -93,9 +93,12 @@ mod case;
 mod ci;
 mod exact;
 mod monte_carlo;
+mod selective;
 
 use case::{Case, Prepared, Term, canonical_cases, effect, max_abs, power_of_two_scale, same};
 pub use ci::stratified_ci;
+pub use selective::{Selection, rerun_rule};
+use selective::weighted_table;
 use exact::{exact_p, feasible_tables};
 use monte_carlo::{AliasTable, Sampler, Shuffle, monte_carlo_p};
 
@@ -132,6 +135,9 @@ const DISTINCT_SLACK: f64 = 1e-12;
 pub struct Stratum<'a> {
     pub head: &'a [f64],
     pub base: &'a [f64],
+    /// The case's re-run decision when the head was run adaptively (`agent.trials: {min,
+    /// max}`): the test is then conditional on it ([`selective`]).
+    pub selection: Option<Selection>,
 }
 
 /// The per-case term: the moderated studentized difference for 0/1 metrics, the
@@ -259,7 +265,7 @@ fn test_with(
         statistic_kind: Statistic::for_cases(&cases),
     };
     let scale = power_of_two_scale(max_abs(&cases));
-    let prepared: Vec<Prepared> = cases
+    let mut prepared: Vec<Prepared> = cases
         .iter()
         .enumerate()
         .filter_map(|(i, c)| Prepared::new(i, c, scale))
@@ -277,6 +283,11 @@ fn test_with(
         .iter()
         .map(|p| Term::new(p, f, statistic))
         .collect();
+    for (p, term) in prepared.iter_mut().zip(&terms) {
+        if let Some(selection) = p.selection {
+            p.weighted = Some(weighted_table(p, &p.head, term, selection)?);
+        }
+    }
     let statistic: f64 = prepared
         .iter()
         .zip(&terms)
@@ -285,18 +296,38 @@ fn test_with(
     let spread: f64 = prepared
         .iter()
         .zip(&terms)
-        .map(|(p, t)| {
-            let (low, high) = p.extreme_sums();
-            t.at(low).abs().max(t.at(high).abs())
+        .map(|(p, t)| match &p.weighted {
+            Some(table) => table.iter().fold(0.0, |m: f64, (v, _)| m.max(v.abs())),
+            None => {
+                let (low, high) = p.extreme_sums();
+                t.at(low).abs().max(t.at(high).abs())
+            }
         })
         .sum();
     let slack = TIE_SLACK * (1.0 + spread);
     let bound = statistic + slack;
-    let exact_min_p: f64 = prepared.iter().map(Prepared::min_probability).product();
+    let exact_min_p: f64 = prepared
+        .iter()
+        .map(|p| match &p.weighted {
+            Some(table) => {
+                let low = table.iter().fold(f64::INFINITY, |m, (v, _)| m.min(*v));
+                table
+                    .iter()
+                    .filter(|(v, _)| *v <= low + slack)
+                    .map(|(_, w)| w)
+                    .sum()
+            }
+            None => p.min_probability(),
+        })
+        .product();
     result.informative = prepared.len();
     result.statistic = statistic;
 
-    if !options.no_sign_flip && prepared.iter().all(|p| p.m == 1 && p.centred.len() == 2) {
+    if !options.no_sign_flip
+        && prepared
+            .iter()
+            .all(|p| p.m == 1 && p.centred.len() == 2 && p.selection.is_none())
+    {
         let diffs: Vec<f64> = prepared
             .iter()
             .map(|p| cases[p.case].head[0] - cases[p.case].base[0])
@@ -319,7 +350,10 @@ fn test_with(
 
     let compositions: Vec<usize> = prepared
         .iter()
-        .map(|p| p.count_compositions(ENUMERATE_MAX))
+        .map(|p| match &p.weighted {
+            Some(table) => table.len(),
+            None => p.count_compositions(ENUMERATE_MAX),
+        })
         .collect();
     if !options.force_monte_carlo && compositions.iter().all(|c| *c <= ENUMERATE_MAX) {
         let merge_slack = slack / (prepared.len() + 1) as f64;
@@ -338,7 +372,7 @@ fn test_with(
         .zip(&terms)
         .zip(&compositions)
         .map(|((p, t), &count)| {
-            if count <= ALIAS_MAX {
+            if count <= ALIAS_MAX || p.weighted.is_some() {
                 Sampler::Table(AliasTable::new(&p.table(t)))
             } else {
                 Sampler::Shuffle(Shuffle::new(p, *t))
@@ -353,5 +387,7 @@ fn test_with(
     Ok(result)
 }
 
+#[cfg(test)]
+mod selective_tests;
 #[cfg(test)]
 mod tests;

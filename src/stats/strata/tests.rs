@@ -47,7 +47,11 @@ fn dataset(name: &str) -> Value {
 fn strata(cases: &Cases) -> Vec<Stratum<'_>> {
     cases
         .iter()
-        .map(|(head, base)| Stratum { head, base })
+        .map(|(head, base)| Stratum {
+            head,
+            base,
+            selection: None,
+        })
         .collect()
 }
 
@@ -436,6 +440,7 @@ fn tables_list_every_head_set_once() {
         let case = Case {
             head: head.clone(),
             base: base.clone(),
+            selection: None,
         };
         let p = Prepared::new(0, &case, 1.0).unwrap();
         let n = p.centred.len();
@@ -478,6 +483,7 @@ fn tables_list_every_head_set_once() {
     let wide = Case {
         head: (0..10).map(f64::from).collect(),
         base: (10..40).map(f64::from).collect(),
+        selection: None,
     };
     let p = Prepared::new(0, &wide, 1.0).unwrap();
     assert_eq!(p.count_compositions(1000), 1001);
@@ -571,8 +577,13 @@ fn bad_input_is_an_error() {
                 Stratum {
                     head: &ok,
                     base: &ok,
+                    selection: None,
                 },
-                Stratum { head, base },
+                Stratum {
+                    head,
+                    base,
+                    selection: None,
+                },
             ],
             "m",
             100,
@@ -595,6 +606,7 @@ fn bad_input_is_an_error() {
     let s = [Stratum {
         head: &ok,
         base: &ok,
+        selection: None,
     }];
     assert!(matches!(
         stratified_test(&s, "m", 0, 0),
