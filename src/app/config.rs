@@ -210,11 +210,11 @@ impl EvalSettings {
             return Err(Error::usage("`--jobs` must be at least 1"));
         }
         if let Some(n) = args.trials
-            && !(1..=MAX_TRIALS).contains(&n)
+            && let Err(help) = n.check(MAX_TRIALS)
         {
             return Err(Error::usage_with_help(
                 format!("`--trials {n}` is out of range"),
-                format!("give 1 to {MAX_TRIALS} runs per case"),
+                help,
             ));
         }
         Ok(Self {

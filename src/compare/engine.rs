@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::baseline::model::{BaselineMeta, HistoryLine};
 use crate::compare::error::CompareError;
 use crate::compare::pairing::{Paired, pair};
-use crate::compare::trials::{history_trials, stratified_leg};
+use crate::compare::trials::{FirstStage, baseline_trials, stratified_leg};
 use crate::model::compare::{
     Direction, MetricComparison, MetricStatus, Missing, SigmaBandOut, TestName,
 };
@@ -137,7 +137,13 @@ pub(crate) fn suite_metrics(
         tests.insert(i, test);
     }
     let base_values = per_case_values(input.base);
-    let history = history_trials(input);
+    let baseline = baseline_trials(
+        input.base,
+        input.history,
+        input.meta,
+        input.history_window(),
+    );
+    let first = FirstStage::of(input.head);
     // The stratified legs, in parallel (each metric draws from its own stream).
     let strats = (0..names.len())
         .into_par_iter()
@@ -145,13 +151,18 @@ pub(crate) fn suite_metrics(
             if !tests.contains_key(&i) {
                 return Ok(None);
             }
-            let higher = higher_is_better(&names[i]);
-            stratified_leg(&paired, history.as_ref(), &names[i], higher, &cfg, &keys[i]).map_err(
-                |source| CompareError::Stats {
-                    metric: keys[i].clone(),
-                    source,
-                },
+            stratified_leg(
+                &paired,
+                &baseline,
+                first.as_ref(),
+                &names[i],
+                &cfg,
+                &keys[i],
             )
+            .map_err(|source| CompareError::Stats {
+                metric: keys[i].clone(),
+                source,
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let mut out = Vec::with_capacity(names.len());

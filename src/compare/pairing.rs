@@ -15,8 +15,8 @@ pub(crate) struct Paired {
     /// Each case's value of every metric (its mean over trials).
     pub base: BTreeMap<String, BTreeMap<String, f64>>,
     pub head: BTreeMap<String, BTreeMap<String, f64>>,
-    /// Each case's per-trial values of every metric (one value with one trial).
-    pub base_trials: BTreeMap<String, BTreeMap<String, Vec<f64>>>,
+    /// Each case's per-trial values of every metric in the head (one value with one trial);
+    /// the baseline's are [`super::trials::baseline_trials`].
     pub head_trials: BTreeMap<String, BTreeMap<String, Vec<f64>>>,
     /// Every metric name seen in either run, minus excluded checkpoints.
     pub metrics: BTreeSet<String>,
@@ -86,7 +86,7 @@ pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
         }
         (means, trials)
     };
-    let (base_values, base_trials) = pick(base);
+    let (base_values, _) = pick(base);
     let (head_values, head_trials) = pick(head);
     let metrics: BTreeSet<String> = base_values
         .values()
@@ -141,7 +141,6 @@ pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
         cases,
         base: base_values,
         head: head_values,
-        base_trials,
         head_trials,
         metrics,
         pairing,

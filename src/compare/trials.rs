@@ -15,25 +15,52 @@
 
 use std::collections::BTreeMap;
 
-use crate::baseline::model::CaseValues;
-use crate::compare::engine::SuiteInput;
+use crate::baseline::model::{BaselineMeta, CaseValues, HistoryLine};
 use crate::compare::pairing::Paired;
 use crate::model::compare::{TestName, TrialsUsed};
-use crate::model::metric::trial_mean;
+use crate::model::metric::{case_trial_values, higher_is_better, trial_mean};
+use crate::model::metric_id::MetricId;
+use crate::model::run::RunReport;
 use crate::stats::{
-    BootstrapConfig, StatsError, StrataMethod, Stratum, stratified_ci, stratified_test,
+    BootstrapConfig, Selection, StatsError, StrataMethod, Stratum, rerun_rule, stratified_ci,
+    stratified_test,
 };
+
+/// Every baseline trial of every case and metric: the eligible history lines' when there are
+/// any, else the baseline report's own (per case and metric: history first), and how many
+/// history lines were used. The runner's re-run decisions and compare's tests both read it.
+pub(crate) fn baseline_trials(
+    base: &RunReport,
+    history: &[HistoryLine],
+    meta: &BaselineMeta,
+    window: usize,
+) -> (CaseValues, usize) {
+    let mut out: CaseValues = case_trial_values(&base.cases).into_iter().collect();
+    let Some((pooled, lines)) = history_trials(history, meta, window) else {
+        return (out, 0);
+    };
+    for (case, metrics) in pooled {
+        let slot = out.entry(case).or_default();
+        for (metric, values) in metrics {
+            slot.insert(metric, values);
+        }
+    }
+    (out, lines)
+}
 
 /// Every baseline trial of every case and metric from the eligible history
 /// lines, and how many lines those were; `None` without such lines.
-pub(crate) fn history_trials(input: &SuiteInput<'_>) -> Option<(CaseValues, usize)> {
-    let eligible: Vec<&CaseValues> = input
-        .history
+fn history_trials(
+    history: &[HistoryLine],
+    meta: &BaselineMeta,
+    window: usize,
+) -> Option<(CaseValues, usize)> {
+    let eligible: Vec<&CaseValues> = history
         .iter()
-        .filter(|h| !input.meta.config_tags.is_empty() && h.same_setup(input.meta))
+        .filter(|h| !meta.config_tags.is_empty() && h.same_setup(meta))
         .filter_map(|h| h.case_values.as_ref())
         .collect();
-    let window = input.history_window().max(1);
+    let window = window.max(1);
     let used = &eligible[eligible.len().saturating_sub(window)..];
     if used.is_empty() {
         return None;
@@ -52,6 +79,62 @@ pub(crate) fn history_trials(input: &SuiteInput<'_>) -> Option<(CaseValues, usiz
     Some((out, used.len()))
 }
 
+/// Whether a metric's fall below the baseline makes an adaptive run re-run the case: task
+/// success and the checkpoints (fixed by name, before any data is seen).
+pub(crate) fn drives_reruns(metric: &str) -> bool {
+    metric == "task_success" || matches!(MetricId::parse(metric), MetricId::Checkpoint(_))
+}
+
+/// Orients a metric's values so that lower is worse.
+fn oriented(values: &[f64], higher: bool) -> Vec<f64> {
+    values
+        .iter()
+        .map(|x| if higher { *x } else { -*x })
+        .collect()
+}
+
+/// Whether metric `name` of a case asks for a re-run: its first-stage trials are below its
+/// baseline trials ([`rerun_rule`]).
+fn metric_wants_rerun(name: &str, first: &[f64], base: &[f64]) -> bool {
+    let higher = higher_is_better(name);
+    drives_reruns(name) && rerun_rule(&oriented(first, higher), &oriented(base, higher))
+}
+
+/// Whether an adaptive run re-runs a case: some metric that drives re-runs fell below the
+/// case's baseline trials in the first stage.
+pub(crate) fn case_wants_rerun(
+    first: &BTreeMap<String, Vec<f64>>,
+    base: Option<&BTreeMap<String, Vec<f64>>>,
+) -> bool {
+    let Some(base) = base else {
+        return false;
+    };
+    first.iter().any(|(name, values)| {
+        base.get(name)
+            .is_some_and(|b| metric_wants_rerun(name, values, b))
+    })
+}
+
+/// The first-stage trials of every case of an adaptive head run.
+pub(crate) struct FirstStage {
+    pub trials: CaseValues,
+}
+
+impl FirstStage {
+    pub(crate) fn of(head: &RunReport) -> Option<Self> {
+        let adaptive = head.adaptive?;
+        let first: Vec<_> = head
+            .cases
+            .iter()
+            .filter(|c| c.trial < adaptive.min)
+            .cloned()
+            .collect();
+        Some(Self {
+            trials: case_trial_values(&first).into_iter().collect(),
+        })
+    }
+}
+
 /// The stratified test of one metric.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct StratifiedLeg {
@@ -66,51 +149,83 @@ pub(crate) struct StratifiedLeg {
     pub used: TrialsUsed,
 }
 
-/// The stratified test of `name`, or `None` when every paired case has one
-/// trial on each side (today's paired test then applies unchanged).
+/// The stratified test of `name`, or `None` when every paired case has one trial on each side
+/// of a non-adaptive run (today's paired test then applies unchanged). `baseline` is
+/// [`baseline_trials`]. In an adaptive run (`first`), a metric that drives re-runs is tested
+/// conditionally on each case's decision (all its trials when it asked for the re-run, its
+/// first stage otherwise); every other metric on the first stage only, since the re-runs were
+/// chosen by other metrics of the same trials.
 pub(crate) fn stratified_leg(
     paired: &Paired,
-    history: Option<&(CaseValues, usize)>,
+    baseline: &(CaseValues, usize),
+    first: Option<&FirstStage>,
     name: &str,
-    higher: bool,
     cfg: &BootstrapConfig,
     key: &str,
 ) -> Result<Option<StratifiedLeg>, StatsError> {
-    let mut cases: Vec<(&[f64], &[f64])> = Vec::new();
+    let higher = higher_is_better(name);
+    let mut cases: Vec<(Vec<f64>, Vec<f64>, Option<Selection>)> = Vec::new();
     for case in &paired.cases {
         let Some(head) = paired.head_trials.get(case).and_then(|m| m.get(name)) else {
             continue;
         };
-        let base = history
-            .and_then(|(h, _)| h.get(case))
+        let Some(base) = baseline
+            .0
+            .get(case)
             .and_then(|m| m.get(name))
-            .or_else(|| paired.base_trials.get(case).and_then(|m| m.get(name)));
-        let Some(base) = base.filter(|b| !b.is_empty()) else {
+            .filter(|b| !b.is_empty())
+        else {
             continue;
         };
-        cases.push((head.as_slice(), base.as_slice()));
+        let (head, selection) = match first {
+            None => (head.clone(), None),
+            Some(stage) => {
+                let Some(first) = stage
+                    .trials
+                    .get(case)
+                    .and_then(|m| m.get(name))
+                    .filter(|f| !f.is_empty())
+                else {
+                    continue;
+                };
+                if !drives_reruns(name) {
+                    (first.clone(), None)
+                } else if metric_wants_rerun(name, first, base) {
+                    let selection = Selection {
+                        first: first.len(),
+                        rerun: true,
+                    };
+                    (head.clone(), Some(selection))
+                } else {
+                    let selection = Selection {
+                        first: first.len(),
+                        rerun: false,
+                    };
+                    (first.clone(), Some(selection))
+                }
+            }
+        };
+        cases.push((oriented(&head, higher), oriented(base, higher), selection));
     }
-    if cases.is_empty() || cases.iter().all(|(h, b)| h.len() == 1 && b.len() == 1) {
+    if cases.is_empty()
+        || (first.is_none() && cases.iter().all(|(h, b, _)| h.len() == 1 && b.len() == 1))
+    {
         return Ok(None);
     }
-    let orient =
-        |v: &[f64]| -> Vec<f64> { v.iter().map(|x| if higher { *x } else { -*x }).collect() };
-    let oriented: Vec<(Vec<f64>, Vec<f64>)> =
-        cases.iter().map(|(h, b)| (orient(h), orient(b))).collect();
-    let strata: Vec<Stratum<'_>> = oriented
+    let strata: Vec<Stratum<'_>> = cases
         .iter()
-        .map(|(h, b)| Stratum {
+        .map(|(h, b, selection)| Stratum {
             head: h,
             base: b,
-            selection: None,
+            selection: *selection,
         })
         .collect();
     let test = stratified_test(&strata, key, cfg.resamples, cfg.seed)?;
     let ci = stratified_ci(&strata, key, cfg)?;
     let n = cases.len() as f64;
-    let head_mean = cases.iter().map(|c| trial_mean(c.0)).sum::<f64>() / n;
-    let base_mean = cases.iter().map(|c| trial_mean(c.1)).sum::<f64>() / n;
     let unorient = |v: f64| if higher { v } else { -v };
+    let head_mean = unorient(cases.iter().map(|c| trial_mean(&c.0)).sum::<f64>() / n);
+    let base_mean = unorient(cases.iter().map(|c| trial_mean(&c.1)).sum::<f64>() / n);
     let (lo, hi) = (unorient(ci.ci_low), unorient(ci.ci_high));
     Ok(Some(StratifiedLeg {
         test: match test.method {
@@ -126,7 +241,7 @@ pub(crate) fn stratified_leg(
         used: TrialsUsed {
             head: test.head_trials,
             base: test.base_trials,
-            history_points: history.map_or(0, |(_, n)| *n),
+            history_points: baseline.1,
             informative: test.informative,
         },
     }))

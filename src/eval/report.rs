@@ -52,6 +52,7 @@ pub(crate) fn build_run_report(suite: &Suite, cases: Vec<CaseReport>, meta: RunM
         wall_time_ms: meta.wall_time_ms,
         judge: meta.judge,
         shard: meta.shard,
+        adaptive: None,
         cases,
         aggregate,
         warnings: meta.warnings,

@@ -37,6 +37,10 @@ pub struct RunReport {
     /// Set when this report covers one shard (`run --shard i/n`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<ShardInfo>,
+    /// Adaptive confirmation (`agent.trials: {min, max}`) against a baseline: the first
+    /// `min` trials of every case, then re-runs; a compare tests conditionally on them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<AdaptiveTrials>,
     pub cases: Vec<CaseReport>,
     pub aggregate: Aggregate,
     /// Suite-level warnings (e.g. trace ingestion oddities), never dropped.
@@ -81,6 +85,17 @@ pub enum RunMode {
     Replay,
     /// The suite's agent command was run.
     Run,
+}
+
+/// How an adaptive run was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdaptiveTrials {
+    /// Trials of every case (trials `0 … min−1`).
+    pub min: u32,
+    /// Most trials of a re-run case.
+    pub max: u32,
+    /// Cases that were re-run.
+    pub rerun_cases: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

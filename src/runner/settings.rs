@@ -81,6 +81,6 @@ pub struct EvalSettings {
     pub jobs: usize,
     /// `--jobs` (or `jobs:` in agenteval.yaml) when given: caps `agent.concurrency`.
     pub jobs_cap: Option<usize>,
-    /// `--trials N` (run mode), over the suite's `agent.trials`.
-    pub trials: Option<u32>,
+    /// `--trials K|MIN:MAX` (run mode), over the suite's `agent.trials`.
+    pub trials: Option<crate::spec::model::TrialsSpec>,
 }

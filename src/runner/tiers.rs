@@ -7,14 +7,17 @@
 
 use std::time::Instant;
 
+use crate::baseline::model::CaseValues;
 use crate::baseline::model::{BaselineFile, HistoryLine};
 use crate::compare::decide::{
     AlphaPlan, CompareOptions, compare, smoke_spent_alpha, smoke_stops, suite_fails,
 };
 use crate::compare::engine::SuiteInput;
+use crate::compare::trials::{baseline_trials, case_wants_rerun};
 use crate::dag::render_mermaid_case;
 use crate::model::compare::{CompareReport, MetricStatus, TierOutcome, Verdict, WorstCase};
-use crate::model::run::{CaseReport, RunReport, Tier};
+use crate::model::metric::case_trial_values;
+use crate::model::run::{AdaptiveTrials, CaseReport, RunReport, Tier};
 use crate::model::vocab::FailOn;
 use crate::output::plural;
 use crate::runner::error::RunnerError;
@@ -23,6 +26,7 @@ use crate::runner::run_mode::evaluate_run;
 use crate::runner::select::in_shard;
 use crate::runner::session::RunSession;
 use crate::runner::settings::{EvalSettings, EvidenceOverride, TierChoice};
+use crate::spec::model::TrialsSpec;
 use crate::spec::suite::Suite;
 
 /// What the caller adds to each tier's compare report before it is kept
@@ -50,34 +54,88 @@ pub(crate) fn select(suite: &Suite, tier: Tier, settings: &EvalSettings) -> Vec<
 /// (the suite's `agent:` runs per case, `agent.trials` / `--trials` times)
 /// unless `--traces` asks for replay; replay reads one trial per
 /// `trial-<i>/` directory when the traces directory has them.
+///
+/// Adaptive trials (`{min, max}`) with a `baseline` (every baseline trial
+/// of every case, [`baseline_trials`]): every case runs `min` times, then
+/// the cases whose task success or a checkpoint fell below their baseline
+/// trials run up to `max` times. Without a baseline (`run`, `baseline
+/// update`) every case runs `max` times.
 pub(crate) fn evaluate_tier(
     suite: &Suite,
     tier: Tier,
     settings: &EvalSettings,
     session: &RunSession,
+    baseline: Option<&CaseValues>,
 ) -> Result<Option<RunReport>, RunnerError> {
     let indices = select(suite, tier, settings);
     if indices.is_empty() {
         return Ok(None);
     }
     let report = if let (Some(agent), None) = (&suite.agent, &settings.traces) {
-        let k = settings.trials.or(agent.trials).unwrap_or(1);
-        if !(1..=MAX_TRIALS).contains(&k) {
+        let plan = settings
+            .trials
+            .or(agent.trials)
+            .unwrap_or(TrialsSpec::Fixed(1));
+        if let Err(help) = plan.check(MAX_TRIALS) {
             return Err(RunnerError::AgentSpec {
                 suite: suite.name.clone(),
-                message: format!("`agent.trials: {k}` is out of range"),
-                help: format!("give 1 to {MAX_TRIALS} runs per case"),
+                message: format!("`agent.trials: {plan}` is out of range"),
+                help,
             });
         }
-        let mut reports = Vec::with_capacity(k as usize);
-        for trial in 0..k {
+        let (min, max) = plan.bounds();
+        let adaptive = baseline.filter(|_| min < max);
+        let first_stage = if adaptive.is_some() { min } else { max };
+        let mut reports = Vec::with_capacity(max as usize);
+        for trial in 0..first_stage {
             reports.push(evaluate_run(
                 suite, agent, &indices, tier, settings, session, trial,
             )?);
         }
-        combine_trials(suite, reports)?
+        let mut rerun_cases = 0;
+        if let Some(baseline) = adaptive {
+            let first: Vec<CaseReport> = reports.iter().flat_map(|r| r.cases.clone()).collect();
+            let wanted: std::collections::BTreeSet<String> = case_trial_values(&first)
+                .into_iter()
+                .filter(|(id, values)| case_wants_rerun(values, baseline.get(id)))
+                .map(|(id, _)| id)
+                .collect();
+            let rerun: Vec<usize> = indices
+                .iter()
+                .copied()
+                .filter(|&i| wanted.contains(&suite.cases[i].id))
+                .collect();
+            rerun_cases = rerun.len();
+            if !session.quiet() {
+                statusln!(
+                    "adaptive trials of `{}`: {} of {} below their baseline after {}; re-running {} up to {} trials",
+                    suite.name,
+                    plural(rerun.len(), "case", "cases"),
+                    indices.len(),
+                    plural(min as usize, "trial", "trials"),
+                    if rerun.len() == 1 { "it" } else { "them" },
+                    max
+                );
+            }
+            if !rerun.is_empty() {
+                for trial in min..max {
+                    reports.push(evaluate_run(
+                        suite, agent, &rerun, tier, settings, session, trial,
+                    )?);
+                }
+            }
+        }
+        let mut report = combine_trials(suite, reports)?;
+        if adaptive.is_some() {
+            report.adaptive = Some(AdaptiveTrials {
+                min,
+                max,
+                rerun_cases,
+            });
+        }
+        report
     } else {
-        if settings.trials.is_some_and(|k| k > 1) {
+        if settings.trials.is_some_and(|k| k.bounds().1 > 1) {
             return Err(RunnerError::AgentSpec {
                 suite: suite.name.clone(),
                 message: "`--trials` runs the agent several times, but this suite is replayed from recorded traces".into(),
@@ -362,7 +420,16 @@ fn run_tier(
     let mut heads: Vec<(usize, RunReport, Option<u64>)> = Vec::new();
     for (i, p) in prepared.iter().enumerate() {
         let started = Instant::now();
-        if let Some(head) = evaluate_tier(&p.suite, tier, settings, session)? {
+        let (baseline, _) = baseline_trials(
+            &p.baseline.report,
+            &p.history,
+            &p.baseline.baseline,
+            p.suite
+                .gates
+                .history_window
+                .unwrap_or(crate::spec::gates::DEFAULT_HISTORY_WINDOW),
+        );
+        if let Some(head) = evaluate_tier(&p.suite, tier, settings, session, Some(&baseline))? {
             if !quiet {
                 statusln!(
                     "{} tier of `{}`: {} evaluated ({} did not complete)",

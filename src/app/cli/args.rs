@@ -168,10 +168,12 @@ pub struct CliEvalArgs {
     /// Parallel trace evaluations [default: number of CPUs]; also caps `agent.concurrency` in run mode.
     #[arg(long, short = 'j', value_name = "N", env = "AGENTEVAL_JOBS")]
     pub jobs: Option<usize>,
-    /// Run each case N times in run mode (overrides `agent.trials`; 1–100).
-    /// Replay reads trials from `trial-<i>/` directories instead.
-    #[arg(long, value_name = "N", env = "AGENTEVAL_TRIALS")]
-    pub trials: Option<u32>,
+    /// Run each case K times in run mode, or MIN:MAX for adaptive confirmation (run every case
+    /// MIN times, re-run the cases that fell below their baseline up to MAX; needs a baseline,
+    /// i.e. `compare`). Overrides `agent.trials`; 1–100. Replay reads trials from `trial-<i>/`
+    /// directories instead.
+    #[arg(long, value_name = "K|MIN:MAX", env = "AGENTEVAL_TRIALS")]
+    pub trials: Option<crate::spec::model::TrialsSpec>,
     /// Run mode: keep each case's input, workdir and trace under DIR/<suite>/ [default: a temporary directory, removed].
     #[arg(long, value_name = "DIR", env = "AGENTEVAL_ARTIFACTS")]
     pub artifacts: Option<PathBuf>,

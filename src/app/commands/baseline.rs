@@ -40,7 +40,7 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
         let mut out = Vec::new();
         let session = run_session(&args.eval, &settings, quiet);
         for suite in load_suites(&settings, quiet)? {
-            if let Some(r) = evaluate_tier(&suite, Tier::Full, &settings, &session)? {
+            if let Some(r) = evaluate_tier(&suite, Tier::Full, &settings, &session, None)? {
                 out.push(r);
             }
         }

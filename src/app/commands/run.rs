@@ -94,7 +94,7 @@ pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCod
     let mut evaluated = Vec::new();
     let mut interrupted = None;
     for suite in suites {
-        let result = match evaluate_tier(&suite, tier, &settings, &session) {
+        let result = match evaluate_tier(&suite, tier, &settings, &session, None) {
             // SIGINT/SIGTERM: keep what is known, stop, exit 130/143 below.
             Err(RunnerError::Interrupted { signal, partial }) => {
                 interrupted = Some(signal);

@@ -116,6 +116,7 @@ pub(super) fn report(cases: Vec<CaseReport>, instruction: &str) -> RunReport {
         wall_time_ms: None,
         judge: JudgeSummary::default(),
         shard: None,
+        adaptive: None,
         aggregate: aggregate(&cases, 1),
         cases,
         warnings: vec![],

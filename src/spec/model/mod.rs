@@ -25,6 +25,6 @@ pub use matchers::{EventKind, EventMatcher, EventStatus, ToolPattern};
 pub use scoring::{PartialMode, ScoringSpec, ThresholdsSpec};
 pub use sequence::{CountSpec, NeverSpec, SequenceSpec, Since, SpannedMatcher, Until};
 pub use suite::{
-    AgentSpec, JudgeSpec, PriceSpec, SpannedString, SuiteFile, ToolSpec, WorkflowSpec,
+    AgentSpec, JudgeSpec, PriceSpec, SpannedString, SuiteFile, ToolSpec, TrialsSpec, WorkflowSpec,
     WorkflowStepSpec,
 };

@@ -116,9 +116,74 @@ pub struct AgentSpec {
     /// Times each case is run (default 1). Agents are stochastic: with k > 1
     /// every trial is kept in the report (`AGENTEVAL_TRIAL` = 0 … k−1, each in
     /// its own work directory), a case's value is its mean over trials, and
-    /// pass^k / pass@k are reported. `--trials` overrides it.
+    /// pass^k / pass@k are reported. `{min: 1, max: 3}` confirms adaptively:
+    /// every case runs `min` times and only the cases whose task success or a
+    /// checkpoint fell below their baseline are re-run, up to `max` times (a
+    /// compare tests conditionally on those decisions). `--trials` overrides it.
     #[serde(default)]
-    pub trials: Option<u32>,
+    pub trials: Option<TrialsSpec>,
+}
+
+/// `agent.trials`: a number of trials, or adaptive bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TrialsSpec {
+    /// Every case runs this many times.
+    Fixed(u32),
+    /// Every case runs `min` times; the cases that moved against their baseline are re-run
+    /// up to `max` times.
+    Adaptive { min: u32, max: u32 },
+}
+
+impl TrialsSpec {
+    /// `(min, max)` trials per case (equal when fixed).
+    pub fn bounds(self) -> (u32, u32) {
+        match self {
+            Self::Fixed(k) => (k, k),
+            Self::Adaptive { min, max } => (min, max),
+        }
+    }
+
+    /// Whether the bounds are usable: `1 ≤ min ≤ max ≤ most`; the reason otherwise.
+    pub fn check(self, most: u32) -> Result<(), String> {
+        let (min, max) = self.bounds();
+        if min == 0 || max > most {
+            return Err(format!("give 1 to {most} runs per case"));
+        }
+        if min > max {
+            return Err(format!("`min` ({min}) is above `max` ({max})"));
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for TrialsSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Fixed(k) => write!(f, "{k}"),
+            Self::Adaptive { min, max } => write!(f, "{{min: {min}, max: {max}}}"),
+        }
+    }
+}
+
+impl std::str::FromStr for TrialsSpec {
+    type Err = String;
+
+    /// `K`, or `MIN:MAX` for adaptive confirmation.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let number = |t: &str| {
+            t.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("`{s}` is not a number of trials (K, or MIN:MAX)"))
+        };
+        match s.split_once(':') {
+            None => Ok(Self::Fixed(number(s)?)),
+            Some((min, max)) => Ok(Self::Adaptive {
+                min: number(min)?,
+                max: number(max)?,
+            }),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

@@ -169,7 +169,10 @@ impl Prepared {
     pub(super) fn kind(&self) -> Vec<u64> {
         let mut key = Vec::with_capacity(1 + 2 * self.groups.len());
         key.push(self.m as u64);
-        key.push(self.selection.map_or(0, |s| 1 + 2 * s.first as u64 + u64::from(s.rerun)));
+        key.push(
+            self.selection
+                .map_or(0, |s| 1 + 2 * s.first as u64 + u64::from(s.rerun)),
+        );
         for &(value, count) in &self.groups {
             key.extend([value.to_bits(), count as u64]);
         }

@@ -97,10 +97,10 @@ mod selective;
 
 use case::{Case, Prepared, Term, canonical_cases, effect, max_abs, power_of_two_scale, same};
 pub use ci::stratified_ci;
-pub use selective::{Selection, rerun_rule};
-use selective::weighted_table;
 use exact::{exact_p, feasible_tables};
 use monte_carlo::{AliasTable, Sampler, Shuffle, monte_carlo_p};
+use selective::weighted_table;
+pub use selective::{Selection, rerun_rule};
 
 /// Prior degrees of freedom `ν₀` of the moderated variance.
 pub const PRIOR_DF: f64 = 2.0;
@@ -296,9 +296,10 @@ fn test_with(
     let spread: f64 = prepared
         .iter()
         .zip(&terms)
-        .map(|(p, t)| match &p.weighted {
-            Some(table) => table.iter().fold(0.0, |m: f64, (v, _)| m.max(v.abs())),
-            None => {
+        .map(|(p, t)| {
+            if let Some(table) = &p.weighted {
+                table.iter().fold(0.0, |m: f64, (v, _)| m.max(v.abs()))
+            } else {
                 let (low, high) = p.extreme_sums();
                 t.at(low).abs().max(t.at(high).abs())
             }

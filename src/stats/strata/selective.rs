@@ -57,18 +57,22 @@ const SELECTIVE_MAX: usize = 20_000;
 /// the observed head set could not have produced the decision (the runner and the compare saw
 /// different baselines) or the table is too large.
 pub(super) fn weighted_table(
-    p: &Prepared,
+    case: &Prepared,
     head: &[f64],
     term: &Term,
     selection: Selection,
 ) -> Result<Vec<(f64, f64)>, StatsError> {
-    let groups = &p.groups;
-    let m = p.m;
-    let s = selection.first;
-    if s == 0 || s > m || (!selection.rerun && s != m) || (selection.rerun && s == m) {
+    let groups = &case.groups;
+    let heads = case.m;
+    let stage = selection.first;
+    if stage == 0
+        || stage > heads
+        || (!selection.rerun && stage != heads)
+        || (selection.rerun && stage == heads)
+    {
         return Err(StatsError::Selection {
             reason: format!(
-                "{m} head trials do not fit a first stage of {s} {}",
+                "{heads} head trials do not fit a first stage of {stage} {}",
                 if selection.rerun {
                     "and a re-run"
                 } else {
@@ -77,13 +81,17 @@ pub(super) fn weighted_table(
             ),
         });
     }
-    let r = p.centred.len() - m;
+    let r = case.centred.len() - heads;
     let total: f64 = groups.iter().map(|(v, n)| v * *n as f64).sum();
     let scale = groups.iter().fold(1.0_f64, |a, (v, _)| a.max(v.abs()));
     let slack = BELOW_SLACK * scale;
-    let first = s as f64;
+    let first = stage as f64;
     let weight = |counts: &[usize]| -> f64 {
-        let sum_h: f64 = counts.iter().zip(groups).map(|(c, (v, _))| *c as f64 * v).sum();
+        let sum_h: f64 = counts
+            .iter()
+            .zip(groups)
+            .map(|(c, (v, _))| *c as f64 * v)
+            .sum();
         let mean_base = (total - sum_h) / r as f64;
         if !selection.rerun {
             return if sum_h / first < mean_base - slack {
@@ -93,7 +101,7 @@ pub(super) fn weighted_table(
             };
         }
         let mut w = 0.0;
-        sub_compositions(counts, groups, 0, s, 0.0, 1.0, &mut |sum_f, ways| {
+        sub_compositions(counts, groups, 0, stage, 0.0, 1.0, &mut |sum_f, ways| {
             if sum_f / first < mean_base - slack {
                 w += ways;
             }
@@ -105,7 +113,7 @@ pub(super) fn weighted_table(
         .iter()
         .map(|(v, _)| head.iter().filter(|h| same(**h, *v)).count())
         .collect();
-    if observed.iter().sum::<usize>() != m || weight(&observed) == 0.0 {
+    if observed.iter().sum::<usize>() != heads || weight(&observed) == 0.0 {
         return Err(StatsError::Selection {
             reason: "the head's trials could not have led to this re-run decision against \
                      these baseline trials (was the run made against another baseline?)"
@@ -116,7 +124,7 @@ pub(super) fn weighted_table(
     let mut counts = vec![0_usize; groups.len()];
     let mut listed = 0_usize;
     let mut too_many = false;
-    compositions(groups, 0, m, &mut counts, &mut |counts| {
+    compositions(groups, 0, heads, &mut counts, &mut |counts| {
         listed += 1;
         if listed > SELECTIVE_MAX {
             too_many = true;
@@ -129,7 +137,11 @@ pub(super) fn weighted_table(
                 .zip(groups)
                 .map(|(c, (_, n))| binomial(*n, *c))
                 .product();
-            let sum_h: f64 = counts.iter().zip(groups).map(|(c, (v, _))| *c as f64 * v).sum();
+            let sum_h: f64 = counts
+                .iter()
+                .zip(groups)
+                .map(|(c, (v, _))| *c as f64 * v)
+                .sum();
             table.push((term.at(sum_h), p_h * w));
         }
     });

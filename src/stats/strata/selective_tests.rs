@@ -1,4 +1,5 @@
 //! The selective (adaptive) test against brute force, and its size by simulation.
+#![expect(clippy::float_cmp, reason = "0/1 data are compared exactly")]
 
 use super::*;
 use crate::stats::rng::MetricRng;
@@ -78,7 +79,7 @@ fn brute(cases: &[Case]) -> f64 {
     let f = if k % 2 == 1 {
         variances[k / 2]
     } else {
-        (variances[k / 2 - 1] + variances[k / 2]) / 2.0
+        f64::midpoint(variances[k / 2 - 1], variances[k / 2])
     };
     let binary = pooled.iter().flatten().all(|v| *v == 0.0 || *v == 1.0);
     let mut totals = vec![(0.0_f64, 1.0_f64)];
@@ -138,14 +139,22 @@ fn the_conditional_p_is_the_brute_force_p() {
         ],
         // A first stage of two trials.
         vec![
-            (vec![0.0, 1.0, 0.0, 1.0], vec![1.0, 1.0, 1.0], Selection {
-                first: 2,
-                rerun: true,
-            }),
-            (vec![1.0, 0.0], vec![0.0, 1.0, 0.0], Selection {
-                first: 2,
-                rerun: false,
-            }),
+            (
+                vec![0.0, 1.0, 0.0, 1.0],
+                vec![1.0, 1.0, 1.0],
+                Selection {
+                    first: 2,
+                    rerun: true,
+                },
+            ),
+            (
+                vec![1.0, 0.0],
+                vec![0.0, 1.0, 0.0],
+                Selection {
+                    first: 2,
+                    rerun: false,
+                },
+            ),
             (vec![0.0, 0.0, 1.0], vec![1.0, 1.0], RERUN),
         ],
         // Partial credit (three values).
