@@ -23,9 +23,33 @@ The gate's history of suite means has one point per baseline (one trial), so
 the 2-sigma leg is unavailable (it needs 5) and the test leg decides alone;
 the reports say so.
 
+With --trials-design (issue 20), the same measurement for the trials design,
+side by side with one trial against one:
+
+- new: for each rotation h, one baseline `rot<h>` from the other 3 trials in
+  the trials layout (traces/trial-<i>/, evidence/trial-<i>/: 3 trials per
+  case, so the stratified permutation test decides), and head = trial h;
+- old: the same head against each of the other trials alone (baseline
+  `t<a>`), the 12 ordered pairs of 1.;
+- the head is trial h as is (real null) or with each kind injected at each
+  rate, seeded by seed|kind|rate|head<h> only, so both designs see exactly
+  the same injected head;
+- each alpha of --alphas is the suite's `gates.alpha` (a suite and baselines
+  per alpha), every compare runs at it (nothing is re-decided afterwards);
+- records detected (exit 2 and `regression` on the kind's checkpoint),
+  reported (`regression` or `suspected` on it, whatever the exit), false
+  alarms on the null runs, issue 20's target per kind, and how flaky each
+  checkpoint is across the 3 baseline trials of each rotation;
+- writes power-trials.md and power-trials.json to --out (reports of every
+  compare under --out/work/alpha-<a>/reports/) and prints the Markdown.
+
 Usage:
   python3 scripts/tau-bench-power.py --source gpt-4o-airline.json \\
       --bin target/release/agenteval-gate [--out DIR] [--seed S] [--rates 0.1,0.25,0.4]
+  python3 scripts/tau-bench-power.py --trials-design --source gpt-4o-airline.json \\
+      --bin target/release/agenteval-gate --out DIR [--seed 42] [--rates 0.1,0.25,0.4] \\
+      [--alphas 0.05,0.01] [--kinds no-confirmation,...] [--jobs 2]
+      (--jobs N runs N compares at once, each with `--jobs 1`)
   python3 scripts/tau-bench-power.py --source FILE --inject-all KIND --trial T --out DIR
       (writes DIR/airline-trial with KIND injected into every applicable
       episode of trial T, and DIR/injected.json listing them; for tests)
