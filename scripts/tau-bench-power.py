@@ -393,6 +393,12 @@ def trials_cell(recs: list[dict]) -> dict:
         "detected": sum(r["detected"] for r in recs),
         "reported": sum(r["reported"] for r in recs),
         "other_failure": sum(r["exit"] == 2 and not r["detected"] for r in recs),
+        # detections where the smoke tier stopped the run (the verdict of its 8 cases)
+        "detected_at_smoke": sum(r["detected"] and r["stopped_at_smoke"] for r in recs),
+        # the target's p at or below the alpha of the tier that decided, before BH
+        "p_below_alpha": sum(bool(r.get("target")) and r["target"].get("p_value") is not None
+                             and r["family_alpha"] is not None and r["target"]["p_value"] <= r["family_alpha"]
+                             for r in recs),
         "k_range": span([len(r["injected"]) for r in recs]),
         "n_range": span([r["applicable"] for r in recs]),
         "median_p": median(ps),
@@ -486,24 +492,9 @@ def trials_power(args) -> int:
     return 0
 
 
-def trials_summary(args, trials, rates, alphas, heads, records, gates) -> dict:
-    kinds = {kind: {"checkpoint": inject.KINDS[kind][1], "severity": inject.KINDS[kind][2]}
-             for kind in args.kinds.split(",")}
-    # How flaky each kind's checkpoint is across the 3 trials of each
-    # rotation's baseline (the same at every alpha): over all 50 cases, and
-    # over the cases where the kind applies in the head trial.
-    flakiness = {}
-    first = gates[alphas[0]]
-    for kind, meta in kinds.items():
-        row = {}
-        for h in trials:
-            res = case_results(first.baselines / f"rot{h}" / f"{SUITE_NAME}.json", meta["checkpoint"])
-            head = next(x for x in heads if x["kind"] == kind and x["head"] == h)
-            row[f"t{h}"] = {"applicable": head["applicable"],
-                            "applicable_by_baseline": stabilities(res, head["applicable_cases"]),
-                            "all_cases": stabilities(res, sorted(res))}
-        flakiness[kind] = row
-
+def per_alpha_blocks(records: list[dict], kinds: dict, rates, alphas, heads: list[dict]) -> dict:
+    """Null false alarms, detection cells and issue 20's target, per alpha,
+    from the records of every compare (also used by --render-json)."""
     per_alpha = {}
     for alpha in alphas:
         recs = [r for r in records if r["alpha"] == alpha]
@@ -537,6 +528,28 @@ def trials_summary(args, trials, rates, alphas, heads, records, gates) -> dict:
             "detection": detection,
             "target": target,
         }
+    return per_alpha
+
+
+def trials_summary(args, trials, rates, alphas, heads, records, gates) -> dict:
+    kinds = {kind: {"checkpoint": inject.KINDS[kind][1], "severity": inject.KINDS[kind][2]}
+             for kind in args.kinds.split(",")}
+    # How flaky each kind's checkpoint is across the 3 trials of each
+    # rotation's baseline (the same at every alpha): over all 50 cases, and
+    # over the cases where the kind applies in the head trial.
+    flakiness = {}
+    first = gates[alphas[0]]
+    for kind, meta in kinds.items():
+        row = {}
+        for h in trials:
+            res = case_results(first.baselines / f"rot{h}" / f"{SUITE_NAME}.json", meta["checkpoint"])
+            head = next(x for x in heads if x["kind"] == kind and x["head"] == h)
+            row[f"t{h}"] = {"applicable": head["applicable"],
+                            "applicable_by_baseline": stabilities(res, head["applicable_cases"]),
+                            "all_cases": stabilities(res, sorted(res))}
+        flakiness[kind] = row
+
+    per_alpha = per_alpha_blocks(records, kinds, rates, alphas, heads)
     return {
         "source": args.source.name,
         "seed": args.seed,
@@ -559,6 +572,11 @@ def trials_summary(args, trials, rates, alphas, heads, records, gates) -> dict:
     }
 
 
+def smoke(cell: dict) -> str:
+    n = cell.get("detected_at_smoke", 0)
+    return f" ({n} by the smoke tier)" if n else ""
+
+
 def trials_tables(summary: dict) -> str:
     kinds, rates = summary["kinds"], summary["rates"]
     lines = [f"Source {summary['source']}, seed {summary['seed']}, rates "
@@ -570,7 +588,9 @@ def trials_tables(summary: dict) -> str:
              f"- Tier: {summary['design']['tier']}.",
              "- **detected** = gate exit 2 with `regression` on the kind's checkpoint; **reported** = that checkpoint "
              "is `regression` or `suspected` in the JSON report, whether or not the gate failed; "
-             "k = episodes injected of n applicable in the head trial.",
+             "k = episodes injected of n applicable in the head trial; \"by the smoke tier\" = detections where the "
+             "smoke tier's 8 cases stopped the run; p <= alpha before BH = the target's p at or below the alpha of the "
+             "tier that decided, i.e. what a family of one would have caught.",
              ""]
     for alpha, block in summary["per_alpha"].items():
         lines += [f"## alpha = {alpha}", "", "### Real null (nothing injected)", ""]
@@ -582,8 +602,8 @@ def trials_tables(summary: dict) -> str:
                          + (", ".join(flagged) or "none"))
         lines += ["", "### Detection", "",
                   "| violation | checkpoint (severity) | rate | k of n | old detected | old reported | new detected "
-                  "| new reported | other failure old / new | median p old / new |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
+                  "| new reported | p <= alpha before BH, old / new | other failure old / new | median p old / new |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for kind, row in block["detection"].items():
             meta = kinds[kind]
             for rate in rates:
@@ -591,7 +611,8 @@ def trials_tables(summary: dict) -> str:
                 o, n = c["old"], c["new"]
                 lines.append(f"| {kind} | {meta['checkpoint']} ({meta['severity']}) | {fmt_rate(rate)} "
                              f"| {n['k_range']} of {n['n_range']} | {o['detected']}/{o['runs']} | {o['reported']}/{o['runs']} "
-                             f"| **{n['detected']}/{n['runs']}** | **{n['reported']}/{n['runs']}** "
+                             f"| **{n['detected']}/{n['runs']}**{smoke(n)} | **{n['reported']}/{n['runs']}** "
+                             f"| {o['p_below_alpha']}/{o['runs']} / {n['p_below_alpha']}/{n['runs']} "
                              f"| {o['other_failure']} / {n['other_failure']} | {o['median_p']} / {n['median_p']} |")
         lines += ["", "### Issue 20's target", "",
                   f"Critical kinds with at least {MIN_APPLICABLE} applicable episodes in every head trial: detected in "
@@ -621,7 +642,8 @@ def trials_tables(summary: dict) -> str:
                                                       for h in summary["trials"])
               + " | all 50 cases, per rotation: flaky |",
               "|---|---|" + "---|" * len(summary["trials"]) + "---|"]
-    for kind, row in summary["flakiness"].items():
+    for kind in kinds:
+        row = summary["flakiness"][kind]
         cells = []
         for h in summary["trials"]:
             x = row[f"t{h}"]
@@ -630,6 +652,21 @@ def trials_tables(summary: dict) -> str:
         flaky_all = ", ".join(str(row[f"t{h}"]["all_cases"]["flaky"]) for h in summary["trials"])
         lines.append(f"| {kind} | {kinds[kind]['checkpoint']} | " + " | ".join(cells) + f" | {flaky_all} |")
     return "\n".join(lines) + "\n"
+
+
+def render_json(args) -> int:
+    """The tables of a saved power-trials.json, recomputed from its runs."""
+    summary = json.loads(args.render_json.read_text())
+    # the JSON is written with sorted keys: back to the order of tau_power_inject.KINDS
+    order = [k for k in inject.KINDS if k in summary["kinds"]] + sorted(set(summary["kinds"]) - set(inject.KINDS))
+    summary["kinds"] = {k: summary["kinds"][k] for k in order}
+    summary["per_alpha"] = per_alpha_blocks(summary["runs"], summary["kinds"], summary["rates"], summary["alphas"],
+                                            summary["heads"])
+    md = "# Trials: 1 head trial vs 3 baseline trials (tau-bench airline, gpt-4o)\n\n" + trials_tables(summary)
+    (args.out / "power-trials.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    (args.out / "power-trials.md").write_text(md)
+    print(md)
+    return 0
 
 
 def inject_all(args) -> int:
@@ -670,10 +707,15 @@ def main() -> int:
                    help="with --trials-design: the suite's `gates.alpha` values to measure at")
     p.add_argument("--jobs", type=int, default=1, help="with --trials-design: compares run at once")
     p.add_argument("--kinds", default=",".join(inject.KINDS), help="with --trials-design: the injection kinds")
+    p.add_argument("--render-json", type=Path, metavar="FILE",
+                   help="recompute the tables of a saved power-trials.json from its runs and write them to --out "
+                        "(no compare is run)")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.inject_all:
         return inject_all(args)
+    if args.render_json:
+        return render_json(args)
     if args.trials_design:
         return trials_power(args)
     return power(args)
