@@ -549,6 +549,33 @@ def trials_summary(args, trials, rates, alphas, heads, records, gates) -> dict:
                             "all_cases": stabilities(res, sorted(res))}
         flakiness[kind] = row
 
+    # Signal and noise of each new-design compare on the kind's checkpoint:
+    # the injected cases by their stability across the 3 baseline trials, and
+    # the cases left as recorded whose head result is below / above their
+    # baseline mean (the agent's own variation, which the injection must beat).
+    signal = {}
+    for kind, meta in kinds.items():
+        row = {}
+        for rate in rates:
+            cells = {}
+            for h in trials:
+                base = case_results(first.baselines / f"rot{h}" / f"{SUITE_NAME}.json", meta["checkpoint"])
+                own = case_results(first.baselines / f"t{h}" / f"{SUITE_NAME}.json", meta["checkpoint"])
+                head = next(x for x in heads if x["kind"] == kind and x["rate"] == rate and x["head"] == h)
+                injected = set(head["injected"])
+                cell = {"injected": stabilities(base, sorted(injected)), "worse": 0, "better": 0}
+                for case, results in base.items():
+                    decided = [r == "PASS" for r in results if r in ("PASS", "FAIL")]
+                    mine = own[case][0]
+                    if case in injected or not decided or mine not in ("PASS", "FAIL"):
+                        continue
+                    value, mean = float(mine == "PASS"), sum(decided) / len(decided)
+                    cell["worse"] += value < mean
+                    cell["better"] += value > mean
+                cells[f"t{h}"] = cell
+            row[fmt_rate(rate)] = cells
+        signal[kind] = row
+
     per_alpha = per_alpha_blocks(records, kinds, rates, alphas, heads)
     return {
         "source": args.source.name,
@@ -567,6 +594,7 @@ def trials_summary(args, trials, rates, alphas, heads, records, gates) -> dict:
         },
         "heads": [{k: x[k] for k in ("kind", "rate", "head", "applicable", "injected")} for x in heads if x["kind"] != "null"],
         "flakiness": flakiness,
+        "signal": signal,
         "per_alpha": per_alpha,
         "runs": records,
     }
@@ -651,6 +679,24 @@ def trials_tables(summary: dict) -> str:
             cells.append(f"{x['applicable']} ({a['pass']}/{a['flaky']}/{a['fail']}/{a['n/a']})")
         flaky_all = ", ".join(str(row[f"t{h}"]["all_cases"]["flaky"]) for h in summary["trials"])
         lines.append(f"| {kind} | {kinds[kind]['checkpoint']} | " + " | ".join(cells) + f" | {flaky_all} |")
+    if "signal" in summary:
+        lines += ["", "## Signal and noise on the checkpoint (new design)", "",
+                  "Per rotation: the k injected cases by their checkpoint across the 3 baseline trials "
+                  "(passing in all / flaky / failing in all / not applicable in any), then, among the cases left as "
+                  "recorded, how many have the head's result below / above their baseline mean (the agent's own "
+                  "variation between trials).", "",
+                  "| violation | rate | " + " | ".join(f"head t{h}: injected (pass/flaky/fail/n.a.); worse / better"
+                                                    for h in summary["trials"]) + " |",
+                  "|---|---|" + "---|" * len(summary["trials"])]
+        for kind in kinds:
+            for rate in rates:
+                cells = []
+                for h in summary["trials"]:
+                    c = summary["signal"][kind][fmt_rate(rate)][f"t{h}"]
+                    i = c["injected"]
+                    cells.append(f"{sum(i.values())} ({i['pass']}/{i['flaky']}/{i['fail']}/{i['n/a']}); "
+                                 f"{c['worse']} / {c['better']}")
+                lines.append(f"| {kind} | {fmt_rate(rate)} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
