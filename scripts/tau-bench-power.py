@@ -50,6 +50,8 @@ Usage:
       --bin target/release/agenteval-gate --out DIR [--seed 42] [--rates 0.1,0.25,0.4] \\
       [--alphas 0.05,0.01] [--kinds no-confirmation,...] [--jobs 2]
       (--jobs N runs N compares at once, each with `--jobs 1`)
+  python3 scripts/tau-bench-power.py --source FILE --render-json power-trials.json --out DIR
+      (the trials tables again from a saved power-trials.json, no compare)
   python3 scripts/tau-bench-power.py --source FILE --inject-all KIND --trial T --out DIR
       (writes DIR/airline-trial with KIND injected into every applicable
       episode of trial T, and DIR/injected.json listing them; for tests)
