@@ -104,11 +104,14 @@ pub fn compare(
     inputs: &[SuiteInput<'_>],
     options: &CompareOptions,
 ) -> Result<CompareReport, CompareError> {
+    // No decision reads a p-value above the largest α of the compared suites (a q-value at
+    // or below α needs a p-value at or below it), so Monte Carlo p-values may stop there.
+    let stop_above = inputs.iter().map(SuiteInput::alpha).fold(0.0, f64::max);
     let mut pairings: Vec<Paired> = Vec::with_capacity(inputs.len());
     let mut metrics: Vec<MetricComparison> = Vec::new();
     let mut suite_of: Vec<usize> = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
-        let (paired, m) = suite_metrics(input, options.resamples, options.seed)?;
+        let (paired, m) = suite_metrics(input, options.resamples, options.seed, stop_above)?;
         suite_of.extend(std::iter::repeat_n(i, m.len()));
         pairings.push(paired);
         metrics.extend(m);

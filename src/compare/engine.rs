@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::baseline::model::{BaselineMeta, HistoryLine};
 use crate::compare::error::CompareError;
 use crate::compare::pairing::{Paired, pair};
-use crate::compare::trials::{FirstStage, baseline_trials, stratified_leg};
+use crate::compare::trials::{FirstStage, StratifiedLeg, baseline_trials, stratified_leg};
 use crate::model::compare::{
     Direction, MetricComparison, MetricStatus, Missing, SigmaBandOut, TestName,
 };
@@ -81,11 +81,13 @@ impl SuiteInput<'_> {
 
 /// Phase 1 for one suite: the pairing and one [`MetricComparison`] per metric, with every
 /// number filled in and the status, q-value and localization left for [`super::decide`]
-/// (status `unchanged`, or `insufficient_data` below `min_cases`).
+/// (status `unchanged`, or `insufficient_data` below `min_cases`). Monte Carlo p-values of
+/// the stratified legs stop once certain to exceed `stop_above`.
 pub(crate) fn suite_metrics(
     input: &SuiteInput<'_>,
     resamples: u32,
     seed: u64,
+    stop_above: f64,
 ) -> Result<(Paired, Vec<MetricComparison>), CompareError> {
     let mut paired = pair(input.suite, input.head, input.base);
     paired
@@ -124,19 +126,6 @@ pub(crate) fn suite_metrics(
     let tested: Vec<usize> = (0..names.len())
         .filter(|&i| diffs[i].len() >= min_cases)
         .collect();
-    let items: Vec<(&str, &[f64])> = tested
-        .iter()
-        .map(|&i| (keys[i].as_str(), diffs[i].as_slice()))
-        .collect();
-    let mut tests = BTreeMap::new();
-    for (&i, result) in tested.iter().zip(paired_test_many(&items, &cfg)) {
-        let test = result.map_err(|source| CompareError::Stats {
-            metric: keys[i].clone(),
-            source,
-        })?;
-        tests.insert(i, test);
-    }
-    let base_values = per_case_values(input.base);
     let baseline = baseline_trials(
         input.base,
         input.history,
@@ -144,13 +133,10 @@ pub(crate) fn suite_metrics(
         input.history_window(),
     );
     let first = FirstStage::of(input.head);
-    // The stratified legs, in parallel (each metric draws from its own stream).
-    let strats = (0..names.len())
-        .into_par_iter()
-        .map(|i| {
-            if !tests.contains_key(&i) {
-                return Ok(None);
-            }
+    // The stratified legs first, in parallel (each metric draws from its own stream).
+    let strats = tested
+        .par_iter()
+        .map(|&i| {
             stratified_leg(
                 &paired,
                 &baseline,
@@ -158,13 +144,38 @@ pub(crate) fn suite_metrics(
                 &names[i],
                 &cfg,
                 &keys[i],
+                stop_above,
             )
+            .map(|s| (i, s))
             .map_err(|source| CompareError::Stats {
                 metric: keys[i].clone(),
                 source,
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let strats: BTreeMap<usize, StratifiedLeg> = strats
+        .into_iter()
+        .filter_map(|(i, s)| s.map(|s| (i, s)))
+        .collect();
+    // Today's paired test where no stratified leg applies (one trial on each side).
+    let paired_only: Vec<usize> = tested
+        .iter()
+        .copied()
+        .filter(|i| !strats.contains_key(i))
+        .collect();
+    let items: Vec<(&str, &[f64])> = paired_only
+        .iter()
+        .map(|&i| (keys[i].as_str(), diffs[i].as_slice()))
+        .collect();
+    let mut tests = BTreeMap::new();
+    for (&i, result) in paired_only.iter().zip(paired_test_many(&items, &cfg)) {
+        let test = result.map_err(|source| CompareError::Stats {
+            metric: keys[i].clone(),
+            source,
+        })?;
+        tests.insert(i, test);
+    }
+    let base_values = per_case_values(input.base);
     let mut out = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
         let higher = higher_is_better(name);
@@ -177,7 +188,7 @@ pub(crate) fn suite_metrics(
         let orient = |v: f64| if higher { v } else { -v };
         let (sigma_band, sigma_note) =
             sigma_leg(input, name, higher, base_values.get(name.as_str()))?;
-        let strat = strats[i];
+        let strat = strats.get(&i).copied();
         let mut m = MetricComparison {
             suite: input.suite.to_owned(),
             name: name.clone(),

@@ -23,7 +23,7 @@ use crate::model::metric_id::MetricId;
 use crate::model::run::RunReport;
 use crate::stats::{
     BootstrapConfig, Selection, StatsError, StrataMethod, Stratum, rerun_rule, stratified_ci,
-    stratified_test,
+    stratified_test_until,
 };
 
 /// Every baseline trial of every case and metric: the eligible history lines' when there are
@@ -162,6 +162,7 @@ pub(crate) fn stratified_leg(
     name: &str,
     cfg: &BootstrapConfig,
     key: &str,
+    alpha: f64,
 ) -> Result<Option<StratifiedLeg>, StatsError> {
     let higher = higher_is_better(name);
     let mut cases: Vec<(Vec<f64>, Vec<f64>, Option<Selection>)> = Vec::new();
@@ -220,7 +221,9 @@ pub(crate) fn stratified_leg(
             selection: *selection,
         })
         .collect();
-    let test = stratified_test(&strata, key, cfg.resamples, cfg.seed)?;
+    // No decision looks at a p-value above α (q ≤ α needs p ≤ α), so Monte Carlo may stop
+    // once p is certain to exceed it.
+    let test = stratified_test_until(&strata, key, cfg.resamples, cfg.seed, alpha)?;
     let ci = stratified_ci(&strata, key, cfg)?;
     let n = cases.len() as f64;
     let unorient = |v: f64| if higher { v } else { -v };

@@ -36,5 +36,5 @@ pub use sigma::{
 pub use signflip::{EXACT_MAX_K, SignFlip, SignFlipMethod, sign_flip_test};
 pub use strata::{
     ENUMERATE_MAX, PRIOR_DF, Selection, Statistic, StrataCi, StrataMethod, StrataTest, Stratum,
-    rerun_rule, stratified_ci, stratified_test,
+    rerun_rule, stratified_ci, stratified_test, stratified_test_until,
 };

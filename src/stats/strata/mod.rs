@@ -245,6 +245,37 @@ fn test_with(
     seed: u64,
     options: Options,
 ) -> Result<StrataTest, StatsError> {
+    test_until(strata, metric, resamples, seed, options, 1.0)
+}
+
+/// [`stratified_test`] whose Monte Carlo draws stop once the p-value is certain to exceed
+/// `stop_above` (the gate passes its α: no decision at any level up to it changes, and the
+/// reported p-value above it is the Monte Carlo p-value of the resamples drawn so far).
+pub fn stratified_test_until(
+    strata: &[Stratum<'_>],
+    metric: &str,
+    resamples: u32,
+    seed: u64,
+    stop_above: f64,
+) -> Result<StrataTest, StatsError> {
+    test_until(
+        strata,
+        metric,
+        resamples,
+        seed,
+        Options::default(),
+        stop_above,
+    )
+}
+
+fn test_until(
+    strata: &[Stratum<'_>],
+    metric: &str,
+    resamples: u32,
+    seed: u64,
+    options: Options,
+    stop_above: f64,
+) -> Result<StrataTest, StatsError> {
     if !(1..=BootstrapConfig::MAX_RESAMPLES).contains(&resamples) {
         return Err(StatsError::Resamples {
             resamples,
@@ -381,7 +412,7 @@ fn test_with(
         })
         .collect();
     let mut rng = MetricRng::new(seed, &format!("{metric}\0strata"));
-    let p = monte_carlo_p(&samplers, bound, resamples as usize, &mut rng);
+    let p = monte_carlo_p(&samplers, bound, resamples as usize, stop_above, &mut rng);
     result.min_p = exact_min_p.max(1.0 / (f64::from(resamples) + 1.0));
     result.p_value = p.max(result.min_p).min(1.0);
     result.method = StrataMethod::MonteCarlo;

@@ -152,38 +152,60 @@ pub(super) enum Sampler {
     Shuffle(Shuffle),
 }
 
-/// `(1 + #{T* ≤ bound}) / (B + 1)`, case by case over `B` partial sums.
+/// The Monte Carlo p-value `(1 + #{T* ≤ bound}) / (B + 1)`, drawn in batches (256
+/// resamples, then doubling). Once the p-value is certain to exceed `stop_above` (its count
+/// so far already gives `(1 + c)/(B + 1) > stop_above`) the draws stop and the p-value at
+/// `L` resamples, `(1 + c)/(L + 1)`, is returned: for every level below `stop_above` the test
+/// is the full-`B` test (it rejects exactly when that one does), and a p-value above it is
+/// only reported (sequential Monte Carlo; Besag & Clifford, 1991).
 pub(super) fn monte_carlo_p(
     samplers: &[Sampler],
     bound: f64,
     resamples: usize,
+    stop_above: f64,
     rng: &mut MetricRng,
 ) -> f64 {
-    let mut totals = vec![0.0_f64; resamples];
-    let mut sums = vec![0.0_f64; resamples];
+    let b = resamples as f64;
+    let mut totals = Vec::with_capacity(resamples.min(1 << 16));
+    let mut sums = Vec::with_capacity(resamples.min(1 << 16));
     let mut scratch = Vec::new();
-    for sampler in samplers {
-        match sampler {
-            Sampler::Table(table) => {
-                for total in &mut totals {
-                    *total += table.draw(rng);
+    let mut done = 0;
+    let mut at_or_below = 0_usize;
+    let mut batch = 256;
+    while done < resamples {
+        let size = batch.min(resamples - done);
+        totals.clear();
+        totals.resize(size, 0.0_f64);
+        sums.clear();
+        sums.resize(size, 0.0_f64);
+        for sampler in samplers {
+            match sampler {
+                Sampler::Table(table) => {
+                    for total in &mut totals {
+                        *total += table.draw(rng);
+                    }
                 }
-            }
-            Sampler::Shuffle(shuffle) => {
-                scratch.clear();
-                scratch.extend_from_slice(&shuffle.centred);
-                for s in &mut sums {
-                    *s = shuffle.draw(&mut scratch, rng);
-                }
-                // The square root and division in a separate pass, which vectorizes, rather
-                // than on the draws' critical path.
-                let term = shuffle.term;
-                for (total, s) in totals.iter_mut().zip(&sums) {
-                    *total += term.at(*s);
+                Sampler::Shuffle(shuffle) => {
+                    scratch.clear();
+                    scratch.extend_from_slice(&shuffle.centred);
+                    for s in &mut sums {
+                        *s = shuffle.draw(&mut scratch, rng);
+                    }
+                    // The square root and division in a separate pass, which vectorizes,
+                    // rather than on the draws' critical path.
+                    let term = shuffle.term;
+                    for (total, s) in totals.iter_mut().zip(&sums) {
+                        *total += term.at(*s);
+                    }
                 }
             }
         }
+        at_or_below += totals.iter().filter(|t| **t <= bound).count();
+        done += size;
+        if done < resamples && (1.0 + at_or_below as f64) / (b + 1.0) > stop_above {
+            return (1.0 + at_or_below as f64) / (done as f64 + 1.0);
+        }
+        batch *= 2;
     }
-    let at_or_below = totals.iter().filter(|t| **t <= bound).count();
-    (1.0 + at_or_below as f64) / (resamples as f64 + 1.0)
+    (1.0 + at_or_below as f64) / (b + 1.0)
 }

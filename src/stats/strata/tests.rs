@@ -702,24 +702,6 @@ fn ci_is_deterministic_order_free_and_exact_when_nothing_varies() {
     assert_eq!((c.effect, c.ci_low, c.ci_high), (-0.5, -0.5, -0.5));
 }
 
-#[test]
-fn two_valued_groups_resample_like_draws_with_replacement() {
-    // The binomial table's mean and variance against the resampled mean's.
-    let values = [0.0, 0.0, 1.0, 1.0, 1.0];
-    let draw = MeanDraw::new(&values);
-    assert!(matches!(draw, MeanDraw::TwoValued(..)));
-    let mut rng = MetricRng::new(0, "binomial");
-    let n = 200_000;
-    let draws: Vec<f64> = (0..n).map(|_| draw.draw(&mut rng)).collect();
-    let m = draws.iter().sum::<f64>() / f64::from(n);
-    let v = draws.iter().map(|d| (d - m).powi(2)).sum::<f64>() / f64::from(n);
-    // E = 0.6, Var = 0.6·0.4/5 = 0.048; SE of the mean 0.0005.
-    assert!(
-        (m - 0.6).abs() < 0.002 && (v - 0.048).abs() < 0.001,
-        "{m} {v}"
-    );
-}
-
 fn arb_cases() -> impl Strategy<Value = Cases> {
     let value = prop_oneof![
         (0_i32..3).prop_map(f64::from),
