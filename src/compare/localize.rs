@@ -21,14 +21,7 @@ pub(crate) fn localize(
     base: &RunReport,
 ) -> Localization {
     let name = metric.name.as_str();
-    let higher = higher_is_better(name);
-    let mut worse: Vec<(String, f64, f64, f64)> = paired
-        .values(name)
-        .into_iter()
-        .map(|(c, b, h)| (c.to_owned(), b, h, if higher { h - b } else { b - h }))
-        .filter(|(.., d)| *d < 0.0)
-        .collect();
-    worse.sort_by(|a, b| a.3.total_cmp(&b.3).then_with(|| a.0.cmp(&b.0)));
+    let worse = worse_cases(paired, name);
 
     let id = MetricId::parse(name);
     let checkpoint_id = id.checkpoint_id();
@@ -62,6 +55,8 @@ pub(crate) fn localize(
                 .map(|r| format!("{}: {}", r.result, r.notes))
                 .or_else(|| trace_judge(case).map(|t| t.rationale.clone()))
                 .unwrap_or_default(),
+            head_outcomes: None, // filled in by `compare::flaky`
+            history: None,
         })
         .collect();
 
@@ -115,7 +110,21 @@ pub(crate) fn localize(
         },
         flipped_cases,
         root_cause: new_root_cause(&worse_ids, head, base),
+        carried_by_flaky: Vec::new(), // filled in by `compare::flaky`
     }
+}
+
+/// The paired cases that got worse on `name`: `(case, base, head, oriented Δ)`, worst first.
+pub(crate) fn worse_cases(paired: &Paired, name: &str) -> Vec<(String, f64, f64, f64)> {
+    let higher = higher_is_better(name);
+    let mut worse: Vec<(String, f64, f64, f64)> = paired
+        .values(name)
+        .into_iter()
+        .map(|(c, b, h)| (c.to_owned(), b, h, if higher { h - b } else { b - h }))
+        .filter(|(.., d)| *d < 0.0)
+        .collect();
+    worse.sort_by(|a, b| a.3.total_cmp(&b.3).then_with(|| a.0.cmp(&b.0)));
+    worse
 }
 
 /// Step types and workflow steps whose mean score dropped within `cases`
