@@ -43,14 +43,19 @@ pub(crate) fn localize(
             cited_spans: trace_judge(case)
                 .map(|t| t.cited_spans.clone())
                 .unwrap_or_default(),
+            // With several trials, the note of the worst one (a FAIL rather than a PASS).
             note: checkpoint_id
                 .and_then(|id| {
                     head.cases
                         .iter()
-                        .find(|c| c.id == *case)?
-                        .checkpoints
-                        .iter()
-                        .find(|r| r.id == id)
+                        .filter(|c| c.id == *case)
+                        .filter_map(|c| c.checkpoints.iter().find(|r| r.id == id))
+                        .min_by(|a, b| {
+                            let w = |r: &crate::model::run::CheckpointResult| {
+                                r.earned_weight.unwrap_or(f64::INFINITY)
+                            };
+                            w(a).total_cmp(&w(b))
+                        })
                 })
                 .map(|r| format!("{}: {}", r.result, r.notes))
                 .or_else(|| trace_judge(case).map(|t| t.rationale.clone()))
