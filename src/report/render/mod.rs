@@ -5,6 +5,7 @@ pub mod compare_junit;
 pub mod compare_markdown;
 pub mod compare_table;
 pub(crate) mod compare_text;
+pub(crate) mod flaky;
 pub(crate) mod fmt;
 pub(crate) mod html;
 pub(crate) mod insights;
