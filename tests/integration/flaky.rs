@@ -112,6 +112,22 @@ fn the_flaky_example_shows_pass_k_and_its_flaky_cases() {
             .any(|m| m == "checkpoint:P2-01"),
         "{t}"
     );
+    // The run report's table says it too.
+    let table = bin()
+        .current_dir(repo())
+        .args(["report", "--format", "table"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (table, _) = outputs(&table);
+    assert!(
+        table.contains("trials: 3 per case over 24 cases · pass^3 / pass@3 (every trial / some trial passes): task_success 87.5% / 91.7%"),
+        "{table}"
+    );
+    assert!(
+        table.contains("3 of 24 cases flaky (their trials disagree): sb-002 ("),
+        "{table}"
+    );
 }
 
 #[test]

@@ -13,6 +13,7 @@ pub(crate) mod mermaid_history;
 pub mod run_junit;
 pub mod run_markdown;
 pub mod run_table;
+pub(crate) mod run_trials;
 
 #[cfg(test)]
 mod tests;
