@@ -74,8 +74,10 @@ fn status_of(report: &serde_json::Value, name: &str) -> String {
         .into_iter()
         .flatten()
         .find(|m| m["name"] == name)
-        .map(|m| m["status"].as_str().unwrap_or_default().to_owned())
-        .unwrap_or_else(|| panic!("no metric {name}"))
+        .map_or_else(
+            || panic!("no metric {name}"),
+            |m| m["status"].as_str().unwrap_or_default().to_owned(),
+        )
 }
 
 #[test]
