@@ -188,6 +188,7 @@ pub fn compare(
     for (m, l) in metrics.iter_mut().zip(localizations) {
         m.localization = l;
     }
+    let flakiness = crate::compare::flaky::annotate(inputs, &pairings, &suite_of, &mut metrics);
     metrics.sort_by(|a, b| {
         rank(a)
             .cmp(&rank(b))
@@ -326,6 +327,7 @@ pub fn compare(
             .iter()
             .map(|i| crate::insights::suite_insights(i.suite, i.head, i.base))
             .collect(),
+        flakiness,
         worst_case: None,
         evaluated_at: None,
         views: None,
@@ -375,6 +377,7 @@ pub(crate) fn no_baseline_report(
         )],
         missing_baselines: suites.to_vec(),
         insights: Vec::new(),
+        flakiness: Vec::new(),
         worst_case: None,
         evaluated_at: None,
         views: None,

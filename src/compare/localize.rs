@@ -21,14 +21,7 @@ pub(crate) fn localize(
     base: &RunReport,
 ) -> Localization {
     let name = metric.name.as_str();
-    let higher = higher_is_better(name);
-    let mut worse: Vec<(String, f64, f64, f64)> = paired
-        .values(name)
-        .into_iter()
-        .map(|(c, b, h)| (c.to_owned(), b, h, if higher { h - b } else { b - h }))
-        .filter(|(.., d)| *d < 0.0)
-        .collect();
-    worse.sort_by(|a, b| a.3.total_cmp(&b.3).then_with(|| a.0.cmp(&b.0)));
+    let worse = worse_cases(paired, name);
 
     let id = MetricId::parse(name);
     let checkpoint_id = id.checkpoint_id();
@@ -50,18 +43,25 @@ pub(crate) fn localize(
             cited_spans: trace_judge(case)
                 .map(|t| t.cited_spans.clone())
                 .unwrap_or_default(),
+            // With several trials, the note of the worst one (a FAIL rather than a PASS).
             note: checkpoint_id
                 .and_then(|id| {
                     head.cases
                         .iter()
-                        .find(|c| c.id == *case)?
-                        .checkpoints
-                        .iter()
-                        .find(|r| r.id == id)
+                        .filter(|c| c.id == *case)
+                        .filter_map(|c| c.checkpoints.iter().find(|r| r.id == id))
+                        .min_by(|a, b| {
+                            let w = |r: &crate::model::run::CheckpointResult| {
+                                r.earned_weight.unwrap_or(f64::INFINITY)
+                            };
+                            w(a).total_cmp(&w(b))
+                        })
                 })
                 .map(|r| format!("{}: {}", r.result, r.notes))
                 .or_else(|| trace_judge(case).map(|t| t.rationale.clone()))
                 .unwrap_or_default(),
+            head_outcomes: None, // filled in by `compare::flaky`
+            history: None,
         })
         .collect();
 
@@ -115,7 +115,21 @@ pub(crate) fn localize(
         },
         flipped_cases,
         root_cause: new_root_cause(&worse_ids, head, base),
+        carried_by_flaky: Vec::new(), // filled in by `compare::flaky`
     }
+}
+
+/// The paired cases that got worse on `name`: `(case, base, head, oriented Δ)`, worst first.
+pub(crate) fn worse_cases(paired: &Paired, name: &str) -> Vec<(String, f64, f64, f64)> {
+    let higher = higher_is_better(name);
+    let mut worse: Vec<(String, f64, f64, f64)> = paired
+        .values(name)
+        .into_iter()
+        .map(|(c, b, h)| (c.to_owned(), b, h, if higher { h - b } else { b - h }))
+        .filter(|(.., d)| *d < 0.0)
+        .collect();
+    worse.sort_by(|a, b| a.3.total_cmp(&b.3).then_with(|| a.0.cmp(&b.0)));
+    worse
 }
 
 /// Step types and workflow steps whose mean score dropped within `cases`

@@ -6,6 +6,7 @@ pub(crate) mod coverage;
 pub(crate) mod decide;
 pub(crate) mod engine;
 pub(crate) mod error;
+pub(crate) mod flaky;
 pub(crate) mod localize;
 pub(crate) mod pairing;
 pub(crate) mod preflight;

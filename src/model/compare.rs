@@ -50,6 +50,10 @@ pub struct CompareReport {
     /// Recurring issues per suite against the baseline's (new, grew, gone).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub insights: Vec<crate::model::insights::SuiteInsights>,
+    /// Per suite, the cases whose earlier trials (the baseline's and its per-case history's)
+    /// disagree: only suites where some case has more than one earlier trial (issue 20).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flakiness: Vec<SuiteFlakiness>,
     /// Mermaid DAG of the worst regressed case, when one has a DAG.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worst_case: Option<WorstCase>,
@@ -341,6 +345,11 @@ pub struct Localization {
     /// The most common root-cause step among newly failing cases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_cause: Option<RootCauseRef>,
+    /// Every case that got worse, when each of them is flaky in its earlier trials (on this
+    /// metric; for a metric that is not pass/fail, on any): the change may be their noise.
+    /// Information only: the status is the test's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub carried_by_flaky: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -369,6 +378,82 @@ pub struct FlippedCase {
     /// For trace-judge metrics: the spans the head score cites.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cited_spans: Vec<String>,
+    /// For a pass/fail metric with several head trials: how they went.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_outcomes: Option<Outcomes>,
+    /// The case's earlier outcomes (the baseline's trials and its per-case history), when
+    /// there are more than one: on this metric when it is pass/fail, else on the case's
+    /// flakiest pass/fail metric when the case is flaky.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<MetricOutcomes>,
+}
+
+/// Pass/fail outcomes of one case on one pass/fail metric (`task_success`, a checkpoint)
+/// over several trials: a trial passes when its value is 1 (a checkpoint's PASS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Outcomes {
+    pub passed: usize,
+    pub trials: usize,
+}
+
+impl Outcomes {
+    /// The trials disagree.
+    pub fn is_flaky(self) -> bool {
+        self.passed > 0 && self.passed < self.trials
+    }
+
+    pub fn failed(self) -> usize {
+        self.trials - self.passed
+    }
+
+    /// How far from stable: the minority's share of the trials (0 stable, ½ a coin flip).
+    pub fn flakiness(self) -> f64 {
+        if self.trials == 0 {
+            0.0
+        } else {
+            self.passed.min(self.failed()) as f64 / self.trials as f64
+        }
+    }
+}
+
+/// [`Outcomes`] of a named metric.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetricOutcomes {
+    pub metric: String,
+    #[serde(flatten)]
+    pub outcomes: Outcomes,
+}
+
+/// Which cases of a suite are flaky, from their earlier trials.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteFlakiness {
+    pub suite: String,
+    /// Cases with more than one earlier trial of some pass/fail metric.
+    pub cases: usize,
+    /// History updates whose per-case outcomes were pooled with the baseline's (same spec
+    /// and config tags); 0 when the baseline's own trials were all there was.
+    pub history_points: usize,
+    /// The most earlier trials any case has of one metric.
+    pub max_trials: usize,
+    /// Cases whose earlier trials disagree on some pass/fail metric, flakiest first.
+    pub flaky: Vec<FlakyCase>,
+}
+
+/// One flaky case: the metrics its earlier trials disagree on, flakiest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlakyCase {
+    pub case: String,
+    pub metrics: Vec<MetricOutcomes>,
+}
+
+impl FlakyCase {
+    /// The flakiness of its flakiest metric.
+    pub fn flakiness(&self) -> f64 {
+        self.metrics
+            .iter()
+            .map(|m| m.outcomes.flakiness())
+            .fold(0.0, f64::max)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

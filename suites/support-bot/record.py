@@ -10,6 +10,10 @@ and writes:
   traces-regressed/<case_id>.json   regressed variant (AGENT_VARIANT=regressed)
   evidence/<case_id>.json           tier-1 evidence from the baseline run
   evidence-regressed/<case_id>.json tier-1 evidence from the regressed run
+  traces-flaky/trial-<i>/<case_id>.json, evidence-flaky/trial-<i>/…
+                                    3 trials of AGENT_VARIANT=flaky (AGENTEVAL_TRIAL=i)
+  traces-flaky-regressed/trial-<i>/…, evidence-flaky-regressed/trial-<i>/…
+                                    3 trials of AGENT_VARIANT=flaky-regressed
 
 Evidence is what an evidence collector would read from the helpdesk and the
 billing system after the conversation; the agent leaves that state in
@@ -40,6 +44,13 @@ VARIANTS = {
     "baseline": ("traces", "evidence"),
     "regressed": ("traces-regressed", "evidence-regressed"),
 }
+# The stochastic variants, recorded in the replay layout of several trials
+# (`<dir>/trial-<i>/`): their behaviour depends on AGENTEVAL_TRIAL.
+FLAKY_VARIANTS = {
+    "flaky": ("traces-flaky", "evidence-flaky"),
+    "flaky-regressed": ("traces-flaky-regressed", "evidence-flaky-regressed"),
+}
+FLAKY_TRIALS = 3
 
 
 def load_cases() -> list[dict]:
@@ -53,8 +64,10 @@ def load_cases() -> list[dict]:
     return cases
 
 
-def run_agent(case: dict, variant: str, workdir: Path) -> tuple[bytes, dict]:
-    """Run the agent for one case in a scratch directory; return (trace bytes, backend state)."""
+def run_agent(case: dict, variant: str, workdir: Path, trial: int | None = None) -> tuple[bytes, dict]:
+    """Run the agent for one case in a scratch directory; return (trace bytes, backend state).
+
+    `trial` sets AGENTEVAL_TRIAL, as run mode does for each of `agent.trials` runs."""
     input_file = workdir / "input.json"
     trace_file = workdir / "trace.json"
     input_file.write_text(
@@ -78,6 +91,9 @@ def run_agent(case: dict, variant: str, workdir: Path) -> tuple[bytes, dict]:
         PYTHONHASHSEED="0",
         PYTHONDONTWRITEBYTECODE="1",
     )
+    env.pop("AGENTEVAL_TRIAL", None)
+    if trial is not None:
+        env["AGENTEVAL_TRIAL"] = str(trial)
     # Mirrors `agent.command` in suite.yaml (sys.executable instead of `python3`).
     argv = [
         sys.executable,
@@ -152,6 +168,14 @@ def main() -> int:
                 trace, state = run_agent(case, variant, Path(tmp))
             outputs[SUITE / trace_dir / f"{case['id']}.json"] = trace
             outputs[SUITE / evidence_dir / f"{case['id']}.json"] = dumps(evidence_of(state))
+    for variant, (trace_dir, evidence_dir) in FLAKY_VARIANTS.items():
+        for trial in range(FLAKY_TRIALS):
+            for case in cases:
+                with tempfile.TemporaryDirectory(prefix="support-bot-") as tmp:
+                    trace, state = run_agent(case, variant, Path(tmp), trial)
+                sub = f"trial-{trial}/{case['id']}.json"
+                outputs[SUITE / trace_dir / sub] = trace
+                outputs[SUITE / evidence_dir / sub] = dumps(evidence_of(state))
 
     if args.check:
         stale = [p for p, data in outputs.items() if not p.is_file() or p.read_bytes() != data]
@@ -168,7 +192,10 @@ def main() -> int:
         for c in cases
         if outputs[SUITE / "evidence" / f"{c['id']}.json"] != outputs[SUITE / "evidence-regressed" / f"{c['id']}.json"]
     ]
-    print(f"wrote {len(outputs)} files for {len(cases)} cases x {len(VARIANTS)} variants")
+    print(
+        f"wrote {len(outputs)} files for {len(cases)} cases x {len(VARIANTS)} variants"
+        f" and x {FLAKY_TRIALS} trials of {len(FLAKY_VARIANTS)} flaky variants"
+    )
     print(f"evidence differs between variants for: {', '.join(differ) or 'no case'}")
     return 0
 

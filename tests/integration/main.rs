@@ -6,6 +6,7 @@ mod common;
 mod compare;
 mod dag_known;
 mod fail_closed;
+mod flaky;
 mod github_api;
 mod github_e2e;
 mod html_report;

@@ -12,18 +12,22 @@ use crate::baseline::store::{
     DEFAULT_HISTORY_CAP, baseline_path, committed_history, history_path, list_names, read_baseline,
     read_history, write_baseline,
 };
+use crate::compare::flaky::baseline_flakiness;
 use crate::exit_code::ExitCode;
 use crate::model::run::{RunReport, Tier};
 use crate::output::plural;
 use crate::output::to_json;
 use crate::report::ReportError;
 use crate::report::read::read_run_report;
+use crate::report::render::flaky::baseline_table;
 use crate::report::render::fmt::metric;
 use crate::runner::RunnerError;
 use crate::runner::settings::{EvalSettings, SuiteSettings, TierChoice};
 
 use super::run::{load_suites, run_session};
 use crate::runner::tiers::evaluate_tier;
+use crate::spec::discover::{load_checked, suite_paths};
+use crate::spec::model::GatesSpec;
 
 pub(crate) fn run(cmd: &CliBaseline, config: &Config, quiet: bool) -> Result<ExitCode> {
     match cmd {
@@ -170,13 +174,19 @@ fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
             read_history(&history_path(dir, &args.name, &suite))?,
             Some(&file),
         );
+        let flakiness =
+            baseline_flakiness(&file, &history, &suite_gates(&settings.suites_dir, &suite));
         if args.wants_json() {
-            json.push(serde_json::json!({
+            let mut entry = serde_json::json!({
                 "baseline": file.baseline,
                 "cases": file.report.cases.len(),
                 "history_points": history.len(),
                 "metrics": file.report.aggregate.metrics,
-            }));
+            });
+            if let Some(f) = flakiness {
+                entry["flakiness"] = serde_json::json!(f);
+            }
+            json.push(entry);
             continue;
         }
         let m = &file.baseline;
@@ -213,11 +223,26 @@ fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
             t.add_row(vec![name.clone(), metric(name, Some(*v))]);
         }
         outln!("{t}")?;
+        if let Some(f) = &flakiness {
+            crate::output::write_stdout(&baseline_table(f))?;
+        }
     }
     if args.wants_json() {
         crate::output::write_stdout(&to_json(&json))?;
     }
     Ok(ExitCode::Success)
+}
+
+/// The gates of `suite` as its spec says (the history window that `compare`
+/// would pool per-case history over), or the defaults when the suite cannot
+/// be loaded (a baseline of a suite since removed).
+fn suite_gates(suites_dir: &Path, suite: &str) -> GatesSpec {
+    suite_paths(suites_dir, &[suite.to_owned()])
+        .ok()
+        .and_then(|paths| paths.into_iter().next())
+        .and_then(|path| load_checked(&path).ok())
+        .map(|checked| checked.suite.gates)
+        .unwrap_or_default()
 }
 
 /// Suites with a baseline file under `<dir>/<name>/`, optionally filtered.

@@ -2,6 +2,7 @@
 
 mod family;
 mod fixtures;
+mod flaky;
 mod gates;
 mod simulation;
 mod statuses;

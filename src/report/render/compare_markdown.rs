@@ -179,6 +179,7 @@ fn render(r: &CompareReport, details: bool) -> String {
         );
     }
     mde(&mut md, r);
+    super::flaky::markdown(&mut md, r);
     if details {
         let _ = writeln!(
             md,
@@ -428,15 +429,19 @@ fn localization(md: &mut String, m: &MetricComparison, details: bool) {
                 let spans: Vec<String> = c.cited_spans.iter().map(|s| md_code(s)).collect();
                 note.push_str(&format!(" (cited spans {})", spans.join(", ")));
             }
+            let history = super::flaky::case_history(&m.name, c, md_code)
+                .map(|h| format!(" ({h})"))
+                .unwrap_or_default();
             let _ = writeln!(
                 md,
-                "  - {}: {} → {}{note}",
+                "  - {}: {} → {}{history}{note}",
                 md_code(&c.case),
                 metric(&m.name, Some(c.base)),
                 metric(&m.name, Some(c.head))
             );
         }
     }
+    super::flaky::carried_markdown(md, loc);
 }
 
 fn mde(md: &mut String, r: &CompareReport) {

@@ -10,6 +10,7 @@ use crate::output::plural;
 use super::compare_text::{
     effect, headline, method_line, moved, sigma, sigma_cell, test_line, tier_line,
 };
+use super::flaky;
 use super::fmt::{delta, metric, pvalue};
 
 pub fn render_compare_table(r: &CompareReport) -> String {
@@ -122,10 +123,17 @@ pub fn render_compare_table(r: &CompareReport) -> String {
                 let ids: Vec<String> = loc
                     .flipped_cases
                     .iter()
-                    .map(|c| terminal(&c.case).into_owned())
+                    .map(|c| {
+                        let id = terminal(&c.case).into_owned();
+                        match flaky::case_history(&m.name, c, |s| terminal(s).into_owned()) {
+                            Some(h) => format!("{id} ({h})"),
+                            None => id,
+                        }
+                    })
                     .collect();
                 out.push_str(&format!("    worse: {}\n", ids.join(", ")));
             }
+            flaky::carried_text(&mut out, loc);
         }
     }
     for b in &r.absolute_breaches {
@@ -137,6 +145,7 @@ pub fn render_compare_table(r: &CompareReport) -> String {
             terminal(&b.breach.message)
         ));
     }
+    flaky::text(&mut out, r);
     super::insights::text(&mut out, r);
     for reason in &r.reasons {
         out.push_str(&format!("· {}\n", terminal(reason)));

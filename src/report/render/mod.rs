@@ -5,6 +5,7 @@ pub mod compare_junit;
 pub mod compare_markdown;
 pub mod compare_table;
 pub(crate) mod compare_text;
+pub(crate) mod flaky;
 pub(crate) mod fmt;
 pub(crate) mod html;
 pub(crate) mod insights;
@@ -12,6 +13,7 @@ pub(crate) mod mermaid_history;
 pub mod run_junit;
 pub mod run_markdown;
 pub mod run_table;
+pub(crate) mod run_trials;
 
 #[cfg(test)]
 mod tests;

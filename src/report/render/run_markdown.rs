@@ -6,6 +6,7 @@ use crate::output::escape::{md_code, md_code_cell, md_prose_cell};
 use crate::output::plural;
 
 use super::fmt::{metric, pct};
+use super::run_trials::trial_lines;
 use crate::model::metric_id::MetricId;
 
 pub fn render_run_markdown(report: &RunReport) -> String {
@@ -29,6 +30,10 @@ pub fn render_run_markdown(report: &RunReport) -> String {
             md_code_cell(name),
             metric(name, Some(*v))
         ));
+    }
+    if let Some(t) = &a.trials {
+        let [first, second] = trial_lines(t, md_code);
+        md.push_str(&format!("\n**Trials**: {first}\n\n{second}\n"));
     }
     if !report.checkpoint_catalog.is_empty() {
         md.push_str("\n| checkpoint | severity | pass | partial | fail | n/a | blocked |\n|---|---|---:|---:|---:|---:|---:|\n");

@@ -9,6 +9,7 @@ use crate::output::escape::terminal;
 use crate::output::{plural, truncate_chars};
 
 use super::fmt::{metric, num, pct};
+use super::run_trials::trial_lines;
 use crate::model::metric_id::MetricId;
 
 fn table(header: &[&str]) -> Table {
@@ -116,6 +117,10 @@ pub fn render_run_table(report: &RunReport) -> String {
     }
     out.push_str(&metrics.to_string());
     out.push('\n');
+    if let Some(t) = &a.trials {
+        let [first, second] = trial_lines(t, |s| terminal(s).into_owned());
+        out.push_str(&format!("trials: {first}\n{second}\n"));
+    }
     let q = &a.position_dropout_analysis;
     out.push_str(&format!(
         "position dropout (compliance by checkpoint quartile): Q1 {} · Q2 {} · Q3 {} · Q4 {}\n",

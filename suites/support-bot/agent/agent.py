@@ -16,7 +16,9 @@ Contract (agenteval-gate run mode, DESIGN §11):
          which `record.py` builds the tier-1 evidence)
   exit   0 when the conversation ran (even if tools failed), 2 on a usage
          error, 1 if the agent itself crashed
-  env    AGENT_VARIANT=baseline|regressed (default baseline)
+  env    AGENT_VARIANT=baseline|regressed|flaky|flaky-regressed (default
+         baseline); AGENTEVAL_TRIAL (the trial number, default 0) seeds the
+         flaky variants' draws
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from telemetry import (  # noqa: E402
     estimate_tokens,
 )
 
-AGENT_VERSION = {"baseline": "0.3.0", "regressed": "0.4.0-rc.1"}
+AGENT_VERSION = {"baseline": "0.3.0", "regressed": "0.4.0-rc.1", "flaky": "0.3.0", "flaky-regressed": "0.4.0-rc.2"}
 REQUEST_MODEL = "gpt-4o-mini"
 RESPONSE_MODEL = "gpt-4o-mini-2024-07-18"
 
@@ -247,7 +249,12 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     variant = os.environ.get("AGENT_VARIANT", "baseline")
     if variant not in AGENT_VERSION:
-        print(f"agent.py: unknown AGENT_VARIANT {variant!r} (baseline|regressed)", file=sys.stderr)
+        print(f"agent.py: unknown AGENT_VARIANT {variant!r} ({'|'.join(AGENT_VERSION)})", file=sys.stderr)
+        return 2
+    try:
+        trial = int(os.environ.get("AGENTEVAL_TRIAL", "0"))
+    except ValueError:
+        print("agent.py: AGENTEVAL_TRIAL must be a number", file=sys.stderr)
         return 2
     case = json.loads(Path(args.input).read_text(encoding="utf-8"))
     case_id = case.get("case_id") or os.environ.get("AGENTEVAL_CASE_ID") or "case"
@@ -262,7 +269,7 @@ def main(argv=None) -> int:
     final = runner.invoke_agent(
         "support_agent",
         None,
-        support_policy(message, variant),
+        support_policy(message, variant, case_id, trial),
         message,
         "Acme Cloud customer-support assistant",
     )

@@ -12,10 +12,19 @@ README.md, "The regressed variant"):
     from `get_invoices` without calling `lookup_account` first;
   * refunds under $50 are issued without `request_approval` (and so
     without an `approval_id`).
+
+`AGENT_VARIANT=flaky` is the baseline agent made stochastic the way a
+real model is (see README.md, "The flaky variant"): in the cases of
+`FLAKY_SKIP_LOOKUP` a trial sometimes skips the account lookup, decided by
+a seeded draw from (`FLAKY_SEED`, the variant, the case id, the trial
+number `AGENTEVAL_TRIAL`); every other case is stable. `flaky-regressed`
+adds a regression that only shows up in some trials: a refund under $50
+skips `request_approval` with probability `FLAKY_REGRESSED_SKIP_APPROVAL`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -26,6 +35,21 @@ WORD_AMOUNT_RE = re.compile(r"\b(\d+(?:\.\d+)?)\s+dollars\b")
 
 BILLING_READ_INTENTS = {"balance", "invoices", "json_balance"}
 REGRESSED_AUTO_APPROVE_BELOW_USD = 50.0
+
+# The flaky variants' seeded noise. Each variant draws on its own (a baseline
+# run and a pull request's run do not share their noise), per case and trial.
+FLAKY_SEED = "support-bot-flaky-1"
+FLAKY_VARIANTS = {"flaky", "flaky-regressed"}
+# Case id -> chance that a trial of this billing read skips `lookup_account`.
+FLAKY_SKIP_LOOKUP = {"sb-002": 0.5, "sb-012": 0.5, "sb-024": 0.4}
+# flaky-regressed: chance that a trial of a refund under $50 skips `request_approval`.
+FLAKY_REGRESSED_SKIP_APPROVAL = 0.5
+
+
+def draw(variant: str, case_id: str, trial: int, what: str) -> float:
+    """A uniform number in [0, 1) from the seed, the variant, the case, the trial and `what`."""
+    key = f"{FLAKY_SEED}|{variant}|{case_id}|{trial}|{what}".encode()
+    return int(hashlib.sha256(key).hexdigest()[:8], 16) / 2**32
 
 
 @dataclass
@@ -99,7 +123,7 @@ def first_name(account: dict | None) -> str:
     return f"Hi {account['name'].split()[0]}, " if account else ""
 
 
-def support_policy(message: str, variant: str):
+def support_policy(message: str, variant: str, case_id: str = "", trial: int = 0):
     intent = classify(message)
     accounts = list(dict.fromkeys(ACCOUNT_RE.findall(message)))
     if not accounts:
@@ -116,6 +140,12 @@ def support_policy(message: str, variant: str):
 
     regressed = variant == "regressed"
     skip_lookup = regressed and intent in BILLING_READ_INTENTS
+    if variant in FLAKY_VARIANTS:
+        chance = FLAKY_SKIP_LOOKUP.get(case_id, 0.0)
+        skip_lookup = intent in BILLING_READ_INTENTS and draw(variant, case_id, trial, "lookup") < chance
+        regressed = variant == "flaky-regressed" and (
+            draw(variant, case_id, trial, "approval") < FLAKY_REGRESSED_SKIP_APPROVAL
+        )
     profiles = {a: None for a in accounts}
     if skip_lookup:
         plan = f"Plan: for {', '.join(accounts)}, {PLANS[intent]}."

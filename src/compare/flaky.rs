@@ -1,0 +1,234 @@
+//! Flakiness (issue 20): which cases are stable and which flip between
+//! trials, from each case's earlier trials: the per-case history that the
+//! stratified test pools ([`baseline_trials`]: the same spec hash and config
+//! tags, the last `gates.history_window` lines), else the baseline report's
+//! own trials, the same choice per case and metric as
+//! [`super::trials::stratified_leg`].
+//!
+//! Only pass/fail metrics have a flakiness: task success and every
+//! checkpoint, a trial passing when its value is 1 (a checkpoint's PASS), as
+//! pass^k counts them (`eval/trials.rs`). A case is flaky on a metric when
+//! its earlier trials disagree. With one earlier trial per case nothing is
+//! known, and nothing is added to the report.
+//!
+//! What this adds is information for the reader, never a decision: the
+//! statuses and the verdict are [`super::decide`]'s.
+
+use std::collections::BTreeMap;
+
+use crate::baseline::model::{BaselineFile, CaseValues, HistoryLine};
+use crate::compare::engine::SuiteInput;
+use crate::compare::localize::worse_cases;
+use crate::compare::pairing::Paired;
+use crate::compare::trials::baseline_trials;
+use crate::model::compare::{
+    FlakyCase, MetricComparison, MetricOutcomes, Outcomes, SuiteFlakiness,
+};
+use crate::model::metric_id::{MetricId, SuiteMetric};
+use crate::spec::model::GatesSpec;
+
+/// Whether `metric` is pass/fail: task success or a checkpoint.
+pub(crate) fn is_pass_fail(metric: &str) -> bool {
+    matches!(
+        MetricId::parse(metric),
+        MetricId::Checkpoint(_) | MetricId::Suite(SuiteMetric::TaskSuccess)
+    )
+}
+
+/// How `values` went, one value per trial.
+fn outcomes(values: &[f64]) -> Outcomes {
+    Outcomes {
+        passed: values.iter().filter(|v| **v >= 1.0).count(),
+        trials: values.len(),
+    }
+}
+
+/// Every case's earlier outcomes on every pass/fail metric.
+struct Earlier {
+    /// Case → metric → outcomes.
+    by_case: BTreeMap<String, BTreeMap<String, Outcomes>>,
+    history_points: usize,
+}
+
+impl Earlier {
+    /// `cases` with their baseline trials ([`baseline_trials`]: the pooled history where
+    /// there is one, else the baseline report's own trials).
+    fn of(cases: &[String], baseline: &(CaseValues, usize)) -> Self {
+        let by_case = cases
+            .iter()
+            .map(|case| {
+                let mut metrics = BTreeMap::new();
+                if let Some(values) = baseline.0.get(case) {
+                    for (name, v) in values {
+                        if is_pass_fail(name) && !v.is_empty() {
+                            metrics.insert(name.clone(), outcomes(v));
+                        }
+                    }
+                }
+                (case.clone(), metrics)
+            })
+            .collect();
+        Self {
+            by_case,
+            history_points: baseline.1,
+        }
+    }
+
+    fn get(&self, case: &str) -> Option<&BTreeMap<String, Outcomes>> {
+        self.by_case.get(case)
+    }
+
+    /// The suite's flakiness; `None` when no case has more than one earlier trial.
+    fn summary(&self, suite: &str) -> Option<SuiteFlakiness> {
+        let max_trials = self
+            .by_case
+            .values()
+            .flat_map(|m| m.values().map(|o| o.trials))
+            .max()
+            .unwrap_or(0);
+        if max_trials < 2 {
+            return None;
+        }
+        let cases = self
+            .by_case
+            .values()
+            .filter(|m| m.values().any(|o| o.trials > 1))
+            .count();
+        let mut flaky: Vec<FlakyCase> = self
+            .by_case
+            .iter()
+            .filter_map(|(case, metrics)| {
+                let flaky = flaky_metrics(metrics);
+                (!flaky.is_empty()).then(|| FlakyCase {
+                    case: case.clone(),
+                    metrics: flaky,
+                })
+            })
+            .collect();
+        flaky.sort_by(|a, b| {
+            b.flakiness()
+                .total_cmp(&a.flakiness())
+                .then_with(|| b.metrics.len().cmp(&a.metrics.len()))
+                .then_with(|| a.case.cmp(&b.case))
+        });
+        Some(SuiteFlakiness {
+            suite: suite.to_owned(),
+            cases,
+            history_points: self.history_points,
+            max_trials,
+            flaky,
+        })
+    }
+}
+
+/// The metrics whose outcomes disagree, flakiest first.
+fn flaky_metrics(metrics: &BTreeMap<String, Outcomes>) -> Vec<MetricOutcomes> {
+    let mut out: Vec<MetricOutcomes> = metrics
+        .iter()
+        .filter(|(_, o)| o.is_flaky())
+        .map(|(name, o)| MetricOutcomes {
+            metric: name.clone(),
+            outcomes: *o,
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.outcomes
+            .flakiness()
+            .total_cmp(&a.outcomes.flakiness())
+            .then_with(|| a.metric.cmp(&b.metric))
+    });
+    out
+}
+
+/// Adds the history of each regressed or suspected metric's worse cases to
+/// its localization (and whether only flaky cases carry it), and returns the
+/// flakiness of every suite that has more than one earlier trial per case.
+/// `suite_of[i]` is the index into `inputs` and `pairings` of `metrics[i]`.
+pub(crate) fn annotate(
+    inputs: &[SuiteInput<'_>],
+    pairings: &[Paired],
+    suite_of: &[usize],
+    metrics: &mut [MetricComparison],
+) -> Vec<SuiteFlakiness> {
+    let mut out = Vec::new();
+    for (s, (input, paired)) in inputs.iter().zip(pairings).enumerate() {
+        let baseline = baseline_trials(
+            input.base,
+            input.history,
+            input.meta,
+            input.history_window(),
+        );
+        let earlier = Earlier::of(&paired.cases, &baseline);
+        let Some(summary) = earlier.summary(input.suite) else {
+            continue;
+        };
+        for (m, _) in metrics.iter_mut().zip(suite_of).filter(|(_, of)| **of == s) {
+            annotate_metric(m, paired, &earlier);
+        }
+        out.push(summary);
+    }
+    out
+}
+
+fn annotate_metric(m: &mut MetricComparison, paired: &Paired, earlier: &Earlier) {
+    let Some(loc) = &mut m.localization else {
+        return;
+    };
+    let name = m.name.as_str();
+    let pass_fail = is_pass_fail(name);
+    // The case's history on this metric, or its flakiest metric when this one is not pass/fail.
+    let history = |case: &str| -> Option<MetricOutcomes> {
+        let metrics = earlier.get(case)?;
+        if pass_fail {
+            let o = metrics.get(name).filter(|o| o.trials > 1)?;
+            Some(MetricOutcomes {
+                metric: name.to_owned(),
+                outcomes: *o,
+            })
+        } else {
+            flaky_metrics(metrics).into_iter().next()
+        }
+    };
+    for c in &mut loc.flipped_cases {
+        c.history = history(&c.case);
+        if pass_fail {
+            c.head_outcomes = paired
+                .head_trials
+                .get(&c.case)
+                .and_then(|t| t.get(name))
+                .filter(|v| v.len() > 1)
+                .map(|v| outcomes(v));
+        }
+    }
+    let worse: Vec<String> = worse_cases(paired, name).into_iter().map(|w| w.0).collect();
+    if !worse.is_empty()
+        && worse
+            .iter()
+            .all(|c| history(c).is_some_and(|h| h.outcomes.is_flaky()))
+    {
+        loc.carried_by_flaky = worse;
+    }
+}
+
+/// The flakiness of a baseline's cases (`baseline show`): its report's trials
+/// and the history lines that [`baseline_trials`] would pool in a compare
+/// with these `gates`; `None` when no case has more than one such trial.
+pub(crate) fn baseline_flakiness(
+    file: &BaselineFile,
+    history: &[HistoryLine],
+    gates: &GatesSpec,
+) -> Option<SuiteFlakiness> {
+    let mut seen = std::collections::BTreeSet::new();
+    let cases: Vec<String> = file
+        .report
+        .cases
+        .iter()
+        .filter(|c| seen.insert(c.id.as_str()))
+        .map(|c| c.id.clone())
+        .collect();
+    let window = gates
+        .history_window
+        .unwrap_or(crate::spec::gates::DEFAULT_HISTORY_WINDOW);
+    let baseline = baseline_trials(&file.report, history, &file.baseline, window);
+    Earlier::of(&cases, &baseline).summary(&file.baseline.suite)
+}
