@@ -174,3 +174,103 @@ fn trials_flag_is_refused_in_replay_and_out_of_range() {
         .unwrap();
     assert_eq!(range.status.code(), Some(64), "{range:?}");
 }
+
+#[test]
+fn adaptive_bounds_are_checked() {
+    for (bounds, says) in [
+        ("3:1", "`min` (3) is above `max` (1)"),
+        ("0:3", "give 1 to 100 runs per case"),
+        ("1:101", "give 1 to 100 runs per case"),
+        ("1-3", "is not a number of trials"),
+    ] {
+        let out = bin()
+            .current_dir(repo())
+            .args(["run", "--suite", "support-bot", "--trials", bounds])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(64), "{bounds}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{bounds}: {stderr}");
+    }
+}
+
+/// Adaptive confirmation in run mode (`--trials 1:3`): the scripted flaky
+/// agent with its seeded regression (small refunds skip the approval in
+/// about half the trials) runs every case once; only the cases whose task
+/// success or a checkpoint fell below their three baseline trials are
+/// re-run, and the driving checkpoint is tested conditionally on those
+/// decisions while the other metrics use the first trial of every case.
+#[test]
+fn adaptive_trials_rerun_only_the_cases_that_fell_below_their_baseline() {
+    let tmp = tempfile::tempdir().unwrap();
+    let baselines = tmp.path().join("baselines");
+    let update = bin()
+        .current_dir(repo())
+        .args([
+            "baseline",
+            "update",
+            "--name",
+            "flaky",
+            "--suite",
+            "support-bot",
+        ])
+        .args(["--deterministic", "--baselines-dir"])
+        .arg(&baselines)
+        .args([
+            "--traces",
+            "suites/support-bot/traces-flaky",
+            "--evidence",
+            "suites/support-bot/evidence-flaky",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(update.status.code(), Some(0), "{update:?}");
+    let out = tmp.path().join("compare.json");
+    let run = bin()
+        .current_dir(repo())
+        .env("AGENT_VARIANT", "flaky-regressed")
+        .args(["compare", "--baseline", "flaky", "--suite", "support-bot"])
+        .args(["--deterministic", "--tier", "full", "--trials", "1:3"])
+        .arg("--baselines-dir")
+        .arg(&baselines)
+        .args(["--format", "json", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains(
+            "adaptive trials of `support-bot`: 6 cases of 24 below their baseline after 1 trial; \
+             re-running them up to 3 trials"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("24 cases × 1–3 trials evaluated"),
+        "{stderr}"
+    );
+    let report = json_of(&out);
+    let metric = |name: &str| {
+        report["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    // The approval checkpoint drove re-runs: its 5 applicable cases have 1 or 3 trials.
+    let p2 = metric("checkpoint:P2-02");
+    assert_eq!(p2["n"], 5, "{p2}");
+    assert_eq!(p2["trials"]["head"], 13, "{p2}");
+    assert_eq!(p2["trials"]["base"], 15, "{p2}");
+    // Conditional on the re-runs, four failing cases can give at best p = 0.16: the
+    // regression is seen (Δ −0.4) but cannot reach α with so few applicable cases.
+    assert!((p2["min_p"].as_f64().unwrap() - 0.16).abs() < 1e-9, "{p2}");
+    assert_eq!(p2["status"], "unchanged", "{p2}");
+    // Metrics that do not drive re-runs are tested on the first trial of every case.
+    let compliance = metric("compliance_percent");
+    assert_eq!(compliance["trials"]["head"], 24, "{compliance}");
+    assert_eq!(compliance["trials"]["base"], 72, "{compliance}");
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+}
