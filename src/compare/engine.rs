@@ -126,12 +126,13 @@ pub(crate) fn suite_metrics(
     let tested: Vec<usize> = (0..names.len())
         .filter(|&i| diffs[i].len() >= min_cases)
         .collect();
-    let baseline = baseline_trials(
+    paired.baseline_trials = baseline_trials(
         input.base,
         input.history,
         input.meta,
         input.history_window(),
     );
+    let baseline = &paired.baseline_trials;
     let first = FirstStage::of(input.head);
     // The stratified legs first, in parallel (each metric draws from its own stream).
     let strats = tested
@@ -139,7 +140,7 @@ pub(crate) fn suite_metrics(
         .map(|&i| {
             stratified_leg(
                 &paired,
-                &baseline,
+                baseline,
                 first.as_ref(),
                 &names[i],
                 &cfg,

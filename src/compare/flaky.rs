@@ -152,13 +152,7 @@ pub(crate) fn annotate(
 ) -> Vec<SuiteFlakiness> {
     let mut out = Vec::new();
     for (s, (input, paired)) in inputs.iter().zip(pairings).enumerate() {
-        let baseline = baseline_trials(
-            input.base,
-            input.history,
-            input.meta,
-            input.history_window(),
-        );
-        let earlier = Earlier::of(&paired.cases, &baseline);
+        let earlier = Earlier::of(&paired.cases, &paired.baseline_trials);
         let Some(summary) = earlier.summary(input.suite) else {
             continue;
         };

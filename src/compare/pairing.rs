@@ -18,6 +18,9 @@ pub(crate) struct Paired {
     /// Each case's per-trial values of every metric in the head (one value with one trial);
     /// the baseline's are [`super::trials::baseline_trials`].
     pub head_trials: BTreeMap<String, BTreeMap<String, Vec<f64>>>,
+    /// Every baseline trial of every case and metric and the history lines pooled
+    /// ([`super::trials::baseline_trials`]); set by the engine.
+    pub baseline_trials: (crate::baseline::model::CaseValues, usize),
     /// Every metric name seen in either run, minus excluded checkpoints.
     pub metrics: BTreeSet<String>,
     pub pairing: SuitePairing,
@@ -142,6 +145,7 @@ pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
         base: base_values,
         head: head_values,
         head_trials,
+        baseline_trials: Default::default(),
         metrics,
         pairing,
     }

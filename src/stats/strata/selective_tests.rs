@@ -283,7 +283,7 @@ fn adaptive_once(rng: &mut MetricRng, n: usize, r: usize, k: usize, seed: u64) -
 #[test]
 #[ignore = "simulation; run with --release --ignored --nocapture"]
 fn adaptive_null_rejects_at_most_alpha() {
-    let reps = std::env::var("REPS")
+    let reps: usize = std::env::var("REPS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(2_000);
@@ -307,6 +307,82 @@ fn adaptive_null_rejects_at_most_alpha() {
                 at01 as f64 / reps as f64,
                 trials as f64 / (n * reps) as f64
             );
+        }
+    }
+    assert!(worst <= 0.0, "a cell exceeds α by more than 3 MC SE");
+}
+
+fn normal(rng: &mut MetricRng) -> f64 {
+    let (u, v) = (uniform(rng), uniform(rng));
+    (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+}
+
+/// One fixed-trials compare under the null: `n` cases, `m` head and `r` baseline trials
+/// each, from the same per-case distribution (0/1 with a tau-bench-like rate, or continuous
+/// with a per-case level and a stable or noisy spread). Returns the p-value.
+fn fixed_once(rng: &mut MetricRng, n: usize, m: usize, r: usize, binary: bool, seed: u64) -> f64 {
+    let cases: Vec<(Vec<f64>, Vec<f64>)> = (0..n)
+        .map(|_| {
+            let mut sample: Box<dyn FnMut(&mut MetricRng) -> f64> = if binary {
+                let p = rate(rng);
+                Box::new(move |rng| draw(rng, p))
+            } else {
+                let level = normal(rng);
+                let spread = if uniform(rng) < 0.6 { 0.1 } else { 1.0 };
+                Box::new(move |rng| level + spread * normal(rng))
+            };
+            let head = (0..m).map(|_| sample(rng)).collect();
+            let base = (0..r).map(|_| sample(rng)).collect();
+            (head, base)
+        })
+        .collect();
+    let strata: Vec<Stratum<'_>> = cases
+        .iter()
+        .map(|(head, base)| Stratum {
+            head,
+            base,
+            selection: None,
+        })
+        .collect();
+    // Decisions at α ≤ 0.05 are those of the full-B test (the draws stop above it).
+    stratified_test_until(&strata, "sim", 2_000, seed, 0.05)
+        .unwrap()
+        .p_value
+}
+
+/// Size of the stratified test (issue 20, "Done when"): the false-alarm rate at α = 0.05
+/// over n ∈ {20, 50, 100}, head trials m ∈ {1, 2, 3}, history depth r ∈ {1, 3, 8}, for 0/1
+/// and continuous metrics with stable and flaky cases mixed.
+/// `REPS=1000 cargo test --release --lib stratified_null -- --ignored --nocapture`.
+#[test]
+#[ignore = "simulation; run with --release --ignored --nocapture"]
+fn stratified_null_rejects_at_most_alpha() {
+    let reps: usize = std::env::var("REPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000);
+    println!("kind\tn\tm\tr\treps\tsize@0.05\tsize@0.01");
+    let mut worst: f64 = 0.0;
+    for binary in [true, false] {
+        for n in [20, 50, 100] {
+            for m in [1, 2, 3] {
+                for r in [1, 3, 8] {
+                    let kind = if binary { "0/1" } else { "cont" };
+                    let mut rng = MetricRng::new(20_261_126, &format!("null-{kind}-{n}-{m}-{r}"));
+                    let (mut at05, mut at01) = (0, 0);
+                    for rep in 0..reps {
+                        let p = fixed_once(&mut rng, n, m, r, binary, rep as u64);
+                        at05 += usize::from(p <= 0.05);
+                        at01 += usize::from(p <= 0.01);
+                    }
+                    let size = at05 as f64 / reps as f64;
+                    worst = worst.max(size - 0.05 - 3.0 * (0.05 * 0.95 / reps as f64).sqrt());
+                    println!(
+                        "{kind}\t{n}\t{m}\t{r}\t{reps}\t{size:.4}\t{:.4}",
+                        at01 as f64 / reps as f64
+                    );
+                }
+            }
         }
     }
     assert!(worst <= 0.0, "a cell exceeds α by more than 3 MC SE");
