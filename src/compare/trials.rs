@@ -35,7 +35,18 @@ pub(crate) fn baseline_trials(
     meta: &BaselineMeta,
     window: usize,
 ) -> (CaseValues, usize) {
-    let mut out: CaseValues = case_trial_values(&base.cases).into_iter().collect();
+    let own: CaseValues = case_trial_values(&base.cases).into_iter().collect();
+    with_history(own, history, meta, window)
+}
+
+/// [`baseline_trials`] from the baseline report's own trials (`own`), already computed.
+pub(crate) fn with_history(
+    own: CaseValues,
+    history: &[HistoryLine],
+    meta: &BaselineMeta,
+    window: usize,
+) -> (CaseValues, usize) {
+    let mut out = own;
     let Some((pooled, lines)) = history_trials(history, meta, window) else {
         return (out, 0);
     };
