@@ -117,9 +117,10 @@ pub struct AgentSpec {
     /// every trial is kept in the report (`AGENTEVAL_TRIAL` = 0 … k−1, each in
     /// its own work directory), a case's value is its mean over trials, and
     /// pass^k / pass@k are reported. `{min: 1, max: 3}` confirms adaptively:
-    /// every case runs `min` times and only the cases whose task success or a
-    /// checkpoint fell below their baseline are re-run, up to `max` times (a
-    /// compare tests conditionally on those decisions). `--trials` overrides it.
+    /// every case runs `min` times and only the cases not settled (task
+    /// success or a checkpoint differs from the baseline trials, or those are
+    /// mixed) are re-run, up to `max` times (a compare tests conditionally on
+    /// those decisions). `--trials` overrides it.
     #[serde(default)]
     pub trials: Option<TrialsSpec>,
 }
