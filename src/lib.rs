@@ -15,6 +15,7 @@ pub mod compare;
 pub mod dag;
 pub(crate) mod diagnostic;
 pub mod digest;
+pub(crate) mod env_policy;
 pub mod eval;
 pub(crate) mod exit_code;
 pub mod fsutil;
