@@ -25,6 +25,7 @@ pub mod interrupt;
 pub mod judged;
 pub mod llm;
 pub mod model;
+pub mod reaper;
 pub mod report;
 pub mod runner;
 pub mod spec;
