@@ -49,20 +49,10 @@ fn assert_gone(pids: &Path, cases: &[&str]) {
     }
 }
 
-fn run(s: &AgentSuite) -> std::process::Output {
-    crate::common::bin()
-        .current_dir(s.dir.path())
-        .env("AGENT_PIDS", s.path("pids"))
-        .args([
-            "run",
-            "--suite",
-            "agents",
-            "--deterministic",
-            "--out",
-            "report.json",
-        ])
-        .output()
-        .unwrap()
+/// `run` of the suite with `AGENT_PIDS`: its output and report.
+fn run(s: &AgentSuite) -> (std::process::Output, serde_json::Value) {
+    let (out, report) = s.run_with(&[], &[("AGENT_PIDS", &s.path("pids"))]);
+    (out, report.expect("a report"))
 }
 
 /// Two cases at once: `a` finishes at once, `b` waits until `a`'s escapees
@@ -74,7 +64,7 @@ fn setsid_and_double_forked_processes_die_with_their_case_and_only_theirs() {
         "  concurrency: 2\n",
         &[("a", "ok"), ("b", "watch, other: a")],
     );
-    let out = run(&s);
+    let (out, r) = run(&s);
     expect(&out, 0);
     let pids = s.path("pids");
     let seen = std::fs::read_to_string(pids.join("b.seen")).unwrap();
@@ -84,8 +74,6 @@ fn setsid_and_double_forked_processes_die_with_their_case_and_only_theirs() {
         "`a`'s escapees are reaped while `b` runs, `b`'s are untouched, and orphans come to the gate"
     );
     assert_gone(&pids, &["a", "b"]);
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(s.path("report.json")).unwrap()).unwrap();
     for name in ["a", "b"] {
         assert_eq!(case(&r, name)["status"], "ok", "{}", case(&r, name));
     }
@@ -96,10 +84,8 @@ fn a_timed_out_case_takes_its_escapees_along() {
     // 10 s, not 1: on a loaded 2-core machine python3 may take seconds to
     // start its escapees and write their pids.
     let s = suite("  timeout_s: 10\n", &[("stuck", "hang")]);
-    let out = run(&s);
+    let (out, r) = run(&s);
     expect(&out, 0);
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(s.path("report.json")).unwrap()).unwrap();
     assert_eq!(case(&r, "stuck")["status"], "timeout");
     assert_gone(&s.path("pids"), &["stuck"]);
 }
