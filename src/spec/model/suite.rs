@@ -107,10 +107,12 @@ pub struct AgentSpec {
     /// Retries when the process could not start (default 2). Agent failures are never retried.
     #[serde(default)]
     pub retries: Option<u32>,
-    /// Secrets the agent may inherit. By default it runs without GitHub tokens
-    /// (`GITHUB_TOKEN`, `GH_TOKEN`, `ACTIONS_*` runtime tokens, …) and judge
-    /// keys (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AGENTEVAL_JUDGE_*`, …);
-    /// list a name here to pass it through, e.g. `[OPENAI_API_KEY]`.
+    /// Judge keys the agent may inherit. By default it runs without them
+    /// (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AGENTEVAL_JUDGE_*`, …); list
+    /// one here to pass it through, e.g. `[OPENAI_API_KEY]`. GitHub/Actions
+    /// credentials (`GITHUB_TOKEN`, every `GH_*`, `ACTIONS_*` runtime tokens,
+    /// …) and the runner's file commands (`GITHUB_ENV`, `GITHUB_OUTPUT`, …)
+    /// never reach an agent: listing one here or in `env` is an error.
     #[serde(default)]
     pub env_passthrough: Vec<String>,
     /// Times each case is run (default 1). Agents are stochastic: with k > 1
