@@ -16,6 +16,7 @@ mod goalposts;
 mod injection;
 mod limits;
 mod marker;
+mod out_links;
 mod panics;
 mod secrets;
 mod signals;
