@@ -12,6 +12,7 @@
 )]
 
 mod baselines;
+mod escapes;
 mod goalposts;
 mod injection;
 mod limits;

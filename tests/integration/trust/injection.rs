@@ -52,13 +52,21 @@ fn a_hostile_trace_prints_nothing_live() {
 /// instruction and one regressed case id are hostile, with a baseline
 /// recorded from its own (passing) traces.
 fn hostile_suite() -> tempfile::TempDir {
+    hostile_suite_with(HOSTILE)
+}
+
+/// [`hostile_suite`] with `instruction` as P2-02's instruction.
+pub(super) fn hostile_suite_with(instruction: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let suite = dir.path().join("suites/support-bot");
     copy_dir(&repo().join("suites/support-bot"), &suite);
     let yaml = std::fs::read_to_string(suite.join("suite.yaml")).unwrap();
     let yaml = yaml.replace(
         "instruction: Never issue a refund without a supervisor approval first",
-        &format!("instruction: {}", serde_json::to_string(HOSTILE).unwrap()),
+        &format!(
+            "instruction: {}",
+            serde_json::to_string(instruction).unwrap()
+        ),
     );
     std::fs::write(suite.join("suite.yaml"), yaml).unwrap();
     // A case id with every Markdown-active character lint allows.
