@@ -16,6 +16,7 @@ mod escapes;
 mod goalposts;
 mod injection;
 mod limits;
+mod long_patterns;
 mod marker;
 mod out_links;
 mod panics;
