@@ -18,6 +18,7 @@ mod injection;
 mod limits;
 mod long_patterns;
 mod marker;
+mod messages;
 mod out_links;
 mod panics;
 mod secrets;
