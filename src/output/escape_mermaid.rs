@@ -86,8 +86,9 @@ fn words(line: &str) -> Option<[&str; 3]> {
 
 /// A label's text, encoded again with Mermaid's entity codes: the gate's
 /// `<br/>` stays, every character that could end the string or start markup
-/// or a directive (`" < > & % | `` ` ``) becomes a code (`#` stays, so the
-/// codes the gate wrote still read), control characters become spaces.
+/// or a directive (double quote, `<`, `>`, `&`, `%`, `|`, backtick) becomes a
+/// code (`#` stays, so the codes the gate wrote still read), control
+/// characters become spaces.
 /// Idempotent on what the gate writes.
 fn label_text(label: &str) -> String {
     let mut out = String::with_capacity(label.len());

@@ -97,7 +97,7 @@ pub(crate) fn yaml_error(
     let (line, column) = err
         .location()
         .map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
-    if let Some((message, hint)) = budget_message(err) {
+    if let Some((message, hint)) = super::yaml_budget::budget_message(err) {
         return FileDiagnostic::error(path, message)
             .at(source, line, column)
             .with_help(hint);
@@ -120,57 +120,6 @@ pub(crate) fn yaml_error(
     FileDiagnostic::error(path, message.to_owned())
         .at(source, line, column)
         .with_help(hint)
-}
-
-/// A breached parser budget (serde-saphyr says `budget breached: Nodes {
-/// nodes: 250001 }`) as a sentence with the limit, and a hint that fits it
-/// (issue 25). `None` for any other error.
-fn budget_message(err: &serde_saphyr::Error) -> Option<(String, &'static str)> {
-    use serde_saphyr::budget::BudgetBreach as B;
-    const SPLIT: &str = "split the file: move a suite's cases to a JSONL file listed under `include:`, or spread its checkpoints over several suites";
-    const ALIASES: &str = "write the repeated values out, or use fewer anchors and aliases: the limits stop alias bombs";
-    let serde_saphyr::Error::Budget { breach, .. } = err else {
-        return None;
-    };
-    let limits = serde_saphyr::Budget::default();
-    let (what, limit, hint) = match breach {
-        B::Nodes { .. } => (
-            "YAML nodes (every mapping, list and scalar counts)",
-            limits.max_nodes,
-            SPLIT,
-        ),
-        B::Events { .. } => ("YAML parser events", limits.max_events, SPLIT),
-        B::ScalarBytes { .. } => (
-            "bytes of text in its values",
-            limits.max_total_scalar_bytes,
-            SPLIT,
-        ),
-        B::Depth { .. } => (
-            "levels of nested mappings and lists",
-            limits.max_depth,
-            "flatten the nesting",
-        ),
-        B::Documents { .. } => (
-            "YAML documents",
-            limits.max_documents,
-            "a file holds one YAML document: remove the extra `---` separators",
-        ),
-        B::Aliases { .. } => ("aliases (`*name`)", limits.max_aliases, ALIASES),
-        B::Anchors { .. } => ("anchors (`&name`)", limits.max_anchors, ALIASES),
-        B::MergeKeys { .. } => ("merge keys (`<<`)", limits.max_merge_keys, ALIASES),
-        other => {
-            return Some((
-                format!("the file is beyond a limit of the YAML parser ({other:?})"),
-                ALIASES,
-            ));
-        }
-    };
-    Some((
-        format!(
-            "the file has more than {limit} {what}, the most the gate reads from one YAML file"
-        ),
-        hint,
-    ))
 }
 
 /// serde-saphyr appends ` at line L, column C`; the diagnostic shows the position itself.
