@@ -6,8 +6,8 @@
 //! by `report --format markdown` and `comment --report`.
 
 use super::expect;
-use super::injection::hostile_suite_with;
-use crate::common::{REGRESSED_INPUTS, bin, repo};
+use super::injection::{compare_in_a_pull_request, hostile_suite_with};
+use crate::common::{bin, repo};
 use crate::github_api::fake::{Fake, TOKEN};
 
 const PAYLOADS: [&str; 6] = [
@@ -98,33 +98,8 @@ async fn a_bare_url_in_an_instruction_is_no_link_in_the_comment_or_summary() {
     let dir = hostile_suite_with(&instruction);
     let fake = Fake::start().await;
     let job = tempfile::tempdir().unwrap();
-    let event = job.path().join("event.json");
-    std::fs::write(
-        &event,
-        r#"{"number": 7, "pull_request": {"number": 7, "head": {"repo": {"full_name": "acme/widgets"}}, "base": {"sha": "0000000", "repo": {"full_name": "acme/widgets"}}}, "repository": {"full_name": "acme/widgets"}}"#,
-    )
-    .unwrap();
     let summary = job.path().join("summary.md");
-    let out = bin()
-        .current_dir(dir.path())
-        .arg("compare")
-        .args(REGRESSED_INPUTS)
-        .args([
-            "--deterministic",
-            "--baseline-ref",
-            "worktree",
-            "--format",
-            "markdown",
-        ])
-        .env("GITHUB_ACTIONS", "true")
-        .env("GITHUB_EVENT_NAME", "pull_request")
-        .env("GITHUB_EVENT_PATH", &event)
-        .env("GITHUB_REPOSITORY", "acme/widgets")
-        .env("GITHUB_API_URL", fake.api_url())
-        .env("GITHUB_TOKEN", TOKEN)
-        .env("GITHUB_STEP_SUMMARY", &summary)
-        .output()
-        .unwrap();
+    let out = compare_in_a_pull_request(dir.path(), &fake, job.path());
     let (stdout, _) = expect(&out, 2);
     let comments = fake.comments();
     assert_eq!(comments.len(), 1);
