@@ -24,7 +24,7 @@ from collections import defaultdict
 FLOORS: dict[str, int] = {
     # 0: leaf utilities
     "output": 0, "fsutil": 0, "diagnostic": 0, "exit_code": 0, "clock": 0,
-    "digest": 0, "interrupt": 0,
+    "digest": 0, "interrupt": 0, "env_policy": 0, "reaper": 0,
     # 1: the shared data
     "model": 1,
     # 2: pure tests, the suite model, trace ingestion

@@ -4,7 +4,9 @@
 //!
 //! 1. records it (the exit code becomes 130 or 143),
 //! 2. SIGKILLs every registered agent process group (an agent runs in its
-//!    own group, so this takes its children and grandchildren too),
+//!    own group, so this takes its children and grandchildren too) and, on
+//!    Linux, every process carrying a registered case token and their
+//!    descendants (those that left the group: `crate::reaper`),
 //! 3. and, unless a graceful section is open (agents running, a baseline
 //!    being written), removes the registered scratch directories and exits
 //!    at once.
@@ -34,6 +36,8 @@ static RECEIVED: AtomicI32 = AtomicI32::new(0);
 struct State {
     /// Live agent process groups.
     groups: BTreeSet<i32>,
+    /// Tokens of the cases running (`crate::reaper`).
+    tokens: BTreeSet<String>,
     /// Scratch directories to remove on a forced exit.
     scratch: Vec<PathBuf>,
     /// Open graceful sections.
@@ -42,6 +46,7 @@ struct State {
 
 static STATE: Mutex<State> = Mutex::new(State {
     groups: BTreeSet::new(),
+    tokens: BTreeSet::new(),
     scratch: Vec::new(),
     graceful: 0,
 });
@@ -123,6 +128,10 @@ fn watch(set: SigSet) {
         for &pgid in &st.groups {
             kill_group(pgid);
         }
+        let tokens: Vec<&str> = st.tokens.iter().map(String::as_str).collect();
+        // Not reaped here: the runner reaps as each case ends, and an exit
+        // hands the rest to init.
+        let _killed = crate::reaper::kill_cases(&tokens);
         if first && st.graceful > 0 {
             drop(st);
             crate::output::write_stderr(&format!(
@@ -159,6 +168,20 @@ pub fn register_group(pgid: i32) {
 
 pub fn unregister_group(pgid: i32) {
     state().groups.remove(&pgid);
+}
+
+/// Register a running case's token; its processes are killed on a signal
+/// (at once if one already arrived). Unregister with [`unregister_token`].
+pub fn register_token(token: &str) {
+    let mut st = state();
+    st.tokens.insert(token.to_owned());
+    if received().is_some() {
+        let _killed = crate::reaper::kill_cases(&[token]);
+    }
+}
+
+pub fn unregister_token(token: &str) {
+    state().tokens.remove(token);
 }
 
 /// Register a scratch directory, removed on an immediate exit.

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::baseline::model::{BaselineMeta, HistoryLine};
 use crate::compare::error::CompareError;
 use crate::compare::pairing::{Paired, pair};
-use crate::compare::trials::{FirstStage, StratifiedLeg, baseline_trials, stratified_leg};
+use crate::compare::trials::{FirstStage, StratifiedLeg, stratified_leg, with_history};
 use crate::model::compare::{
     Direction, MetricComparison, MetricStatus, Missing, SigmaBandOut, TestName,
 };
@@ -126,12 +126,12 @@ pub(crate) fn suite_metrics(
     let tested: Vec<usize> = (0..names.len())
         .filter(|&i| diffs[i].len() >= min_cases)
         .collect();
-    paired.baseline_trials = baseline_trials(
-        input.base,
-        input.history,
-        input.meta,
-        input.history_window(),
+    let own = std::mem::take(&mut paired.base_trials);
+    let (baseline, base_values) = rayon::join(
+        || with_history(own, input.history, input.meta, input.history_window()),
+        || per_case_values(input.base),
     );
+    paired.baseline_trials = baseline;
     let baseline = &paired.baseline_trials;
     let first = FirstStage::of(input.head);
     // The stratified legs first, in parallel (each metric draws from its own stream).
@@ -176,7 +176,6 @@ pub(crate) fn suite_metrics(
         })?;
         tests.insert(i, test);
     }
-    let base_values = per_case_values(input.base);
     let mut out = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
         let higher = higher_is_better(name);

@@ -15,8 +15,9 @@ pub(crate) struct Paired {
     /// Each case's value of every metric (its mean over trials).
     pub base: BTreeMap<String, BTreeMap<String, f64>>,
     pub head: BTreeMap<String, BTreeMap<String, f64>>,
-    /// Each case's per-trial values of every metric in the head (one value with one trial);
-    /// the baseline's are [`super::trials::baseline_trials`].
+    /// Each case's per-trial values of every metric (one value with one trial); the engine
+    /// moves the baseline's into [`Paired::baseline_trials`] with the per-case history.
+    pub base_trials: BTreeMap<String, BTreeMap<String, Vec<f64>>>,
     pub head_trials: BTreeMap<String, BTreeMap<String, Vec<f64>>>,
     /// Every baseline trial of every case and metric and the history lines pooled
     /// ([`super::trials::baseline_trials`]); set by the engine.
@@ -89,8 +90,8 @@ pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
         }
         (means, trials)
     };
-    let (base_values, _) = pick(base);
-    let (head_values, head_trials) = pick(head);
+    let ((base_values, base_trials), (head_values, head_trials)) =
+        rayon::join(|| pick(base), || pick(head));
     let metrics: BTreeSet<String> = base_values
         .values()
         .chain(head_values.values())
@@ -144,6 +145,7 @@ pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
         cases,
         base: base_values,
         head: head_values,
+        base_trials,
         head_trials,
         baseline_trials: Default::default(),
         metrics,

@@ -35,7 +35,18 @@ pub(crate) fn baseline_trials(
     meta: &BaselineMeta,
     window: usize,
 ) -> (CaseValues, usize) {
-    let mut out: CaseValues = case_trial_values(&base.cases).into_iter().collect();
+    let own: CaseValues = case_trial_values(&base.cases).into_iter().collect();
+    with_history(own, history, meta, window)
+}
+
+/// [`baseline_trials`] from the baseline report's own trials (`own`), already computed.
+pub(crate) fn with_history(
+    own: CaseValues,
+    history: &[HistoryLine],
+    meta: &BaselineMeta,
+    window: usize,
+) -> (CaseValues, usize) {
+    let mut out = own;
     let Some((pooled, lines)) = history_trials(history, meta, window) else {
         return (out, 0);
     };
@@ -79,7 +90,7 @@ fn history_trials(
     Some((out, used.len()))
 }
 
-/// Whether a metric's fall below the baseline makes an adaptive run re-run the case: task
+/// Whether a metric's disagreement with the baseline makes an adaptive run re-run the case: task
 /// success and the checkpoints (fixed by name, before any data is seen).
 pub(crate) fn drives_reruns(metric: &str) -> bool {
     metric == "task_success" || matches!(MetricId::parse(metric), MetricId::Checkpoint(_))
@@ -93,15 +104,15 @@ fn oriented(values: &[f64], higher: bool) -> Vec<f64> {
         .collect()
 }
 
-/// Whether metric `name` of a case asks for a re-run: its first-stage trials are below its
-/// baseline trials ([`rerun_rule`]).
+/// Whether metric `name` of a case asks for a re-run: its first-stage trials and its
+/// baseline trials are not all equal ([`rerun_rule`]).
 fn metric_wants_rerun(name: &str, first: &[f64], base: &[f64]) -> bool {
     let higher = higher_is_better(name);
     drives_reruns(name) && rerun_rule(&oriented(first, higher), &oriented(base, higher))
 }
 
-/// Whether an adaptive run re-runs a case: some metric that drives re-runs fell below the
-/// case's baseline trials in the first stage.
+/// Whether an adaptive run re-runs a case: some metric that drives re-runs is not settled (its
+/// first stage and baseline trials are not all equal).
 pub(crate) fn case_wants_rerun(
     first: &BTreeMap<String, Vec<f64>>,
     base: Option<&BTreeMap<String, Vec<f64>>>,

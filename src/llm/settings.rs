@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::spec::judge::{
     AuthHeader, Endpoint, JudgePrice, ProviderName, StructuredOutput, limits,
 };
-use crate::spec::judge_check::is_http_url;
+use crate::spec::judge_check::{forbidden_key_env, is_http_url};
 use crate::spec::suite::Suite;
 
 use super::config::{ANTHROPIC_DEFAULT_URL, JudgeMode, JudgeOptions, OPENAI_DEFAULT_URL};
@@ -274,6 +274,17 @@ fn provider_settings(
         host.ends_with(".openai.azure.com") || host.ends_with(".cognitiveservices.azure.com");
     let official = host == "api.openai.com" || host == "api.anthropic.com" || azure;
     let api_key_env = fields.api_key_env.unwrap_or(key_env).to_owned();
+    // `JudgeConfigSpec::problems` refuses these at resolve; this is the
+    // second line, next to the one read of the key.
+    if forbidden_key_env(&api_key_env) {
+        return Err(JudgeError::config(
+            config_path.map(Path::to_path_buf),
+            format!(
+                "`judge.api_key_env` names `{api_key_env}`: GitHub and Actions variables are never sent to a judge"
+            ),
+            "store the judge's key in its own secret, e.g. `OPENAI_API_KEY`",
+        ));
+    }
     let api_key = env(&api_key_env)
         .filter(|k| !k.trim().is_empty())
         .map(|k| Secret::new(k.trim().to_owned()));

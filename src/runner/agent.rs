@@ -18,6 +18,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::env_policy::EnvClass;
 use crate::runner::RunnerError;
 use crate::runner::process::ProcessSpec;
 use crate::runner::secrets;
@@ -99,7 +100,13 @@ impl AgentPlan {
             secrets::scrubbed(std::env::vars_os().map(|(k, _)| k), &spec.env_passthrough);
         let mut env = Vec::new();
         let mut overridden = Vec::new();
-        for (k, v) in &spec.env {
+        // The loader refuses a credential or a runner file command in
+        // `agent.env`; a suite built in memory cannot set one either.
+        let settable = spec
+            .env
+            .iter()
+            .filter(|(k, _)| !EnvClass::of(k).never_for_agents());
+        for (k, v) in settable {
             // A scrubbed secret of the caller does not override the suite's value.
             match std::env::var(k) {
                 Ok(caller) if caller != *v && !scrubbed.contains(k) => {

@@ -1,7 +1,8 @@
 //! One agent process: spawned in its own process group, with stdin closed,
 //! the tails of stdout and stderr kept, a timeout, and the whole group killed
 //! when it times out or when its leader exits (so no grandchild outlives its
-//! case).
+//! case). On Linux the case's token (`crate::reaper`) also finds what left
+//! the group (`setsid`, a double fork): killed and reaped at the same moments.
 
 use std::ffi::OsString;
 use std::io;
@@ -13,7 +14,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::task::JoinHandle;
 
-use crate::interrupt;
+use crate::{interrupt, reaper};
 
 /// Bytes of stdout and stderr kept per stream.
 pub(crate) const TAIL_BYTES: usize = 4096;
@@ -21,6 +22,12 @@ pub(crate) const TAIL_BYTES: usize = 4096;
 /// How long to wait for the output pipes to close once the process group is
 /// gone. A grandchild that left the group (`setsid`) can hold them open.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long to wait for the processes a case left behind to die once
+/// killed, so they are reaped, not left as zombies of the gate.
+/// They die within milliseconds; the bound is for a process stuck in the
+/// kernel, reaped by a later case's sweep instead.
+const REAP_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -63,8 +70,11 @@ pub(crate) async fn run_process(spec: &ProcessSpec) -> io::Result<Finished> {
     for key in &spec.env_remove {
         cmd.env_remove(key);
     }
+    let token = reaper::new_token();
     cmd.args(&spec.args)
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        // Last: no `agent.env` entry replaces the mark of the case's processes.
+        .env(reaper::CASE_TOKEN_ENV, &token)
         .current_dir(&spec.cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -74,9 +84,10 @@ pub(crate) async fn run_process(spec: &ProcessSpec) -> io::Result<Finished> {
         .process_group(0)
         .kill_on_drop(true);
     let mut child = cmd.spawn()?;
-    // Kills the group if this future is dropped half-way (the run is
-    // aborted), and registers it so SIGINT/SIGTERM kill it too.
-    let mut group = GroupGuard::new(child.id());
+    // Kills the group and the case's processes if this future is dropped
+    // half-way (the run is aborted), and registers both so SIGINT/SIGTERM
+    // kill them too.
+    let mut group = CaseGuard::new(child.id(), token);
     let stdout = Tail::spawn(child.stdout.take());
     let stderr = Tail::spawn(child.stderr.take());
     let exit = match tokio::time::timeout(spec.timeout, child.wait()).await {
@@ -95,6 +106,9 @@ pub(crate) async fn run_process(spec: &ProcessSpec) -> io::Result<Finished> {
             Exit::TimedOut
         }
     };
+    // The leader is reaped: what it left outside its group goes now, and
+    // before the pipes are drained (a `setsid` daemon holds them open).
+    group.sweep().await;
     Ok(Finished {
         exit,
         stdout_tail: stdout.finish().await,
@@ -111,11 +125,15 @@ fn exit_of(status: ExitStatus) -> Exit {
     }
 }
 
-/// The agent's process group (pgid = the leader's pid), killed once.
-struct GroupGuard(Option<i32>);
+/// The agent's process group (pgid = the leader's pid), killed once, and
+/// the case's token, which marks the processes that left the group.
+struct CaseGuard {
+    pgid: Option<i32>,
+    token: Option<String>,
+}
 
-impl GroupGuard {
-    fn new(leader: Option<u32>) -> Self {
+impl CaseGuard {
+    fn new(leader: Option<u32>, token: String) -> Self {
         // A pgid of 0 or 1 would signal our own group or init: never.
         let pgid = leader
             .and_then(|p| i32::try_from(p).ok())
@@ -123,21 +141,49 @@ impl GroupGuard {
         if let Some(pgid) = pgid {
             interrupt::register_group(pgid);
         }
-        Self(pgid)
+        interrupt::register_token(&token);
+        Self {
+            pgid,
+            token: Some(token),
+        }
     }
 
     /// SIGKILL every process of the group.
     fn kill(&mut self) {
-        if let Some(pgid) = self.0.take() {
+        if let Some(pgid) = self.pgid.take() {
             interrupt::kill_group(pgid);
             interrupt::unregister_group(pgid);
         }
     }
+
+    /// Kill the group, then every process of the case outside it (Linux),
+    /// and reap them. Call once the leader is reaped.
+    async fn sweep(&mut self) {
+        self.kill();
+        let Some(token) = self.token.take() else {
+            return;
+        };
+        let swept = tokio::task::spawn_blocking({
+            let token = token.clone();
+            move || reaper::reap(&reaper::kill_cases(&[&token]), REAP_TIMEOUT)
+        })
+        .await;
+        if swept.is_err() {
+            // The blocking pool is gone (the runtime shuts down): kill only.
+            reaper::kill_cases(&[&token]);
+        }
+        interrupt::unregister_token(&token);
+    }
 }
 
-impl Drop for GroupGuard {
+impl Drop for CaseGuard {
     fn drop(&mut self) {
         self.kill();
+        if let Some(token) = self.token.take() {
+            // Dropped half-way: kill, and leave the reaping to the exit.
+            reaper::kill_cases(&[&token]);
+            interrupt::unregister_token(&token);
+        }
     }
 }
 

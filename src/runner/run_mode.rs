@@ -63,7 +63,7 @@ pub(crate) fn evaluate_run(
         }
         if !plan.scrubbed.is_empty() {
             noteln!(
-                "the agent of suite `{}` runs without {} (GitHub tokens and judge keys stay with the gate); list a name in `agent.env_passthrough` to pass it",
+                "the agent of suite `{}` runs without {} (GitHub tokens, runner files and judge keys stay with the gate); list a judge key in `agent.env_passthrough` to pass it",
                 suite.name,
                 plan.scrubbed
                     .iter()

@@ -1,38 +1,16 @@
 //! The environment an agent does not get (DESIGN §11): GitHub tokens and
 //! judge keys stay with the gate. An agent is untrusted code under test; a
 //! token in its environment could post comments, push, or spend the judge
-//! budget. `agent.env_passthrough` lists the names a suite does want passed.
+//! budget. `agent.env_passthrough` lists the judge keys a suite does want
+//! passed; GitHub/Actions credentials and the runner's file commands are
+//! removed whatever it says (the suite loader refuses them there, and this
+//! is the second line).
 
-/// Names removed from an agent's environment.
-const SECRET_NAMES: [&str; 9] = [
-    "GITHUB_TOKEN",
-    "AGENTEVAL_GITHUB_TOKEN",
-    "GH_TOKEN",
-    "GH_ENTERPRISE_TOKEN",
-    "GITHUB_ENTERPRISE_TOKEN",
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "AZURE_OPENAI_API_KEY",
-    "AZURE_API_KEY",
-];
+use crate::env_policy::EnvClass;
 
-/// Prefixes of removed names: the Actions runtime's tokens and URLs (cache,
-/// artifacts, OIDC) and every judge setting of the gate.
-const SECRET_PREFIXES: [&str; 5] = [
-    "ACTIONS_RUNTIME_",
-    "ACTIONS_ID_TOKEN_",
-    "ACTIONS_CACHE_",
-    "ACTIONS_RESULTS_",
-    "AGENTEVAL_JUDGE_",
-];
-
-/// Whether `name` is a secret the agent does not inherit.
-pub(crate) fn is_secret(name: &str) -> bool {
-    SECRET_NAMES.contains(&name) || SECRET_PREFIXES.iter().any(|p| name.starts_with(p))
-}
-
-/// The secrets set in `vars` (the gate's environment) that are not in
-/// `passthrough`, sorted: what the agent's environment drops.
+/// The secrets set in `vars` (the gate's environment) that the agent's
+/// environment drops, sorted: every credential and file command, and the
+/// judge keys `passthrough` does not name.
 pub(crate) fn scrubbed<I, K>(vars: I, passthrough: &[String]) -> Vec<String>
 where
     I: IntoIterator<Item = K>,
@@ -41,7 +19,10 @@ where
     let mut out: Vec<String> = vars
         .into_iter()
         .filter_map(|k| k.as_ref().to_str().map(str::to_owned))
-        .filter(|k| is_secret(k) && !passthrough.contains(k))
+        .filter(|k| {
+            let class = EnvClass::of(k);
+            class.never_for_agents() || (class.kept_from_agents() && !passthrough.contains(k))
+        })
         .collect();
     out.sort();
     out.dedup();
@@ -65,14 +46,20 @@ mod tests {
             "AGENTEVAL_JUDGE_API_KEY",
             "AGENTEVAL_CASE_ID",
             "GH_TOKEN",
+            "GITHUB_ENV",
+            "RUNNER_TEMP",
         ];
+        // A passthrough of a credential or a file command is refused at
+        // load; here it changes nothing.
+        let passthrough = ["OPENAI_API_KEY", "GITHUB_TOKEN", "GITHUB_ENV"].map(str::to_owned);
         assert_eq!(
-            scrubbed(vars, &["OPENAI_API_KEY".to_owned()]),
+            scrubbed(vars, &passthrough),
             [
                 "ACTIONS_ID_TOKEN_REQUEST_URL",
                 "ACTIONS_RUNTIME_TOKEN",
                 "AGENTEVAL_JUDGE_API_KEY",
                 "GH_TOKEN",
+                "GITHUB_ENV",
                 "GITHUB_TOKEN"
             ]
         );

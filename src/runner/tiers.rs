@@ -57,7 +57,8 @@ pub(crate) fn select(suite: &Suite, tier: Tier, settings: &EvalSettings) -> Vec<
 ///
 /// Adaptive trials (`{min, max}`) with a `baseline` (every baseline trial
 /// of every case, [`baseline_trials`]): every case runs `min` times, then
-/// the cases whose task success or a checkpoint fell below their baseline
+/// the cases not settled (task success or a checkpoint differs from their
+/// baseline trials, or those are mixed: [`crate::stats::rerun_rule`])
 /// trials run up to `max` times. Without a baseline (`run`, `baseline
 /// update`) every case runs `max` times.
 pub(crate) fn evaluate_tier(
@@ -108,7 +109,7 @@ pub(crate) fn evaluate_tier(
             rerun_cases = rerun.len();
             if !session.quiet() {
                 statusln!(
-                    "adaptive trials of `{}`: {} of {} below their baseline after {}; re-running {} up to {} trials",
+                    "adaptive trials of `{}`: {} of {} not settled after {} (a result that differs from the baseline trials, or mixed ones); re-running {} up to {} trials",
                     suite.name,
                     plural(rerun.len(), "case", "cases"),
                     indices.len(),

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use crate::env_policy::EnvClass;
+
 use super::judge::{Endpoint, JudgeConfigSpec, JudgePrice, JudgeSpec, SamplingAndBudget};
 
 /// Allowed ranges (inclusive), shared by `lint`, `agenteval.yaml` and the flags.
@@ -114,12 +116,12 @@ fn price_problems(out: &mut Vec<Problem>, key: &str, price: Option<&JudgePrice>)
 }
 
 /// Environment variables a judge key may never come from: the key is sent
-/// to the judge's base URL, and these hold the CI's own credentials.
+/// to the judge's base URL, and the CI's namespace (`GITHUB_*`, `GH_*`,
+/// `ACTIONS_*`, `RUNNER_*`, the runner's file commands) holds the CI's own
+/// credentials. The list is `crate::env_policy`'s, which the agent scrubber
+/// reads too.
 pub(crate) fn forbidden_key_env(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    ["GITHUB_", "ACTIONS_", "RUNNER_", "AGENTEVAL_GITHUB"]
-        .iter()
-        .any(|p| upper.starts_with(p))
+    !EnvClass::of(name).may_hold_judge_key()
 }
 
 fn key_env_problems(out: &mut Vec<Problem>, key: &str, value: Option<&str>) {
@@ -137,9 +139,10 @@ fn key_env_problems(out: &mut Vec<Problem>, key: &str, value: Option<&str>) {
         out.push(Problem {
             key: key.to_owned(),
             message: format!(
-                "`{key}` names `{name}`: GitHub and Actions credentials are never sent to a judge"
+                "`{key}` names `{name}`, {}: GitHub and Actions variables are never sent to a judge",
+                EnvClass::of(name).describe()
             ),
-            help: "store the judge's key in its own secret, e.g. `OPENAI_API_KEY`".to_owned(),
+            help: "store the judge's key in its own secret under a name outside `GITHUB_*`, `GH_*`, `ACTIONS_*`, `RUNNER_*`, e.g. `OPENAI_API_KEY`".to_owned(),
         });
     }
 }
@@ -291,7 +294,7 @@ mod tests {
         let p = &spec.problems()[0];
         assert!(p.message.contains("between 1 and 10"), "{}", p.message);
         let cfg: JudgeConfigSpec = serde_saphyr::from_str(
-            "{provider: gpt, api_key_env: GITHUB_TOKEN, concurrency: 0, base_url: ftp://x, fallback: [{provider: openai}]}",
+            "{provider: gpt, api_key_env: GITHUB_TOKEN, concurrency: 0, base_url: ftp://x, fallback: [{provider: openai, api_key_env: GH_TOKEN}]}",
         )
         .unwrap();
         let keys: Vec<String> = cfg.problems().into_iter().map(|p| p.key).collect();
@@ -302,9 +305,22 @@ mod tests {
                 "judge.base_url",
                 "judge.api_key_env",
                 "judge.concurrency",
+                "judge.fallback[0].api_key_env",
                 "judge.fallback[0].model"
             ]
         );
+        for name in [
+            "GH_TOKEN",
+            "GH_ENTERPRISE_TOKEN",
+            "gh_token",
+            "GITHUB_ENV",
+            "RUNNER_TEMP",
+        ] {
+            assert!(forbidden_key_env(name), "{name}");
+        }
+        for name in ["OPENAI_API_KEY", "AGENTEVAL_JUDGE_API_KEY", "MY_KEY"] {
+            assert!(!forbidden_key_env(name), "{name}");
+        }
         assert!(JudgeSpec::default().problems().is_empty());
         assert!(JudgeConfigSpec::default().problems().is_empty());
     }

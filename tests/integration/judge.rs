@@ -9,4 +9,4 @@ mod gpa;
 mod rca;
 mod rubric;
 mod stand_in;
-mod support;
+pub(crate) mod support;

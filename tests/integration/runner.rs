@@ -69,11 +69,21 @@ impl AgentSuite {
     /// `run --suite agents --deterministic --out report.json` plus `extra`;
     /// the output and the report (when written).
     pub(crate) fn run(&self, extra: &[&str]) -> (Output, Option<Value>) {
+        self.run_with(extra, &[])
+    }
+
+    /// [`Self::run`] with `env` set for the gate (and so its agents).
+    pub(crate) fn run_with(
+        &self,
+        extra: &[&str],
+        env: &[(&str, &Path)],
+    ) -> (Output, Option<Value>) {
         let report = self.path("report.json");
         let _ = std::fs::remove_file(&report);
         let out = bin()
             .current_dir(self.dir.path())
             .env("AGENT_LOG", self.path("agent.log"))
+            .envs(env.iter().copied())
             .args([
                 "run",
                 "--suite",

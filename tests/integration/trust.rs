@@ -19,6 +19,7 @@ mod limits;
 mod long_patterns;
 mod marker;
 mod messages;
+mod orphans;
 mod out_links;
 mod panics;
 mod secrets;

@@ -107,19 +107,22 @@ pub struct AgentSpec {
     /// Retries when the process could not start (default 2). Agent failures are never retried.
     #[serde(default)]
     pub retries: Option<u32>,
-    /// Secrets the agent may inherit. By default it runs without GitHub tokens
-    /// (`GITHUB_TOKEN`, `GH_TOKEN`, `ACTIONS_*` runtime tokens, …) and judge
-    /// keys (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AGENTEVAL_JUDGE_*`, …);
-    /// list a name here to pass it through, e.g. `[OPENAI_API_KEY]`.
+    /// Judge keys the agent may inherit. By default it runs without them
+    /// (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AGENTEVAL_JUDGE_*`, …); list
+    /// one here to pass it through, e.g. `[OPENAI_API_KEY]`. GitHub/Actions
+    /// credentials (`GITHUB_TOKEN`, every `GH_*`, `ACTIONS_*` runtime tokens,
+    /// …) and the runner's file commands (`GITHUB_ENV`, `GITHUB_OUTPUT`, …)
+    /// never reach an agent: listing one here or in `env` is an error.
     #[serde(default)]
     pub env_passthrough: Vec<String>,
     /// Times each case is run (default 1). Agents are stochastic: with k > 1
     /// every trial is kept in the report (`AGENTEVAL_TRIAL` = 0 … k−1, each in
     /// its own work directory), a case's value is its mean over trials, and
     /// pass^k / pass@k are reported. `{min: 1, max: 3}` confirms adaptively:
-    /// every case runs `min` times and only the cases whose task success or a
-    /// checkpoint fell below their baseline are re-run, up to `max` times (a
-    /// compare tests conditionally on those decisions). `--trials` overrides it.
+    /// every case runs `min` times and only the cases not settled (task
+    /// success or a checkpoint differs from the baseline trials, or those are
+    /// mixed) are re-run, up to `max` times (a compare tests conditionally on
+    /// those decisions). `--trials` overrides it.
     #[serde(default)]
     pub trials: Option<TrialsSpec>,
 }

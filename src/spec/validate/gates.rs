@@ -12,7 +12,10 @@ use crate::spec::model::StepType;
 use crate::model::metric::metric_domain;
 use crate::model::metric_id::MetricId;
 
+use crate::env_policy::EnvClass;
+
 use super::SUITE_METRICS;
+
 use super::context::{Ctx, did_you_mean, loc};
 use super::locations::Locations;
 
@@ -204,6 +207,49 @@ pub(super) fn agent(cx: &mut Ctx<'_>, locs: &Locations) {
             "`agent.concurrency` is 0",
             "run at least one case at a time",
         );
+    }
+    agent_env(cx, locs);
+}
+
+/// `agent.env_passthrough` and `agent.env` never hand an agent a
+/// GitHub/Actions credential or a runner file command (issue 25): the suite
+/// is edited in pull requests, and the agent is the code under test. The
+/// runner scrubs those names regardless; refusing them here tells the
+/// author at load, at the line.
+fn agent_env(cx: &mut Ctx<'_>, locs: &Locations) {
+    let file = &cx.loaded.file;
+    let suite_at = loc(&file.suite);
+    let Some(agent) = &file.agent else {
+        return;
+    };
+    let refused = |name: &&String| EnvClass::of(name).never_for_agents();
+    let passthrough: Vec<String> = agent
+        .env_passthrough
+        .iter()
+        .filter(refused)
+        .cloned()
+        .collect();
+    let set: Vec<String> = agent.env.keys().filter(refused).cloned().collect();
+    for (field, names) in [("env_passthrough", passthrough), ("env", set)] {
+        for name in names {
+            let class = EnvClass::of(&name);
+            cx.error(
+                locs.agent_env_entry(field, &name).unwrap_or(suite_at),
+                format!(
+                    "`agent.{field}` names `{name}`, {}: an agent never receives it",
+                    class.describe()
+                ),
+                if class == EnvClass::RunnerFileCommand {
+                    format!(
+                        "remove `{name}` from `agent.{field}`: with it an agent could change later steps' environment, `PATH`, outputs or summary; the gate writes its own (docs/trust.md, \"Agents get no secrets\")"
+                    )
+                } else {
+                    format!(
+                        "remove `{name}` from `agent.{field}`; an agent that needs GitHub gets a token of its own under a name outside `GITHUB_*`, `GH_*`, `ACTIONS_*` (e.g. `AGENT_GH_PAT`, which it inherits) (docs/trust.md, \"Agents get no secrets\")"
+                    )
+                },
+            );
+        }
     }
 }
 

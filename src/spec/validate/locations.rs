@@ -65,6 +65,10 @@ struct LocAgent {
     timeout_s: At,
     #[serde(default)]
     concurrency: At,
+    #[serde(default)]
+    env: Option<Keyed<IgnoredAny>>,
+    #[serde(default)]
+    env_passthrough: Option<Vec<Spanned<String>>>,
 }
 
 /// A mapping whose keys keep their location.
@@ -190,6 +194,23 @@ impl Locations {
         }
         .or(Some(a.referenced))
     }
+
+    /// The entry `name` of `agent.env_passthrough` or the key `name` of
+    /// `agent.env`, else the `agent:` block.
+    pub(super) fn agent_env_entry(&self, field: &str, name: &str) -> Option<Location> {
+        let a = self.file.agent.as_ref()?;
+        let found = match field {
+            "env" => a.value.env.as_ref()?.get(name).map(|(k, _)| k.referenced),
+            _ => a
+                .value
+                .env_passthrough
+                .as_ref()?
+                .iter()
+                .find(|e| e.value == name)
+                .map(|e| e.referenced),
+        };
+        found.or(Some(a.referenced))
+    }
 }
 
 #[cfg(test)]
@@ -218,6 +239,13 @@ mod tests {
         );
         assert_eq!(l.threshold("PLAN").map(|x| x.line()), Some(3));
         assert_eq!(l.agent_field("timeout_s").map(|x| x.line()), Some(6));
+        let l = Locations::parse(
+            "suite: s\nagent:\n  command: [a]\n  env: {X: 1,\n    GH_TOKEN: t}\n  env_passthrough:\n    - OPENAI_API_KEY\n    - GITHUB_ENV\n",
+        );
+        let line = |f: &str, n: &str| l.agent_env_entry(f, n).map(|x| x.line());
+        assert_eq!(line("env", "GH_TOKEN"), Some(5));
+        assert_eq!(line("env_passthrough", "GITHUB_ENV"), Some(8));
+        assert_eq!(line("env_passthrough", "NOT_THERE"), Some(3), "the block");
         assert_eq!(
             Locations::parse("suite: s\ntraces: t/\n")
                 .top("traces")

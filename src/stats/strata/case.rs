@@ -71,20 +71,27 @@ pub(super) fn cmp_values(a: &[f64], b: &[f64]) -> Ordering {
     })
 }
 
-/// Mean over cases of `mean(head) − mean(base)`.
-pub(super) fn effect(cases: &[Case]) -> Result<f64, StatsError> {
-    let overflow = || StatsError::Overflow {
-        max_abs: max_abs(cases),
-        n: cases.len(),
-    };
-    let diffs = cases
+/// Each case's `mean(head) − mean(base)`.
+pub(super) fn case_diffs(cases: &[Case]) -> Result<Vec<f64>, StatsError> {
+    cases
         .iter()
         .map(|c| match (mean(&c.head), mean(&c.base)) {
             (Some(h), Some(b)) if (h - b).is_finite() => Ok(h - b),
-            _ => Err(overflow()),
+            _ => Err(overflow(cases)),
         })
-        .collect::<Result<Vec<f64>, _>>()?;
-    mean(&diffs).ok_or_else(overflow)
+        .collect()
+}
+
+fn overflow(cases: &[Case]) -> StatsError {
+    StatsError::Overflow {
+        max_abs: max_abs(cases),
+        n: cases.len(),
+    }
+}
+
+/// Mean over cases of `mean(head) − mean(base)`.
+pub(super) fn effect(cases: &[Case]) -> Result<f64, StatsError> {
+    mean(&case_diffs(cases)?).ok_or_else(|| overflow(cases))
 }
 
 pub(super) fn max_abs(cases: &[Case]) -> f64 {

@@ -7,11 +7,10 @@
 //! a second level adds the within-case variance twice and widens the interval (Davison &
 //! Hinkley 1997, §3.8). It costs what a one-trial compare's interval costs.
 
-use super::case::{canonical_cases, effect, max_abs};
+use super::case::{canonical_cases, case_diffs, effect};
 use super::{StrataCi, Stratum};
 use crate::stats::bootstrap::try_paired_bootstrap;
 use crate::stats::bootstrap_config::BootstrapConfig;
-use crate::stats::describe::mean;
 use crate::stats::error::StatsError;
 
 /// The case-level bootstrap confidence interval of the effect (percentile, numpy's linear
@@ -25,17 +24,7 @@ pub fn stratified_ci(
     cfg.validate()?;
     let cases = canonical_cases(strata)?;
     let effect = effect(&cases)?;
-    let overflow = || StatsError::Overflow {
-        max_abs: max_abs(&cases),
-        n: cases.len(),
-    };
-    let diffs = cases
-        .iter()
-        .map(|c| match (mean(&c.head), mean(&c.base)) {
-            (Some(h), Some(b)) if (h - b).is_finite() => Ok(h - b),
-            _ => Err(overflow()),
-        })
-        .collect::<Result<Vec<f64>, _>>()?;
+    let diffs = case_diffs(&cases)?;
     let boot = try_paired_bootstrap(&diffs, &format!("{metric}\0strata-ci"), cfg)?;
     Ok(StrataCi {
         effect,

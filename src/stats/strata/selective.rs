@@ -1,6 +1,6 @@
 //! The selective test of adaptive confirmation (issue 20, `agent.trials: {min, max}`): every
-//! case runs `s = min` trials; a case whose first-stage mean of a metric is below its
-//! baseline mean ([`rerun_rule`]) is re-run up to `max` trials. The re-run decision depends on
+//! case runs `s = min` trials; a case whose first stage and baseline trials of a metric are
+//! not all equal ([`rerun_rule`]) is re-run up to `max` trials. The re-run decision depends on
 //! the data, so the plain permutation test would be biased (re-running exactly the cases that
 //! looked worse); the test is made **conditional on the decisions**.
 //!
@@ -10,7 +10,9 @@
 //! has probability proportional to `w(H)`, the number of first-stage sets `F ⊆ H` (`|F| = s`)
 //! that give the observed decision with `H`'s complement as the baseline:
 //!
-//! - not re-run (`|H| = s`): `w(H) = 1` if `rule(H, Hᶜ)` is false, else 0;
+//! - not re-run (`|H| = s`): `w(H) = 1` if `rule(H, Hᶜ)` is false, else 0 (with the
+//!   `nonconstant` rule only a constant case is not re-run, so such cases carry no
+//!   information);
 //! - re-run: `w(H) = #{F ⊆ H, |F| = s : rule(F, Hᶜ)}`.
 //!
 //! Each case's table of `(t(H), P(H))` is re-weighted by `w` and the test proceeds as usual
@@ -29,25 +31,21 @@ use crate::stats::error::StatsError;
 pub struct Selection {
     /// Head trials of the first stage (`agent.trials.min`, at least 1).
     pub first: usize,
-    /// Whether the case was re-run for this metric (its first stage was below its baseline).
+    /// Whether the case was re-run for this metric ([`rerun_rule`]).
     pub rerun: bool,
 }
 
-/// Relative tolerance of "below": means closer than this count as equal (not below).
-const BELOW_SLACK: f64 = 1e-9;
-
-/// The re-run rule, on oriented values (lower is worse): the mean of the first stage is below
-/// the mean of the baseline trials. False when either side is empty.
+/// The re-run rule (`nonconstant`, the research's choice for 0/1 metrics): re-run when the
+/// first stage and the baseline trials are not all equal: a stable case that behaves as before
+/// runs once, a stable case that flipped and every case whose history is mixed are re-run.
+/// False when either side is empty. (`below_mean`, re-running only a first stage below the
+/// baseline mean, leaves the conditional test no information with short histories: the
+/// decision fixes the first trial as a failure; power 0 at one history trial.)
 pub fn rerun_rule(first: &[f64], base: &[f64]) -> bool {
-    if first.is_empty() || base.is_empty() {
+    let Some(x) = first.first() else {
         return false;
-    }
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let scale = first
-        .iter()
-        .chain(base)
-        .fold(1.0_f64, |m, v| m.max(v.abs()));
-    mean(first) < mean(base) - BELOW_SLACK * scale
+    };
+    !base.is_empty() && first.iter().chain(base).any(|v| !same(*v, *x))
 }
 
 /// Most head-set compositions listed for a selected case.
@@ -81,28 +79,28 @@ pub(super) fn weighted_table(
             ),
         });
     }
-    let r = case.centred.len() - heads;
-    let total: f64 = groups.iter().map(|(v, n)| v * *n as f64).sum();
-    let scale = groups.iter().fold(1.0_f64, |a, (v, _)| a.max(v.abs()));
-    let slack = BELOW_SLACK * scale;
-    let first = stage as f64;
-    let weight = |counts: &[usize]| -> f64 {
-        let sum_h: f64 = counts
-            .iter()
+    // The rule on compositions: the first stage `f` and the baseline (the complement of the
+    // head set `counts`) are not all equal when they take two distinct values or more.
+    let nonconstant = |f: &[usize], counts: &[usize]| {
+        f.iter()
+            .zip(counts)
             .zip(groups)
-            .map(|(c, (v, _))| *c as f64 * v)
-            .sum();
-        let mean_base = (total - sum_h) / r as f64;
+            .filter(|((fj, cj), (_, nj))| *fj + (*nj - *cj) > 0)
+            .count()
+            > 1
+    };
+    let weight = |counts: &[usize]| -> f64 {
         if !selection.rerun {
-            return if sum_h / first < mean_base - slack {
+            return if nonconstant(counts, counts) {
                 0.0
             } else {
                 1.0
             };
         }
         let mut w = 0.0;
-        sub_compositions(counts, groups, 0, stage, 0.0, 1.0, &mut |sum_f, ways| {
-            if sum_f / first < mean_base - slack {
+        let mut f = vec![0_usize; counts.len()];
+        sub_compositions(counts, 0, stage, 1.0, &mut f, &mut |f, ways| {
+            if nonconstant(f, counts) {
                 w += ways;
             }
         });
@@ -183,33 +181,33 @@ fn compositions(
     counts[from] = 0;
 }
 
-/// Calls `f(sum, ways)` for every sub-composition of `left` more items within `counts[from..]`,
-/// `ways` the number of sets of items it stands for.
+/// Calls `f(sub, ways)` for every sub-composition `sub` of `left` more items within
+/// `counts[from..]`, `ways` the number of sets of items it stands for.
 fn sub_compositions(
     counts: &[usize],
-    groups: &[(f64, usize)],
     from: usize,
     left: usize,
-    sum: f64,
     ways: f64,
-    f: &mut dyn FnMut(f64, f64),
+    sub: &mut Vec<usize>,
+    f: &mut dyn FnMut(&[usize], f64),
 ) {
     if left == 0 {
-        f(sum, ways);
+        f(sub, ways);
         return;
     }
     if from == counts.len() {
         return;
     }
     for c in 0..=counts[from].min(left) {
+        sub[from] = c;
         sub_compositions(
             counts,
-            groups,
             from + 1,
             left - c,
-            sum + c as f64 * groups[from].0,
             ways * binomial(counts[from], c),
+            sub,
             f,
         );
     }
+    sub[from] = 0;
 }

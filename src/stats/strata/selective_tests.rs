@@ -129,13 +129,13 @@ const ONCE: Selection = Selection {
 #[test]
 fn the_conditional_p_is_the_brute_force_p() {
     let sets: Vec<Vec<Case>> = vec![
-        // Stable cases that broke and were re-run, flaky ones run once.
+        // Stable cases that broke, a flaky one, re-run; stable ones that held, run once.
         vec![
             (vec![0.0, 0.0, 1.0], vec![1.0, 1.0, 1.0], RERUN),
-            (vec![1.0], vec![1.0, 0.0, 1.0], ONCE),
+            (vec![1.0, 1.0, 0.0], vec![1.0, 0.0, 1.0], RERUN),
             (vec![0.0, 0.0, 0.0], vec![1.0, 1.0, 0.0], RERUN),
             (vec![1.0], vec![1.0, 1.0, 1.0], ONCE),
-            (vec![1.0], vec![0.0, 0.0, 1.0], ONCE),
+            (vec![0.0], vec![0.0, 0.0], ONCE),
         ],
         // A first stage of two trials.
         vec![
@@ -148,8 +148,8 @@ fn the_conditional_p_is_the_brute_force_p() {
                 },
             ),
             (
-                vec![1.0, 0.0],
-                vec![0.0, 1.0, 0.0],
+                vec![1.0, 1.0],
+                vec![1.0, 1.0, 1.0],
                 Selection {
                     first: 2,
                     rerun: false,
@@ -160,7 +160,7 @@ fn the_conditional_p_is_the_brute_force_p() {
         // Partial credit (three values).
         vec![
             (vec![0.5, 0.0, 1.0], vec![1.0, 1.0, 0.5], RERUN),
-            (vec![1.0], vec![0.5, 1.0, 1.0], ONCE),
+            (vec![1.0, 1.0, 1.0], vec![0.5, 1.0, 1.0], RERUN),
             (vec![0.0, 0.5, 0.5], vec![1.0, 0.5], RERUN),
         ],
     ];
@@ -178,22 +178,24 @@ fn the_conditional_p_is_the_brute_force_p() {
 
 #[test]
 fn a_decision_the_data_could_not_give_is_an_error() {
-    // Re-run although the first trial (1) was not below the baseline mean (1): the first
-    // stage can only be the 0 of the head, which is below.
     let ok = [(vec![0.0, 1.0, 1.0], vec![1.0, 1.0], RERUN)];
     assert!(p_of(&ok).p_value > 0.0);
-    let strata = [Stratum {
-        head: &[1.0, 1.0, 1.0],
-        base: &[1.0, 0.0],
-        selection: Some(RERUN),
-    }];
-    // Every 1 is a possible first trial, but none is below the base mean 0.5... 1 > 0.5.
-    let err = stratified_test(&strata, "m", 100, 0).unwrap_err();
-    assert!(matches!(err, StatsError::Selection { .. }), "{err:?}");
+    // Run once although the first trial (0) differs from the baseline (1, 1).
     let strata = [Stratum {
         head: &[0.0],
         base: &[1.0, 1.0],
         selection: Some(ONCE),
+    }];
+    let err = stratified_test(&strata, "m", 100, 0).unwrap_err();
+    assert!(matches!(err, StatsError::Selection { .. }), "{err:?}");
+    // Re-run with a first stage that does not fit the head.
+    let strata = [Stratum {
+        head: &[0.0],
+        base: &[1.0, 1.0],
+        selection: Some(Selection {
+            first: 2,
+            rerun: true,
+        }),
     }];
     let err = stratified_test(&strata, "m", 100, 0).unwrap_err();
     assert!(matches!(err, StatsError::Selection { .. }), "{err:?}");
@@ -247,7 +249,8 @@ fn draw(rng: &mut MetricRng, p: f64) -> f64 {
 }
 
 /// One adaptive compare under the null: `n` cases, `r` baseline trials each, a first stage
-/// of one trial, a re-run to `k` trials when the first trial is below the baseline mean.
+/// of one trial, a re-run to `k` trials when the first trial and the baseline are not all
+/// equal.
 /// Returns (conditional p, trials run).
 fn adaptive_once(rng: &mut MetricRng, n: usize, r: usize, k: usize, seed: u64) -> (f64, usize) {
     let mut cases = Vec::with_capacity(n);

@@ -11,7 +11,7 @@ use crate::common::case;
 use crate::runner::{AgentSuite, process_gone};
 
 /// The binary as `common::bin` sets it up, but spawned (not waited for).
-fn spawn(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Child {
+pub(super) fn spawn(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Child {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("agenteval-gate"));
     for (k, _) in std::env::vars() {
         if k.starts_with("AGENTEVAL_") || k.starts_with("GITHUB_") || k == "CI" {
@@ -30,7 +30,7 @@ fn spawn(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Child {
     cmd.spawn().unwrap()
 }
 
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+pub(super) fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(120);
     while !done() {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
@@ -38,7 +38,7 @@ fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-fn pid(path: &Path) -> u32 {
+pub(super) fn pid(path: &Path) -> u32 {
     std::fs::read_to_string(path)
         .unwrap()
         .trim()
@@ -47,7 +47,7 @@ fn pid(path: &Path) -> u32 {
 }
 
 /// Exit code, stdout, stderr of `child`, killing it if it outlives a minute.
-fn finish(mut child: Child) -> (Option<i32>, String, String) {
+pub(super) fn finish(mut child: Child) -> (Option<i32>, String, String) {
     let deadline = Instant::now() + Duration::from_secs(60);
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
@@ -75,7 +75,7 @@ fn finish(mut child: Child) -> (Option<i32>, String, String) {
     (status.code(), out, err)
 }
 
-fn signal(child: &Child, sig: &str) {
+pub(super) fn signal(child: &Child, sig: &str) {
     let ok = Command::new("kill")
         .arg(format!("-{sig}"))
         .arg(child.id().to_string())
