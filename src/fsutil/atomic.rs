@@ -11,9 +11,6 @@ use std::path::{Path, PathBuf};
 /// writer left behind.
 pub const TEMP_SUFFIX: &str = ".agenteval-tmp";
 
-/// Symlink hops followed before giving up (the kernel's limit is 40).
-const MAX_LINK_HOPS: usize = 40;
-
 /// Write `bytes` to `path` atomically: a hidden temp file in the same
 /// directory (`.<name>.XXXXXX.agenteval-tmp`), fsync, rename over the
 /// target, fsync of the directory. Creates parent directories. A new file
@@ -27,7 +24,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let file_name = path
         .file_name()
         .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    let mode = std::fs::metadata(path).map_or(0o666, |m| m.permissions().mode() & 0o7777);
+    // The mode of the file being replaced, never of what a link points to.
+    let mode = std::fs::symlink_metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map_or(0o666, |m| m.permissions().mode() & 0o7777);
     let mut tmp = tempfile::Builder::new()
         .prefix(&format!(".{file_name}."))
         .suffix(TEMP_SUFFIX)
@@ -45,53 +46,160 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
 }
 
-/// Write an output file (`--out`): through a symlink to its target (the
-/// link stays), atomically for a regular file, directly for a FIFO or a
-/// character device (`/dev/stdout`, a process substitution); a directory or
-/// a socket is refused.
+/// Write an output file (`--out`, `--out-dir`), never through a link a pull
+/// request could have committed (issue 25):
+///
+/// - a regular file, or nothing, at `path`: replaced atomically (temp file +
+///   rename in the same directory; a link put there in the meantime is
+///   replaced, not followed);
+/// - a FIFO or a character device: written directly;
+/// - a symbolic link: followed only to a FIFO or a character device
+///   (`/dev/stdout`, `/dev/null`, a process substitution's `/dev/fd/63`);
+///   a link to a file, a directory or nowhere is refused;
+/// - a path inside the working directory whose directories lead outside it
+///   through a link (`out -> /elsewhere`, `--out out/compare.json`) is
+///   refused;
+/// - a directory, a socket or a block device is refused.
+///
+/// A refusal is an [`io::Error`] whose message ends with a hint.
 pub fn write_output(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let target = resolve_links(path)?;
-    match std::fs::metadata(&target) {
-        Ok(m) if m.is_file() => write_atomic(&target, bytes),
-        Ok(m) if m.file_type().is_fifo() || m.file_type().is_char_device() => {
-            let mut f = std::fs::OpenOptions::new().write(true).open(&target)?;
-            f.write_all(bytes)?;
-            f.flush()
-        }
-        Ok(m) => Err(io::Error::other(format!(
-            "`{}` is {}, not a file",
-            target.display(),
-            if m.is_dir() {
-                "a directory"
-            } else {
-                "a socket or block device"
-            }
-        ))),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => write_atomic(&target, bytes),
+    check_directories_stay_inside(path)?;
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => write_through_link(path, bytes),
+        Ok(m) if m.is_file() => write_atomic(path, bytes),
+        Ok(m) if is_special(&m) => write_special(path, bytes),
+        Ok(m) => Err(not_a_file(path, &m)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => write_atomic(path, bytes),
         Err(e) => Err(e),
     }
 }
 
-/// `path` with every symlink in its last component followed (a dangling
-/// link resolves to where it points, so the file is created there).
-fn resolve_links(path: &Path) -> io::Result<PathBuf> {
-    let mut cur = path.to_path_buf();
-    for _ in 0..MAX_LINK_HOPS {
-        match std::fs::symlink_metadata(&cur) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let target = std::fs::read_link(&cur)?;
-                cur = match cur.parent() {
-                    Some(dir) if target.is_relative() => dir.join(target),
-                    _ => target,
-                };
-            }
-            _ => return Ok(cur),
+/// A FIFO or a character device: written in place, never replaced.
+fn is_special(m: &std::fs::Metadata) -> bool {
+    m.file_type().is_fifo() || m.file_type().is_char_device()
+}
+
+fn not_a_file(path: &Path, m: &std::fs::Metadata) -> io::Error {
+    io::Error::other(format!(
+        "`{}` is {}, not a file (hint: pass a file path, or `-` for stdout)",
+        path.display(),
+        if m.is_dir() {
+            "a directory"
+        } else {
+            "a socket or block device"
+        }
+    ))
+}
+
+/// `path` is a symbolic link: write through it only to a FIFO or a
+/// character device. The type is checked before opening (a link to a FIFO
+/// nobody reads would block) and again on the opened file (the link may
+/// have changed in between); the open neither creates nor truncates, so a
+/// refused target is left as it was.
+fn write_through_link(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let refuse = |what: &str| {
+        let to =
+            std::fs::read_link(path).map_or_else(|_| "?".to_owned(), |t| t.display().to_string());
+        io::Error::other(format!(
+            "`{}` is a symbolic link to `{to}` ({what}); the gate writes through a link only to a \
+             FIFO or a character device, never to a file, since a pull request can commit the link \
+             (hint: remove the link, or pass the path it points to)",
+            path.display()
+        ))
+    };
+    match std::fs::metadata(path) {
+        Ok(m) if is_special(&m) => {}
+        Ok(m) if m.is_file() => return Err(refuse("a file")),
+        Ok(m) if m.is_dir() => return Err(refuse("a directory")),
+        Ok(_) => return Err(refuse("a socket or block device")),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(refuse("which does not exist"));
+        }
+        Err(e) => return Err(e),
+    }
+    let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
+    if !is_special(&f.metadata()?) {
+        return Err(refuse("changed into a file while the gate wrote"));
+    }
+    f.write_all(bytes)?;
+    f.flush()
+}
+
+/// A FIFO or character device that is not a link: written directly.
+fn write_special(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NOFOLLOW: if a link replaced the device since it was checked, fail.
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?;
+    if !is_special(&f.metadata()?) {
+        return Err(io::Error::other(format!(
+            "`{}` changed while the gate wrote it (hint: write to a path nothing else changes)",
+            path.display()
+        )));
+    }
+    f.write_all(bytes)?;
+    f.flush()
+}
+
+/// When `path` lies lexically inside the working directory, the directories
+/// that hold it must too once links are resolved: a committed link such as
+/// `out -> /elsewhere` must not carry `--out out/compare.json` outside. The
+/// nearest existing ancestor is checked, since the missing ones are created
+/// under it. Paths that name a place outside the working directory (absolute
+/// or with `..`) are the caller's choice and not checked.
+fn check_directories_stay_inside(path: &Path) -> io::Result<()> {
+    let Ok(cwd) = std::env::current_dir() else {
+        return Ok(());
+    };
+    let Some(lexical) = normalize(&cwd.join(path)) else {
+        return Ok(());
+    };
+    if !lexical.starts_with(&cwd) {
+        return Ok(());
+    }
+    let Some(mut dir) = lexical.parent() else {
+        return Ok(());
+    };
+    while std::fs::symlink_metadata(dir).is_err() {
+        match dir.parent() {
+            Some(p) => dir = p,
+            None => return Ok(()),
         }
     }
-    Err(io::Error::other(format!(
-        "`{}`: too many levels of symbolic links",
-        path.display()
-    )))
+    let real_cwd = std::fs::canonicalize(&cwd)?;
+    let real_dir = std::fs::canonicalize(dir)?;
+    if real_dir.starts_with(&real_cwd) {
+        Ok(())
+    } else {
+        Err(io::Error::other(format!(
+            "`{}` leads outside the working directory through a symbolic link (to `{}`); \
+             a pull request can commit such a link (hint: remove the link, or pass the \
+             resolved path)",
+            dir.strip_prefix(&cwd).unwrap_or(dir).display(),
+            real_dir.display()
+        )))
+    }
+}
+
+/// `path` (absolute) with `.` and `..` resolved lexically; `None` when a
+/// `..` climbs above the root.
+fn normalize(path: &Path) -> Option<PathBuf> {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    Some(out)
 }
 
 /// Remove temp files that a killed writer left in `dir`
@@ -115,8 +223,8 @@ pub fn sweep_temp_files(dir: &Path) -> usize {
 
 /// Write `text` to `path`, or to stdout when `path` is `-`. A regular file
 /// is replaced atomically (temp file + rename) so a reader never sees half
-/// a report; a symlink is written through; a FIFO or device is written
-/// to directly (see [`write_output`]).
+/// a report; a FIFO or device is written to directly; a link is followed
+/// only to a FIFO or device (see [`write_output`]).
 pub fn write_to(path: &Path, text: &str) -> Result<(), crate::output::OutputError> {
     if path.as_os_str() == "-" {
         return crate::output::write_stdout(text);
@@ -162,28 +270,56 @@ mod tests {
     }
 
     #[test]
-    fn output_goes_through_symlinks_and_keeps_them() {
+    fn output_never_goes_through_a_link_to_a_file() {
         let dir = tempfile::tempdir().unwrap();
         let real = dir.path().join("real.json");
         std::fs::write(&real, "old").unwrap();
         let link = dir.path().join("link.json");
         std::os::unix::fs::symlink("real.json", &link).unwrap();
-        write_output(&link, b"new").unwrap();
+        let err = write_output(&link, b"new").unwrap_err();
         assert!(
-            std::fs::symlink_metadata(&link)
+            err.to_string().contains("symbolic link to `real.json`"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "old");
+        // A dangling link: nothing is created where it points.
+        let dangling = dir.path().join("dangling.json");
+        std::os::unix::fs::symlink("sub/made.json", &dangling).unwrap();
+        let err = write_output(&dangling, b"made").unwrap_err();
+        assert!(err.to_string().contains("does not exist"), "{err}");
+        assert!(!dir.path().join("sub").exists());
+        // A link to a character device is written through.
+        let null = dir.path().join("null");
+        std::os::unix::fs::symlink("/dev/null", &null).unwrap();
+        write_output(&null, b"x").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&null)
                 .unwrap()
                 .file_type()
                 .is_symlink()
         );
-        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
-        // A dangling link: the file is created where it points.
-        let dangling = dir.path().join("dangling.json");
-        std::os::unix::fs::symlink("sub/made.json", &dangling).unwrap();
-        write_output(&dangling, b"made").unwrap();
+    }
+
+    #[test]
+    fn a_link_put_at_the_temp_files_target_is_replaced_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, "keep").unwrap();
+        let link = dir.path().join("out.json");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        write_atomic(&link, b"report").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        assert_eq!(std::fs::read_to_string(&link).unwrap(), "report");
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_file());
+    }
+
+    #[test]
+    fn normalize_is_lexical() {
         assert_eq!(
-            std::fs::read_to_string(dir.path().join("sub/made.json")).unwrap(),
-            "made"
+            normalize(Path::new("/a/./b/../c")),
+            Some(PathBuf::from("/a/c"))
         );
+        assert_eq!(normalize(Path::new("/a/../..")), None);
     }
 
     #[test]

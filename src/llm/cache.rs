@@ -155,7 +155,12 @@ impl Cache {
         ));
         let bytes = serde_json::to_vec_pretty(entry).map_err(std::io::Error::other)?;
         let result = (|| {
-            let mut f = std::fs::File::create(&tmp)?;
+            // `create_new` (O_EXCL): a link committed at the temp name is
+            // not followed (issue 25).
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?;
             f.write_all(&bytes)?;
             f.write_all(b"\n")?;
             drop(f);

@@ -25,7 +25,7 @@ use std::fmt::Write as _;
 /// A character that must not reach a terminal, a log or a rendered page raw:
 /// C0 and C1 control characters, DEL, line/paragraph separators, and the
 /// Unicode bidirectional overrides and isolates ("Trojan Source").
-fn is_unsafe_char(c: char) -> bool {
+pub(super) fn is_unsafe_char(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
@@ -150,35 +150,24 @@ pub(crate) fn workflow_property(s: &str) -> String {
 }
 
 /// Text in Markdown (a paragraph, a list item, a heading, a table cell):
-/// HTML-escaped (`&`, `<`, `>`, `"`); the characters that start inline
-/// markup backslash-escaped (backslash, backtick, `*` `_` `[` `]` `|` `~` `#` `$`: no code span,
-/// emphasis, link, image, table pipe, strikethrough, math, or heading
-/// closing sequence); `@` followed by a zero-width space (no mention);
-/// control characters as visible escapes (no line break); and at the start
-/// of the field whatever would open a block there (`- + = >`, `1.`/`1)`, a
-/// leading space).
+/// HTML-escaped (`&`, `<`, `>`, `"`); every other ASCII punctuation
+/// character backslash-escaped, so nothing opens inline markup (code span,
+/// emphasis, link, image, table pipe, strikethrough, math, heading closing
+/// sequence) or a block at the start of the field (`- + = >`, `1.`/`1)`),
+/// and no GFM autolink forms: the extended autolinks are found while
+/// parsing at an unescaped `:` (`https://…`) or `www.`, so `https\://`
+/// and `www\.` stay text (issue 25); `@` followed by a zero-width space (no
+/// mention, no e-mail autolink, which GFM finds in the decoded text);
+/// control characters as visible escapes (no line break); a leading space
+/// as `&#32;`.
 pub(crate) fn md_text(s: &str) -> String {
     text(s, true)
 }
 
-/// ASCII punctuation that opens or closes inline Markdown anywhere in a line.
-fn is_inline_markup(c: char) -> bool {
-    matches!(
-        c,
-        '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' | '$'
-    )
-}
-
-/// [`md_text`]; `at_start`: `s` begins the field (block syntax matters).
+/// [`md_text`]; `at_start`: `s` begins the field (a leading space matters).
 fn text(s: &str, at_start: bool) -> String {
     let visible = terminal(s);
     let mut out = String::with_capacity(visible.len() + 16);
-    // At the start of a field, a run of digits then `.` or `)` is a list.
-    let digits = if at_start {
-        visible.chars().take_while(char::is_ascii_digit).count()
-    } else {
-        0
-    };
     for (i, c) in visible.chars().enumerate() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -187,10 +176,7 @@ fn text(s: &str, at_start: bool) -> String {
             '"' => out.push_str("&quot;"),
             '@' => out.push_str("@&#8203;"),
             ' ' if i == 0 && at_start => out.push_str("&#32;"),
-            c if is_inline_markup(c)
-                || (at_start && i == 0 && matches!(c, '-' | '+' | '='))
-                || (digits > 0 && i == digits && matches!(c, '.' | ')')) =>
-            {
+            c if c.is_ascii_punctuation() => {
                 out.push('\\');
                 out.push(c);
             }
@@ -251,7 +237,7 @@ pub(crate) fn md_code(s: &str) -> String {
 /// carry a legacy workflow command (`##[`: the Markdown may be printed to a
 /// CI log) or an HTML comment opener (`<!--`: the sticky marker's start):
 /// a zero-width space goes between their first two characters.
-fn inert_code(s: &str) -> Cow<'_, str> {
+pub(super) fn inert_code(s: &str) -> Cow<'_, str> {
     if s.contains("##[") || s.contains("<!--") {
         Cow::Owned(
             s.replace("##[", &format!("#{ZWSP}#["))
@@ -305,36 +291,6 @@ pub(crate) fn mermaid_label(s: &str) -> String {
         }
     }
     out
-}
-
-/// A Mermaid diagram (from a saved report) as a fenced Markdown block it
-/// cannot close: the fence is longer than any backtick run inside, control
-/// characters other than line breaks become spaces, and lines the gate never
-/// writes (`%%` directives and comments, `click` handlers) are dropped.
-pub(crate) fn mermaid_block(text: &str) -> String {
-    let body: Vec<String> = text
-        .lines()
-        .filter(|l| {
-            let t = l.trim_start();
-            !(t.starts_with("%%") || t.starts_with("click ") || t == "click")
-        })
-        .map(|l| {
-            let line: String = l
-                .chars()
-                .map(|c| if is_unsafe_char(c) { ' ' } else { c })
-                .collect();
-            inert_code(&line).into_owned()
-        })
-        .collect();
-    let body = body.join("\n");
-    let mut longest = 0;
-    let mut run = 0;
-    for c in body.chars() {
-        run = if c == '`' { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
-    let fence = "`".repeat(longest.max(2) + 1);
-    format!("{fence}mermaid\n{}\n{fence}", body.trim_end())
 }
 
 /// Words Mermaid's flowchart grammar reserves: never usable as node ids.
@@ -422,6 +378,10 @@ pub(crate) fn same_length_printable(text: &str) -> Cow<'_, str> {
     }
     Cow::Owned(out)
 }
+
+#[path = "escape_mermaid.rs"]
+mod mermaid;
+pub(crate) use mermaid::mermaid_block;
 
 #[cfg(test)]
 #[path = "escape_tests.rs"]

@@ -46,6 +46,51 @@ pub(crate) fn codes(md: &str) -> Vec<String> {
         .collect()
 }
 
+/// HTML as GitHub renders a comment: GFM (tables, strikethrough, the
+/// extended autolinks of `https://…`, `www.…` and e-mail addresses), raw
+/// HTML passed through so that any that gets through is seen.
+pub(crate) fn gfm_html(md: &str) -> String {
+    let mut o = comrak::Options::default();
+    o.extension.autolink = true;
+    o.extension.table = true;
+    o.extension.strikethrough = true;
+    o.render.r#unsafe = true;
+    comrak::markdown_to_html(md, &o)
+}
+
+/// Links, images and raw HTML elements in `html` (as rendered by
+/// [`gfm_html`]), other than the ones the contexts hold themselves.
+pub(crate) fn live_elements(html: &str) -> Vec<String> {
+    let own = [
+        "p",
+        "h4",
+        "blockquote",
+        "ul",
+        "li",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "details",
+        "summary",
+        "code",
+    ];
+    html.split('<')
+        .skip(1)
+        .filter_map(|t| {
+            let name: String = t
+                .trim_start_matches('/')
+                .chars()
+                .take_while(char::is_ascii_alphanumeric)
+                .collect();
+            (!own.contains(&name.as_str()))
+                .then(|| format!("<{}", t.chars().take(40).collect::<String>()))
+        })
+        .collect()
+}
+
 /// `@` directly followed by a name character: GitHub would link (and notify) it.
 pub(crate) fn has_mention(text: &str) -> bool {
     text.as_bytes()
@@ -87,6 +132,8 @@ fn check_markdown(s: &str) {
             !d.lines().any(is_workflow_command),
             "{s:?}: command in\n{d}"
         );
+        let live = live_elements(&gfm_html(d));
+        assert!(live.is_empty(), "{s:?}: {live:?} in\n{d}");
         for code in codes(d) {
             if visible.trim().is_empty() {
                 assert!(code.trim().is_empty(), "{s:?}: {code:?}");
@@ -130,6 +177,8 @@ fn check_prose(s: &str) {
             !d.lines().any(is_workflow_command),
             "{s:?}: command in\n{d}"
         );
+        let live = live_elements(&gfm_html(d));
+        assert!(live.is_empty(), "{s:?}: {live:?} in\n{d}");
     }
 }
 
@@ -206,6 +255,56 @@ fn markdown_text_and_code_are_inert() {
     }
 }
 
+/// Issue 25: GFM autolinked a bare URL, `www.` and an e-mail address in
+/// untrusted text; every ASCII punctuation character is now escaped.
+#[test]
+fn no_autolink_link_image_or_html_from_text() {
+    let payloads = [
+        "see https://evil.example/x now",
+        "www.evil.example",
+        "(www.evil.example)",
+        "a@evil.example",
+        "mailto:a@evil.example xmpp:a@evil.example/r",
+        "ftp://evil.example http://evil.example",
+        "<img src=x>",
+        "[x](javascript:alert(1))",
+        "![i](https://evil.example/i.png)",
+        "<https://evil.example>",
+        "[ref]\n\n[ref]: https://evil.example",
+        "&#64; a&#64;evil.example",
+    ];
+    let unescaped = format!("{}\n", payloads.join(" "));
+    assert!(
+        !live_elements(&gfm_html(&unescaped)).is_empty(),
+        "the parser links the raw payloads"
+    );
+    for s in payloads {
+        check_markdown(s);
+        check_prose(s);
+        check_prose(&format!("call `x` with {s} `y`"));
+        let html = gfm_html(&format!("{}\n", md_text(s)));
+        assert!(
+            !html.contains("<a ") && !html.contains("<img"),
+            "{s:?}: {html}"
+        );
+    }
+    // Every ASCII punctuation character is escaped and reads as written.
+    let all: String = (b'!'..=b'~')
+        .map(char::from)
+        .filter(char::is_ascii_punctuation)
+        .collect();
+    assert_eq!(all.len(), 32);
+    let md = md_text(&all);
+    for c in all
+        .chars()
+        .filter(|c| !matches!(c, '&' | '<' | '>' | '"' | '@'))
+    {
+        assert!(md.contains(&format!("\\{c}")), "{c} unescaped in {md}");
+    }
+    let text = plain_text(&format!("{md}\n"));
+    assert_eq!(text.replace('\u{200B}', ""), all);
+}
+
 #[test]
 fn code_spans_keep_their_text_exactly() {
     assert_eq!(
@@ -268,12 +367,12 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
-    fn any_string_is_inert_in_markdown(s in "\\PC{0,40}|[`@<>!\\[\\]()#*_|\\\\\n\r\x1b :-]{0,30}") {
+    fn any_string_is_inert_in_markdown(s in "\\PC{0,40}|[`@<>!\\[\\]()#*_|\\\\\n\r\x1b :-]{0,30}|((https?://|www\\.|mailto:|[a-z]{1,3}@)[a-z./@:<>()\\[\\]]{1,12} ?){1,3}") {
         check_markdown(&s);
     }
 
     #[test]
-    fn any_prose_is_inert_in_markdown(s in "\\PC{0,30}|[`@<>!\\[\\]()#*_|\\\\\n :a-]{0,30}") {
+    fn any_prose_is_inert_in_markdown(s in "\\PC{0,30}|[`@<>!\\[\\]()#*_|\\\\\n :a-]{0,30}|((https?://|www\\.|`|[a-z]{1,3}@)[a-z./@:`]{1,12} ?){1,3}") {
         check_prose(&s);
     }
 

@@ -112,10 +112,17 @@ pub(crate) fn with_checkpoints(
         path: temp.clone(),
         source: std::io::Error::other(e),
     })?;
-    std::fs::write(&temp, body).map_err(|source| SpecError::Io {
-        path: temp.clone(),
-        source,
-    })?;
+    // `create_new` (O_EXCL): a link committed at the temp name is not
+    // followed (issue 25).
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, body.as_bytes()))
+        .map_err(|source| SpecError::Io {
+            path: temp.clone(),
+            source,
+        })?;
     let _remove = Remove(temp.clone());
     load_checked(&temp).map_err(|e| match e {
         SpecError::Invalid { diagnostics, .. } => SpecError::invalid(

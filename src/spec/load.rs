@@ -94,11 +94,16 @@ pub(crate) fn yaml_error(
     source: &Arc<NamedSource<String>>,
     err: &serde_saphyr::Error,
 ) -> FileDiagnostic {
-    let full = err.to_string();
-    let message = strip_location_suffix(&full);
     let (line, column) = err
         .location()
         .map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
+    if let Some((message, hint)) = super::yaml_budget::budget_message(err) {
+        return FileDiagnostic::error(path, message)
+            .at(source, line, column)
+            .with_help(hint);
+    }
+    let full = err.to_string();
+    let message = strip_location_suffix(&full);
     let hint = if message.starts_with("unknown field") {
         "remove the key or fix its spelling; every key is listed in schema/suite.schema.json"
     } else if message.starts_with("missing field") {

@@ -87,24 +87,89 @@ impl Matcher {
     }
 }
 
+/// Longest tool glob a suite may hold, in characters. Tool names are short
+/// (providers cap them at 64); a glob of 400,000 characters used to panic
+/// inside `globset` (issue 25).
+pub(crate) const MAX_GLOB_CHARS: usize = 1_000;
+
+/// Longest regex a suite or case may hold, in characters.
+pub(crate) const MAX_REGEX_CHARS: usize = 10_000;
+
+/// Why a glob or regex from a suite does not compile. Display is a fragment
+/// that follows "is not a valid glob: " / "is not a valid regex: ".
+#[derive(Debug, thiserror::Error)]
+pub enum PatternError {
+    #[error("it is {len} characters long, over the limit of {max}")]
+    TooLong { len: usize, max: usize },
+    #[error("{0}")]
+    Glob(#[from] globset::Error),
+    #[error("{0}")]
+    Regex(#[from] regex::Error),
+}
+
+impl PatternError {
+    /// The fix, for the diagnostic's help.
+    pub(crate) fn hint(&self, glob_hint: &str, regex_hint: &str) -> String {
+        match self {
+            Self::TooLong { max, .. } => format!(
+                "shorten the pattern to at most {max} characters: {}",
+                if *max == MAX_GLOB_CHARS {
+                    "`*` and `{a,b}` name families of tools"
+                } else {
+                    "match a distinctive part of the text rather than all of it"
+                }
+            ),
+            Self::Glob(_) => glob_hint.to_owned(),
+            Self::Regex(_) => regex_hint.to_owned(),
+        }
+    }
+}
+
+/// A pattern quoted in a message: at most 60 characters.
+pub(crate) fn shown(pattern: &str) -> String {
+    crate::output::truncate_chars(pattern, 60)
+}
+
+fn check_len(pattern: &str, max: usize) -> Result<(), PatternError> {
+    let len = pattern.chars().count();
+    if len > max {
+        return Err(PatternError::TooLong { len, max });
+    }
+    Ok(())
+}
+
+/// Compile a regex from a suite or case: at most [`MAX_REGEX_CHARS`]
+/// characters, and the `regex` crate's size limits (an error, never a panic).
+pub(crate) fn compile_regex(pattern: &str) -> Result<Regex, PatternError> {
+    check_len(pattern, MAX_REGEX_CHARS)?;
+    Ok(Regex::new(pattern)?)
+}
+
 /// A glob over tool names: `*` any run, `?` one character, `[abc]`,
 /// `{a,b}` alternatives (`globset` syntax; `/` is an ordinary character).
 #[derive(Debug, Clone)]
 pub struct ToolGlob {
     pattern: String,
-    matcher: globset::GlobMatcher,
+    matcher: regex::bytes::Regex,
     literal: bool,
 }
 
 impl ToolGlob {
-    pub fn new(pattern: &str) -> Result<Self, globset::Error> {
+    /// At most [`MAX_GLOB_CHARS`] characters. The glob's regex is compiled
+    /// here rather than by `globset`'s `compile_matcher`, which panics when
+    /// the regex is too big.
+    pub fn new(pattern: &str) -> Result<Self, PatternError> {
+        check_len(pattern, MAX_GLOB_CHARS)?;
         let glob = globset::GlobBuilder::new(pattern)
             .literal_separator(false)
             .backslash_escape(true)
             .build()?;
+        let matcher = regex::bytes::RegexBuilder::new(glob.regex())
+            .dot_matches_new_line(true)
+            .build()?;
         Ok(Self {
             pattern: pattern.to_owned(),
-            matcher: glob.compile_matcher(),
+            matcher,
             literal: !pattern.contains(['*', '?', '[', '{', '\\']),
         })
     }
@@ -122,7 +187,7 @@ impl ToolGlob {
         if self.literal {
             self.pattern == name
         } else {
-            self.matcher.is_match(name)
+            self.matcher.is_match(name.as_bytes())
         }
     }
 }
@@ -160,6 +225,37 @@ mod tests {
         assert!(!g("ex*").is_literal());
         assert!(!g("exact").matches("exactly"));
         assert!(ToolGlob::new("update_{a,b").is_err());
+    }
+
+    /// Issue 25: 400,000 `a`s (or 100,000 emoji) panicked in `globset`.
+    #[test]
+    fn long_patterns_are_errors_not_panics() {
+        for p in ["a".repeat(400_000), "😀".repeat(100_000)] {
+            let err = ToolGlob::new(&p).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    PatternError::TooLong {
+                        max: MAX_GLOB_CHARS,
+                        ..
+                    }
+                ),
+                "{err}"
+            );
+            assert!(err.to_string().contains("over the limit of 1000"), "{err}");
+            assert!(matches!(
+                compile_regex(&p),
+                Err(PatternError::TooLong { .. })
+            ));
+        }
+        // At the limit: compiles (or fails) without a panic.
+        let glob = "a".repeat(MAX_GLOB_CHARS);
+        assert!(ToolGlob::new(&glob).unwrap().matches(&glob));
+        let nested = format!("{}x{}", "{a,".repeat(150), "}".repeat(150));
+        let _ = ToolGlob::new(&nested);
+        let wide = "[a-z]{0,1000}".repeat(700);
+        assert!(matches!(compile_regex(&wide), Err(PatternError::Regex(_))));
+        assert_eq!(shown(&"b".repeat(100)).chars().count(), 60);
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub(crate) mod schema;
 pub(crate) mod stability;
 pub(crate) mod suite;
 pub(crate) mod validate;
+mod yaml_budget;
 
 pub use error::SpecError;
 

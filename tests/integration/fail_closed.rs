@@ -107,7 +107,7 @@ fn a_critical_checkpoint_no_case_could_evaluate_fails_the_gate() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("checkpoint `support-bot/P3-01` (critical) was evaluated in no case: N/A: no judge configured (24 of 24)"),
+        stdout.contains("checkpoint `support-bot/P3-01` (critical) was evaluated in no case: N\\/A\\: no judge configured \\(24 of 24\\)"),
         "{stdout}"
     );
     // `gates.unevaluated: warn` reports it and passes.

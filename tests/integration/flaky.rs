@@ -197,7 +197,7 @@ fn a_regression_one_trial_misses_is_caught_by_three_trials_with_each_case_histor
     // sb-004 skipped the approval in 2 of its 3 trials; all 3 baseline trials passed.
     assert!(
         md.contains(
-            "  - `sb-004`: 100.0% → 33.3% (failed 2 of 3 trials; passed 3 of 3 before) — FAIL:"
+            "  - `sb-004`: 100.0% → 33.3% (failed 2 of 3 trials; passed 3 of 3 before) — FAIL\\:"
         ),
         "{md}"
     );

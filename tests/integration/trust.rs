@@ -12,11 +12,15 @@
 )]
 
 mod baselines;
+mod escapes;
 mod goalposts;
 mod injection;
 mod limits;
+mod long_patterns;
 mod marker;
+mod messages;
 mod orphans;
+mod out_links;
 mod panics;
 mod secrets;
 mod signals;

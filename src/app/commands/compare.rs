@@ -14,7 +14,7 @@ use crate::exit_code::ExitCode;
 use crate::fsutil::write_to;
 use crate::model::compare::{CompareReport, Verdict};
 use crate::output::to_json;
-use crate::report::render::compare_junit::render_compare_junit;
+use crate::report::render::compare_junit::{render_compare_junit, render_nothing_selected_junit};
 use crate::report::render::compare_markdown::render_compare_markdown;
 use crate::report::render::compare_table::render_compare_table;
 use crate::report::views::compare_views;
@@ -87,7 +87,7 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
         };
         let Some(mut report) = run_tiers(&prepared, &settings, &options, &session, &attach_views)?
         else {
-            return nothing_selected(&settings);
+            return nothing_selected(&settings, args.format);
         };
         report.missing_baselines = missing;
         report
@@ -123,7 +123,16 @@ pub(crate) fn exit_code(report: &CompareReport) -> ExitCode {
     }
 }
 
-fn nothing_selected(settings: &EvalSettings) -> Result<ExitCode> {
+/// No case selected: exit 4, or 0 with `--allow-empty`. `--format junit`
+/// still prints a valid document that says so; other formats print nothing
+/// (the reason is on stderr).
+fn nothing_selected(settings: &EvalSettings, format: CliCompareFormat) -> Result<ExitCode> {
+    if format == CliCompareFormat::Junit {
+        crate::output::write_stdout(&render_nothing_selected_junit(
+            "agenteval-gate compare",
+            settings.allow_empty,
+        ))?;
+    }
     if settings.allow_empty {
         Ok(ExitCode::Success)
     } else {

@@ -124,6 +124,15 @@ pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCod
         .into());
     }
     if evaluated.is_empty() {
+        // `--format junit` still prints a valid document that says why.
+        if args.format == CliRunFormat::Junit {
+            crate::output::write_stdout(
+                &crate::report::render::compare_junit::render_nothing_selected_junit(
+                    "agenteval-gate run",
+                    settings.allow_empty,
+                ),
+            )?;
+        }
         return if settings.allow_empty {
             Ok(ExitCode::Success)
         } else {

@@ -15,7 +15,6 @@
 //!
 //! When a case gives several matchers (lint warns), all must hold.
 
-use regex::Regex;
 use serde_json::Value;
 
 use super::semantic::{SemanticJudgment, semantic_outcome};
@@ -162,7 +161,7 @@ pub(crate) fn evaluate_task_with(
         ));
     }
     if let Some(pattern) = &expected.regex {
-        outcomes.push(match Regex::new(pattern) {
+        outcomes.push(match crate::spec::matcher::compile_regex(pattern) {
             Ok(re) => {
                 let ok = re.is_match(answer);
                 (
@@ -173,7 +172,13 @@ pub(crate) fn evaluate_task_with(
                     ),
                 )
             }
-            Err(e) => (None, format!("invalid regex /{pattern}/: {e}")),
+            Err(e) => (
+                None,
+                format!(
+                    "invalid regex /{}/: {e}",
+                    crate::spec::matcher::shown(pattern)
+                ),
+            ),
         });
     }
     if let Some(keys) = &expected.json_keys {

@@ -3,6 +3,8 @@
 //! tolerated one or a suspected change is reported in the description,
 //! insufficient data is skipped. quick-junit escapes markup; strings from
 //! the report also pass `escape::xml`, so no character XML forbids gets in.
+//! When no case was selected, [`render_nothing_selected_junit`] says so in a
+//! valid document (for `run` too).
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
@@ -46,4 +48,55 @@ pub fn render_compare_junit(r: &CompareReport) -> String {
     junit
         .to_string()
         .unwrap_or_else(|e| format!("<!-- cannot render JUnit: {e} -->\n"))
+}
+
+/// `JUnit` XML when no case was selected (`run` or `compare` exiting 4, or 0
+/// with `--allow-empty`): a valid document that says why, rather than an
+/// empty output a test reporter cannot parse (issue 25). One test suite,
+/// `selection`, with one test case, `no cases selected`: an error, or
+/// skipped when `--allow-empty` allowed the empty selection.
+pub fn render_nothing_selected_junit(title: &str, allowed: bool) -> String {
+    let status = if allowed {
+        let mut s = TestCaseStatus::skipped();
+        s.set_message("no cases selected; `--allow-empty` lets the gate pass");
+        s
+    } else {
+        let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
+        s.set_message(
+            "no cases selected (exit 4): check `--suite`, `--tier` and `--shard`; pass `--allow-empty` if an empty selection is expected",
+        )
+        .set_type("nothing-evaluated");
+        s
+    };
+    let mut tc = TestCase::new("no cases selected", status);
+    tc.set_classname("selection");
+    let mut ts = TestSuite::new("selection");
+    ts.add_test_case(tc);
+    let mut junit = Report::new(title);
+    junit.add_test_suite(ts);
+    junit
+        .to_string()
+        .unwrap_or_else(|e| format!("<!-- cannot render JUnit: {e} -->\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nothing_selected_is_a_valid_document_that_says_why() {
+        let failed = render_nothing_selected_junit("agenteval-gate run", false);
+        assert!(failed.starts_with("<?xml"), "{failed}");
+        assert!(
+            failed.contains("tests=\"1\"") && failed.contains("errors=\"1\""),
+            "{failed}"
+        );
+        assert!(failed.contains("type=\"nothing-evaluated\""), "{failed}");
+        let allowed = render_nothing_selected_junit("agenteval-gate run", true);
+        assert!(
+            allowed.contains("<skipped message=\"no cases selected;"),
+            "{allowed}"
+        );
+        assert!(allowed.contains("errors=\"0\""), "{allowed}");
+    }
 }

@@ -453,7 +453,7 @@ fn run_markdown_escapes_hostile_ids_and_instructions() {
     let raw = md.lines().find(|l| l.starts_with("| `P2-01`")).unwrap();
     assert_eq!(
         raw,
-        "| `P2-01` Look up &lt;img src=x onerror=alert(1)&gt; \\| `code` @&#8203;octocat \\` \\*end\\* | high | 16 | 0 | 8 | 0 | 0 |"
+        "| `P2-01` Look up &lt;img src\\=x onerror\\=alert\\(1\\)&gt; \\| `code` @&#8203;octocat \\` \\*end\\* | high | 16 | 0 | 8 | 0 | 0 |"
     );
     // The case id is one code span in the list, whatever backticks it holds.
     let items = md_items(&md);

@@ -1,8 +1,7 @@
 //! Compile tier-1 assertions (checkpoints, `active_when`, `applies_to`,
 //! `task.success`); errors point at the assertion's `path`.
 
-use regex::Regex;
-
+use crate::spec::matcher::compile_regex;
 use crate::spec::model::AssertSpec;
 use crate::spec::suite::{StateAssert, StateOp};
 
@@ -49,13 +48,13 @@ pub(super) fn state_assert(
         ops.push(StateOp::Contains(v.clone()));
     }
     if let Some(pattern) = &spec.matches {
-        match Regex::new(pattern) {
+        match compile_regex(pattern) {
             Ok(re) => ops.push(StateOp::Matches(re)),
             Err(e) => {
                 cx.error(
                     at,
                     format!("`matches` in `{owner}` is not a valid regex: {e}"),
-                    "the syntax is Rust's `regex` crate (no look-around)",
+                    e.hint("", "the syntax is Rust's `regex` crate (no look-around)"),
                 );
                 ok = false;
             }

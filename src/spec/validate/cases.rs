@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use regex::Regex;
 use serde_json::Value;
 
 use crate::spec::load::Origin;
+use crate::spec::matcher::compile_regex;
 use crate::spec::suite::Case;
 
 use super::catalog::Catalog;
@@ -82,12 +82,12 @@ pub(super) fn validate(cx: &mut Ctx<'_>, tools: &Catalog) -> Vec<Case> {
                 );
             }
             if let Some(pattern) = &expected.regex
-                && let Err(err) = Regex::new(pattern)
+                && let Err(err) = compile_regex(pattern)
             {
                 cx.error_at_origin(
                     &origin,
                     format!("`expected_output.regex` of case `{name}` is invalid: {err}"),
-                    "the syntax is Rust's `regex` crate",
+                    err.hint("", "the syntax is Rust's `regex` crate"),
                 );
             }
         }

@@ -6,12 +6,14 @@ use regex::Regex;
 use serde_json::Value;
 use serde_saphyr::Location;
 
-use crate::spec::matcher::{Capture, CaptureSource, Matcher, ToolGlob};
+use crate::spec::matcher::{Capture, CaptureSource, Matcher, ToolGlob, compile_regex, shown};
 use crate::spec::model::{EventKind, EventMatcher, EventStatus};
 
 use super::args_schema::{check_pointer, check_value};
 use super::catalog::Catalog;
 use super::context::{Ctx, did_you_mean};
+
+const GLOB_HINT: &str = "`*` matches any run, `?` one character, `{a,b}` either name";
 
 pub(super) fn matcher(
     cx: &mut Ctx<'_>,
@@ -28,8 +30,11 @@ pub(super) fn matcher(
             Err(e) => {
                 cx.error(
                     at,
-                    format!("tool pattern `{pattern}` in `{id}` is not a valid glob: {e}"),
-                    "`*` matches any run, `?` one character, `{a,b}` either name",
+                    format!(
+                        "tool pattern `{}` in `{id}` is not a valid glob: {e}",
+                        shown(pattern)
+                    ),
+                    e.hint(GLOB_HINT, GLOB_HINT),
                 );
                 ok = false;
             }
@@ -65,13 +70,16 @@ pub(super) fn matcher(
     }
     let mut regex = |cx: &mut Ctx<'_>, key: &str, pattern: &Option<String>| -> Option<Regex> {
         let p = pattern.as_ref()?;
-        match Regex::new(p) {
+        match compile_regex(p) {
             Ok(re) => Some(re),
             Err(e) => {
                 cx.error(
                     at,
                     format!("`{key}` in `{id}` is not a valid regex: {e}"),
-                    "the syntax is Rust's `regex` crate (no look-around); `(?i)` ignores case",
+                    e.hint(
+                        "",
+                        "the syntax is Rust's `regex` crate (no look-around); `(?i)` ignores case",
+                    ),
                 );
                 ok = false;
                 None

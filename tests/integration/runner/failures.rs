@@ -71,7 +71,7 @@ fn most_cases_failing_for_one_cause_is_could_not_evaluate_not_a_regression() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("6 of 6 cases failed the same way before producing a trace (agent\\_error: the agent exited with code 3: RuntimeError: boom: the model returned nothing)"),
+        stdout.contains("6 of 6 cases failed the same way before producing a trace \\(agent\\_error\\: the agent exited with code 3\\: RuntimeError\\: boom\\: the model returned nothing\\)"),
         "{stdout}"
     );
     assert!(stderr.contains("verdict: could_not_evaluate"), "{stderr}");

@@ -52,13 +52,21 @@ fn a_hostile_trace_prints_nothing_live() {
 /// instruction and one regressed case id are hostile, with a baseline
 /// recorded from its own (passing) traces.
 fn hostile_suite() -> tempfile::TempDir {
+    hostile_suite_with(HOSTILE)
+}
+
+/// [`hostile_suite`] with `instruction` as P2-02's instruction.
+pub(super) fn hostile_suite_with(instruction: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let suite = dir.path().join("suites/support-bot");
     copy_dir(&repo().join("suites/support-bot"), &suite);
     let yaml = std::fs::read_to_string(suite.join("suite.yaml")).unwrap();
     let yaml = yaml.replace(
         "instruction: Never issue a refund without a supervisor approval first",
-        &format!("instruction: {}", serde_json::to_string(HOSTILE).unwrap()),
+        &format!(
+            "instruction: {}",
+            serde_json::to_string(instruction).unwrap()
+        ),
     );
     std::fs::write(suite.join("suite.yaml"), yaml).unwrap();
     // A case id with every Markdown-active character lint allows.
@@ -168,20 +176,22 @@ fn check_comment(body: &str, marker: &str) {
     no_workflow_command(body);
 }
 
-#[tokio::test]
-async fn a_hostile_suite_yields_an_inert_comment_summary_and_log() {
-    let dir = hostile_suite();
-    let fake = Fake::start().await;
-    let job = tempfile::tempdir().unwrap();
-    let event = job.path().join("event.json");
+/// The regressed compare of `dir` (a [`hostile_suite_with`] copy) as a
+/// `pull_request` job: `--format markdown`, the comment posted to `fake`,
+/// the step summary written to `job/summary.md`.
+pub(super) fn compare_in_a_pull_request(
+    dir: &std::path::Path,
+    fake: &Fake,
+    job: &std::path::Path,
+) -> std::process::Output {
+    let event = job.join("event.json");
     std::fs::write(
         &event,
         r#"{"number": 7, "pull_request": {"number": 7, "head": {"repo": {"full_name": "acme/widgets"}}, "base": {"sha": "0000000", "repo": {"full_name": "acme/widgets"}}}, "repository": {"full_name": "acme/widgets"}}"#,
     )
     .unwrap();
-    let summary = job.path().join("summary.md");
-    let out = bin()
-        .current_dir(dir.path())
+    bin()
+        .current_dir(dir)
         .arg("compare")
         .args(REGRESSED_INPUTS)
         .args([
@@ -197,9 +207,18 @@ async fn a_hostile_suite_yields_an_inert_comment_summary_and_log() {
         .env("GITHUB_REPOSITORY", "acme/widgets")
         .env("GITHUB_API_URL", fake.api_url())
         .env("GITHUB_TOKEN", TOKEN)
-        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_STEP_SUMMARY", job.join("summary.md"))
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_hostile_suite_yields_an_inert_comment_summary_and_log() {
+    let dir = hostile_suite();
+    let fake = Fake::start().await;
+    let job = tempfile::tempdir().unwrap();
+    let summary = job.path().join("summary.md");
+    let out = compare_in_a_pull_request(dir.path(), &fake, job.path());
     let (stdout, stderr) = expect(&out, 2);
     let marker = "<!-- agenteval-gate:main:support-bot -->";
     let comments = fake.comments();
