@@ -1,37 +1,11 @@
 //! The selective (adaptive) test against brute force, and its size by simulation.
 #![expect(clippy::float_cmp, reason = "0/1 data are compared exactly")]
 
+use super::tests::{definition_term as term, sample_var as var};
 use super::*;
 use crate::stats::rng::MetricRng;
 
 type Case = (Vec<f64>, Vec<f64>, Selection);
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
-fn var(v: &[f64]) -> f64 {
-    let mu = mean(v);
-    v.iter().map(|x| (x - mu) * (x - mu)).sum::<f64>() / (v.len() - 1) as f64
-}
-
-/// The term of a head/base split from its definition: moderated for 0/1 data, standardized
-/// otherwise.
-fn term(head: &[f64], base: &[f64], f: f64, binary: bool) -> f64 {
-    let (m, r) = (head.len() as f64, base.len() as f64);
-    let nu = m + r - 2.0;
-    let (mh, mb) = (mean(head), mean(base));
-    if !binary {
-        let all: Vec<f64> = head.iter().chain(base).copied().collect();
-        let v = if all.len() >= 3 { var(&all) } else { f };
-        return (mh - mb) / (v * (1.0 / m + 1.0 / r)).sqrt();
-    }
-    let ss: f64 = head.iter().map(|x| (x - mh).powi(2)).sum::<f64>()
-        + base.iter().map(|x| (x - mb).powi(2)).sum::<f64>();
-    let s2res = if nu > 0.0 { ss / nu } else { 0.0 };
-    let s2mod = (nu * s2res + PRIOR_DF * f) / (nu + PRIOR_DF);
-    (mh - mb) / (s2mod * (1.0 / m + 1.0 / r)).sqrt()
-}
 
 /// Every labelled arrangement of a case (which positions are the first stage, which the later
 /// head trials), kept when the rule gives the observed decision; each kept one is equally

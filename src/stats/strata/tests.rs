@@ -81,13 +81,36 @@ fn shuffled<T: Clone>(values: &[T], rng: &mut MetricRng) -> Vec<T> {
     v
 }
 
+fn mean_of(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+pub(super) fn sample_var(v: &[f64]) -> f64 {
+    let mu = mean_of(v);
+    v.iter().map(|x| (x - mu) * (x - mu)).sum::<f64>() / (v.len() - 1) as f64
+}
+
+/// The term of a head/base split from its definition: moderated for 0/1 data, standardized
+/// otherwise.
+pub(super) fn definition_term(head: &[f64], base: &[f64], f: f64, binary: bool) -> f64 {
+    let (m, r) = (head.len() as f64, base.len() as f64);
+    let nu = m + r - 2.0;
+    let (mh, mb) = (mean_of(head), mean_of(base));
+    if !binary {
+        let all: Vec<f64> = head.iter().chain(base).copied().collect();
+        let v = if all.len() >= 3 { sample_var(&all) } else { f };
+        return (mh - mb) / (v * (1.0 / m + 1.0 / r)).sqrt();
+    }
+    let ss: f64 = head.iter().map(|x| (x - mh).powi(2)).sum::<f64>()
+        + base.iter().map(|x| (x - mb).powi(2)).sum::<f64>();
+    let s2res = if nu > 0.0 { ss / nu } else { 0.0 };
+    let s2mod = (nu * s2res + PRIOR_DF * f) / (nu + PRIOR_DF);
+    (mh - mb) / (s2mod * (1.0 / m + 1.0 / r)).sqrt()
+}
+
 /// `p` and `min_p` by listing every arrangement, statistic from its definition (means and
 /// the two groups' sums of squares), for small data.
 fn brute(cases: &Cases) -> (f64, f64) {
-    let var = |v: &[f64]| {
-        let mu = v.iter().sum::<f64>() / v.len() as f64;
-        v.iter().map(|x| (x - mu) * (x - mu)).sum::<f64>() / (v.len() - 1) as f64
-    };
     let pooled: Vec<Vec<f64>> = cases
         .iter()
         .map(|(h, b)| h.iter().chain(b).copied().collect())
@@ -101,27 +124,12 @@ fn brute(cases: &Cases) -> (f64, f64) {
     let f = median(
         &informative
             .iter()
-            .map(|&i| var(&pooled[i]))
+            .map(|&i| sample_var(&pooled[i]))
             .collect::<Vec<_>>(),
     )
     .unwrap();
     let binary = pooled.iter().flatten().all(|v| *v == 0.0 || *v == 1.0);
-    let term = |head: &[f64], base: &[f64]| {
-        let (m, r) = (head.len() as f64, base.len() as f64);
-        let nu = m + r - 2.0;
-        let mh = head.iter().sum::<f64>() / m;
-        let mb = base.iter().sum::<f64>() / r;
-        if !binary {
-            let all: Vec<f64> = head.iter().chain(base).copied().collect();
-            let v = if all.len() >= 3 { var(&all) } else { f };
-            return (mh - mb) / (v * (1.0 / m + 1.0 / r)).sqrt();
-        }
-        let ss: f64 = head.iter().map(|x| (x - mh).powi(2)).sum::<f64>()
-            + base.iter().map(|x| (x - mb).powi(2)).sum::<f64>();
-        let s2res = if nu > 0.0 { ss / nu } else { 0.0 };
-        let s2mod = (nu * s2res + PRIOR_DF * f) / (nu + PRIOR_DF);
-        (mh - mb) / (s2mod * (1.0 / m + 1.0 / r)).sqrt()
-    };
+    let term = |head: &[f64], base: &[f64]| definition_term(head, base, f, binary);
     let mut per: Vec<Vec<f64>> = Vec::new();
     let mut observed = 0.0;
     for &i in &informative {
