@@ -59,13 +59,20 @@ pub struct FileConfig {
 pub struct Config {
     pub path: Option<PathBuf>,
     pub values: FileConfig,
+    /// `--isolated`: no config file, here or at the rules' revision.
+    pub isolated: bool,
+    /// The file's text, for the "changes to the gate" of a pull request.
+    pub text: Option<String>,
 }
 
 impl Config {
     /// Find and read the config file per the global flags.
     pub fn discover(global: &CliGlobal) -> Result<Self> {
         if global.isolated {
-            return Ok(Self::default());
+            return Ok(Self {
+                isolated: true,
+                ..Self::default()
+            });
         }
         let path = match &global.config {
             Some(p) => Some(p.clone()),
@@ -76,10 +83,48 @@ impl Config {
         };
         let text =
             std::fs::read_to_string(&path).map_err(|e| Error::io("read config", &path, e))?;
-        let source = named_source(&path, text);
+        Self::parse(path.clone(), &path, text)
+    }
+
+    /// The config at `path` as git revision `rev` has it (the rules of a pull request come
+    /// from its base commit): the file the working tree uses, or the first `agenteval.yaml`
+    /// walking up from the working directory to the repository's top; none when `rev` has
+    /// none. `--isolated` reads nothing.
+    pub(crate) fn at_rev(&self, rev: &str) -> Result<Self> {
+        if self.isolated {
+            return Ok(self.clone());
+        }
+        let candidates: Vec<PathBuf> = if let Some(p) = &self.path {
+            vec![p.clone()]
+        } else {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let top = crate::fsutil::git::toplevel(&cwd);
+            cwd.ancestors()
+                .take_while(|d| top.as_deref().is_none_or(|t| d.starts_with(t)))
+                .map(|d| d.join(CONFIG_FILE))
+                .collect()
+        };
+        for path in candidates {
+            let shown = crate::fsutil::git::shown_at(rev, &path);
+            match crate::fsutil::git::read_text_at(rev, &path) {
+                Ok(text) => return Self::parse(path, &shown, text),
+                Err(crate::fsutil::InputError::NotFound(_)) => {}
+                Err(e) => return Err(Error::io("read config", &shown, e.into_io())),
+            }
+        }
+        Ok(Self {
+            path: self.path.clone(),
+            ..Self::default()
+        })
+    }
+
+    /// Parse a config file's `text`; `path` anchors its relative paths, `shown` names it
+    /// in errors.
+    fn parse(path: PathBuf, shown: &Path, text: String) -> Result<Self> {
+        let source = named_source(shown, text);
         let values: FileConfig = serde_saphyr::from_str_with_options(source.inner(), crate::spec::load::yaml_options())
             .map_err(|e| {
-                let d: FileDiagnostic = crate::spec::load::yaml_error(&path, &source, &e);
+                let d: FileDiagnostic = crate::spec::load::yaml_error(shown, &source, &e);
                 SpecError::Config(Box::new(d.with_help(
                     "agenteval.yaml keys: suites_dir, baselines_dir, tier, judge (a provider name or a map: provider, model, base_url, api_key_env, auth, api_version, structured_output, price, concurrency, timeout_s, retries, fallback, max_cost_usd, max_total_tokens, temperature, max_tokens), judge_cache, seed, resamples, fail_on, jobs, tags",
                 )))
@@ -87,6 +132,8 @@ impl Config {
         Ok(Self {
             path: Some(path),
             values,
+            isolated: false,
+            text: Some(source.inner().clone()),
         })
     }
 

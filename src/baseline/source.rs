@@ -13,7 +13,6 @@
 
 use crate::model::compare::{SourceInfo, SourceKind};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::baseline::BaselineError;
 use crate::baseline::model::{BaselineFile, HistoryLine};
@@ -22,6 +21,7 @@ use crate::baseline::store::{
     baseline_path, committed_history, history_path, parse_baseline, parse_history, read_pair,
 };
 use crate::diagnostic::FileDiagnostic;
+use crate::fsutil::git::{anchor, git};
 
 /// `--baseline-ref worktree`.
 pub(crate) const WORKTREE: &str = "worktree";
@@ -158,7 +158,9 @@ impl BaselineLoader {
     /// fetched once when a shallow checkout lacks it.
     fn ensure_commit(&self, rev: &str) -> Result<(), BaselineError> {
         let (cwd, _) = anchor(&self.dir);
-        let spec = format!("{rev}^{{commit}}");
+        // A commit, or a tree: `scripts/action-baselines.sh` answers git's empty tree
+        // when the baselines branch does not exist yet (every suite: "no baseline yet").
+        let spec = format!("{rev}^{{tree}}");
         let exists = |cwd: &Path| {
             git(cwd, &["rev-parse", "--verify", "--quiet", &spec]).map(|o| o.status.success())
         };
@@ -179,7 +181,7 @@ impl BaselineLoader {
         Err(BaselineError::Git {
             rev: rev.to_owned(),
             message: format!(
-                "`{rev}` is not a commit in the repository at `{}`",
+                "`{rev}` is not a commit (or tree) in the repository at `{}`",
                 cwd.display()
             ),
             help: if self.chosen_by == "pull request base" {
@@ -197,35 +199,17 @@ impl BaselineLoader {
 
     /// The text of `path` at `rev`; `None` when `rev` has no such file.
     fn git_file(rev: &str, path: &Path) -> Result<Option<String>, BaselineError> {
-        let (cwd, rel) = anchor(path);
-        let object = format!("{rev}:./{}", rel.display());
-        let exists = git(&cwd, &["cat-file", "-e", &object]).map_err(|e| git_missing(rev, &e))?;
-        if !exists.status.success() {
-            return Ok(None);
-        }
-        let out = git(&cwd, &["cat-file", "blob", &object]).map_err(|e| git_missing(rev, &e))?;
-        if !out.status.success() {
-            return Err(BaselineError::Git {
+        use crate::fsutil::InputError;
+        match crate::fsutil::git::read_text_at(rev, path) {
+            Ok(text) => Ok(Some(text)),
+            Err(InputError::NotFound(_)) => Ok(None),
+            Err(InputError::Io(e)) => Err(BaselineError::Git {
                 rev: rev.to_owned(),
-                message: format!(
-                    "`git cat-file blob {object}` failed: {}",
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ),
-                help: "check that the path is a file at that revision".to_owned(),
-            });
+                message: e.to_string(),
+                help: "install git, check that the path is a file at that revision, or pass `--baseline-ref worktree`".to_owned(),
+            }),
+            Err(e) => Err(invalid(e.diagnostic(&crate::fsutil::git::shown_at(rev, path)))),
         }
-        let shown = PathBuf::from(format!("{rev}:{}", path.display()));
-        let limit = crate::fsutil::max_input_bytes();
-        if out.stdout.len() as u64 > limit {
-            let e = crate::fsutil::InputError::TooLarge {
-                size: out.stdout.len() as u64,
-                limit,
-            };
-            return Err(invalid(e.diagnostic(&shown)));
-        }
-        crate::fsutil::text_from_bytes(out.stdout)
-            .map(Some)
-            .map_err(|e| invalid(e.diagnostic(&shown)))
     }
 }
 
@@ -245,7 +229,7 @@ fn git_missing(rev: &str, e: &std::io::Error) -> BaselineError {
 
 /// A revision from the user: refuse what git would take as an option or a
 /// path expression.
-fn check_rev(rev: &str) -> Result<String, BaselineError> {
+pub(crate) fn check_rev(rev: &str) -> Result<String, BaselineError> {
     if rev.is_empty()
         || rev.starts_with('-')
         || rev.contains(':')
@@ -263,7 +247,7 @@ fn check_rev(rev: &str) -> Result<String, BaselineError> {
 
 /// The base sha of the pull request, inside a `pull_request` or
 /// `pull_request_target` event.
-fn pull_request_base(
+pub(crate) fn pull_request_base(
     env: &impl Fn(&str) -> Option<String>,
 ) -> Result<Option<String>, BaselineError> {
     let event = env("GITHUB_EVENT_NAME").unwrap_or_default();
@@ -304,33 +288,6 @@ fn pull_request_base(
                 .to_owned(),
         }),
     }
-}
-
-/// The nearest existing ancestor of `path` (to run git in) and `path`
-/// relative to it. A baselines directory that the working tree deleted
-/// still resolves.
-fn anchor(path: &Path) -> (PathBuf, PathBuf) {
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut dir = abs.as_path();
-    loop {
-        if dir.is_dir() {
-            let rel = abs.strip_prefix(dir).unwrap_or(Path::new("")).to_path_buf();
-            return (dir.to_path_buf(), rel);
-        }
-        match dir.parent() {
-            Some(p) => dir = p,
-            None => return (PathBuf::from("."), abs.clone()),
-        }
-    }
-}
-
-fn git(cwd: &Path, args: &[&str]) -> std::io::Result<std::process::Output> {
-    Command::new("git")
-        .arg("-C")
-        .arg(cwd)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .output()
 }
 
 #[cfg(test)]

@@ -323,6 +323,7 @@ pub fn compare(
         },
         reasons,
         missing_baselines: Vec::new(),
+        rules: None,
         insights: inputs
             .iter()
             .map(|i| crate::insights::suite_insights(i.suite, i.head, i.base))
@@ -376,6 +377,7 @@ pub(crate) fn no_baseline_report(
             "no baseline `{baseline}` yet: nothing to compare, so the gate passes; the baseline is created when this change merges (`agenteval-gate baseline update --name {baseline}` on the default branch, see docs/github.md)"
         )],
         missing_baselines: suites.to_vec(),
+        rules: None,
         insights: Vec::new(),
         flakiness: Vec::new(),
         worst_case: None,
@@ -540,4 +542,22 @@ fn status(m: &MetricComparison, min_cases: usize, alpha: f64) -> MetricStatus {
             }
         }
     }
+}
+
+/// Record where the rules came from; a suite that the rules' revision gates and the
+/// working tree removed (or renamed) fails the gate closed: after the merge nothing
+/// would check it. `fail_on: never` still never fails.
+pub(crate) fn apply_rules(report: &mut CompareReport, rules: crate::model::rules::RulesInfo) {
+    if !rules.removed_suites.is_empty() {
+        let rev = rules.rev.as_deref().unwrap_or("the rules' revision");
+        for suite in &rules.removed_suites {
+            report.reasons.push(format!(
+                "suite `{suite}` is gated at {rev} and missing from this change (removed, or renamed in `suite:`): nothing would check it after the merge; a maintainer can accept the change with `--rules-ref worktree`"
+            ));
+        }
+        if report.fail_on != FailOn::Never && report.verdict == Verdict::Pass {
+            report.verdict = Verdict::Fail;
+        }
+    }
+    report.rules = Some(rules);
 }

@@ -7,6 +7,7 @@ pub(crate) mod decide;
 pub(crate) mod engine;
 pub(crate) mod error;
 pub(crate) mod flaky;
+pub(crate) mod gate_changes;
 pub(crate) mod localize;
 pub(crate) mod pairing;
 pub(crate) mod preflight;

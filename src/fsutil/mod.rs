@@ -3,6 +3,7 @@
 //! output, and a directory lock.
 
 mod atomic;
+pub mod git;
 mod lock;
 mod read;
 

@@ -47,6 +47,10 @@ pub struct CompareReport {
     /// Suites that have no baseline of this name yet: not compared (the gate passes for them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing_baselines: Vec<String>,
+    /// Where the suites, gates and config that decided this verdict came from
+    /// (the PR's base commit in a pull request) and what the PR changes in them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<crate::model::rules::RulesInfo>,
     /// Recurring issues per suite against the baseline's (new, grew, gone).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub insights: Vec<crate::model::insights::SuiteInsights>,

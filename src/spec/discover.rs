@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{FileDiagnostic, Level};
 use crate::spec::SpecError;
-use crate::spec::load::{LoadedSuite, load_suite};
+use crate::spec::load::{LoadedSuite, SpecSource, load_suite_from};
 use crate::spec::suite::Suite;
 use crate::spec::validate::validate;
 
@@ -62,6 +62,60 @@ pub(crate) fn suite_paths(
     Ok(paths)
 }
 
+/// [`suite_paths`] as revision `rev` has them: every `<suites-dir>/*/suite.yaml`
+/// that `rev` holds, or the selected ones (a name, a suite directory or a
+/// `suite.yaml`). A selected suite that `rev` lacks is left out (the caller
+/// says it is new); no suite at all is `NotFound`.
+pub(crate) fn suite_paths_at(
+    rev: &str,
+    suites_dir: &Path,
+    selected: &[String],
+) -> Result<Vec<PathBuf>, SpecError> {
+    let io = |path: &Path, e: crate::fsutil::InputError| SpecError::Io {
+        path: path.to_path_buf(),
+        source: e.into_io(),
+    };
+    let has = |p: &Path| -> Result<bool, SpecError> {
+        match crate::fsutil::git::read_text_at(rev, p) {
+            Ok(_) => Ok(true),
+            Err(
+                crate::fsutil::InputError::NotFound(_)
+                | crate::fsutil::InputError::NotRegular { .. },
+            ) => Ok(false),
+            Err(e) => Err(io(p, e)),
+        }
+    };
+    let mut paths = Vec::new();
+    if selected.is_empty() {
+        for name in
+            crate::fsutil::git::list_dir_at(rev, suites_dir).map_err(|e| io(suites_dir, e))?
+        {
+            let path = suites_dir.join(name).join(SUITE_FILE);
+            if has(&path)? {
+                paths.push(path);
+            }
+        }
+        return Ok(paths);
+    }
+    for s in selected {
+        let as_path = PathBuf::from(s);
+        let candidates = [
+            as_path.clone(),
+            as_path.join(SUITE_FILE),
+            suites_dir.join(s).join(SUITE_FILE),
+        ];
+        for path in candidates {
+            if has(&path)? {
+                if !paths.contains(&path) {
+                    paths.push(path);
+                }
+                break;
+            }
+        }
+    }
+    Ok(paths)
+}
+
 fn available(suites_dir: &Path) -> String {
     let mut names: Vec<String> = std::fs::read_dir(suites_dir)
         .into_iter()
@@ -95,7 +149,12 @@ pub struct Checked {
 
 /// Load and validate one suite; errors become `SpecError::Invalid`.
 pub fn load_checked(path: &Path) -> Result<Checked, SpecError> {
-    let loaded = load_suite(path)?;
+    load_checked_from(path, &SpecSource::Worktree)
+}
+
+/// [`load_checked`] with the files read from `from`.
+pub(crate) fn load_checked_from(path: &Path, from: &SpecSource) -> Result<Checked, SpecError> {
+    let loaded = load_suite_from(path, from)?;
     let validation = validate(&loaded);
     let (errors, warnings): (Vec<_>, Vec<_>) = validation
         .diagnostics

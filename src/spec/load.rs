@@ -130,9 +130,34 @@ fn strip_location_suffix(message: &str) -> &str {
     }
 }
 
+/// Where a suite's files are read from: the working tree, or a git revision (the
+/// pull request's base commit, whose rules judge the pull request). Paths stay
+/// working-tree paths either way, so `traces:` and `evidence:` resolve to the
+/// data under test.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) enum SpecSource {
+    #[default]
+    Worktree,
+    Git(String),
+}
+
+impl SpecSource {
+    pub(crate) fn read(&self, path: &Path) -> Result<String, crate::fsutil::InputError> {
+        match self {
+            Self::Worktree => crate::fsutil::read_input_text(path),
+            Self::Git(rev) => crate::fsutil::git::read_text_at(rev, path),
+        }
+    }
+}
+
 /// Read and parse `path` (a `suite.yaml`), expanding includes.
 pub(crate) fn load_suite(path: &Path) -> Result<LoadedSuite, SpecError> {
-    let text = match crate::fsutil::read_input_text(path) {
+    load_suite_from(path, &SpecSource::Worktree)
+}
+
+/// [`load_suite`] with the files read from `from`.
+pub(crate) fn load_suite_from(path: &Path, from: &SpecSource) -> Result<LoadedSuite, SpecError> {
+    let text = match from.read(path) {
         Ok(t) => t,
         Err(crate::fsutil::InputError::NotFound(_)) => {
             return Err(SpecError::NotFound {
@@ -192,7 +217,7 @@ pub(crate) fn load_suite(path: &Path) -> Result<LoadedSuite, SpecError> {
             continue;
         }
         let inc_path = dir.join(&include.value);
-        match crate::fsutil::read_input_text(&inc_path) {
+        match from.read(&inc_path) {
             Ok(inc_text) => {
                 hasher.update(b"\0include\0");
                 hasher.update(include.value.as_bytes());

@@ -286,6 +286,11 @@ pub(crate) struct CliCompare {
     /// [default: the PR's base commit in a `pull_request` event, else the working tree].
     #[arg(long, value_name = "REF", env = "AGENTEVAL_BASELINE_REF")]
     pub baseline_ref: Option<String>,
+    /// Read the rules (the suites' checkpoints, gates and cases, and `agenteval.yaml`) from git
+    /// object REF, or `worktree` to use the pull request's own rules (a maintainer's override)
+    /// [default: the PR's base commit in a `pull_request` event, else the working tree].
+    #[arg(long, value_name = "REF", env = "AGENTEVAL_RULES_REF")]
+    pub rules_ref: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

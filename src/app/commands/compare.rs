@@ -8,7 +8,7 @@ use crate::app::config::{Config, resolve_fail_on, resolve_resamples};
 use crate::app::error::Result;
 use crate::baseline::BaselineError;
 use crate::baseline::source::BaselineLoader;
-use crate::compare::decide::{AlphaPlan, CompareOptions, no_baseline_report};
+use crate::compare::decide::{AlphaPlan, CompareOptions, apply_rules, no_baseline_report};
 use crate::compare::engine::SuiteInput;
 use crate::exit_code::ExitCode;
 use crate::fsutil::write_to;
@@ -20,13 +20,22 @@ use crate::report::render::compare_table::render_compare_table;
 use crate::report::views::compare_views;
 use crate::runner::RunnerError;
 use crate::runner::settings::{EvalSettings, TierChoice};
+
+use super::rules::{Ruled, RulesSource, load_ruled};
 use crate::runner::tiers::{Prepared, run_tiers};
 
 use super::publish::publish_compare;
-use super::run::{load_suites, run_session};
+use super::run::run_session;
 
 pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<ExitCode> {
-    let settings = EvalSettings::resolve(&args.eval, config, TierChoice::Progressive)?;
+    let rules = RulesSource::resolve(args.rules_ref.as_deref(), |k| std::env::var(k).ok())?;
+    let Ruled {
+        config,
+        settings,
+        suites,
+        info: rules,
+    } = load_ruled(&args.eval, config, &rules, TierChoice::Progressive, quiet)?;
+    let config = &config;
     // The PR's base commit in a pull request (DESIGN §9), else the working tree.
     let loader = BaselineLoader::resolve(
         &settings.suite.baselines_dir,
@@ -37,7 +46,7 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
     let resamples = resolve_resamples(args.resamples, config)?;
     let mut prepared = Vec::new();
     let mut missing = Vec::new();
-    for suite in load_suites(&settings, quiet)? {
+    for suite in suites {
         let Some((baseline, history)) = loader.load(&suite.name)? else {
             if args.require_baseline {
                 return Err(BaselineError::Missing {
@@ -93,6 +102,9 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
         report
     };
     report.baseline.source = Some(loader.info());
+    if let Some(rules) = rules {
+        apply_rules(&mut report, rules);
+    }
     report.evaluated_at = (!settings.deterministic).then(crate::clock::now_rfc3339);
 
     let stdout = match args.format {

@@ -18,6 +18,7 @@ mod merge;
 mod publish;
 mod report;
 mod rubric;
+mod rules;
 mod run;
 mod schema;
 mod trace;

@@ -46,7 +46,10 @@ pub(crate) fn load_suites(settings: &EvalSettings, quiet: bool) -> Result<Vec<Su
 /// `--traces` replaces the suite's recorded traces; if the suite reads evidence, the new
 /// traces must come with their own (`--evidence DIR`) or none (`--evidence none`), never
 /// the recorded evidence of another run.
-fn check_evidence_goes_with_traces(suite: &Suite, settings: &EvalSettings) -> Result<()> {
+pub(crate) fn check_evidence_goes_with_traces(
+    suite: &Suite,
+    settings: &EvalSettings,
+) -> Result<()> {
     let reads_evidence =
         suite.evidence_dir.is_some() || suite.cases.iter().any(|c| c.evidence.is_some());
     match &settings.traces {

@@ -113,6 +113,7 @@ fn render(r: &CompareReport, details: bool) -> String {
         plural(r.baseline.history_points, "history point", "history points"),
         r.fail_on
     );
+    super::gate_changes::markdown(&mut md, r);
     baseline_source(&mut md, r);
     tiers(&mut md, r);
     if r.verdict == Verdict::CouldNotEvaluate || !r.missing_baselines.is_empty() {

@@ -36,6 +36,7 @@ pub fn render_compare_table(r: &CompareReport) -> String {
             .unwrap_or_default(),
         plural(r.baseline.history_points, "history point", "history points")
     ));
+    super::gate_changes::text(&mut out, r);
     if let Some(source) = &r.baseline.source {
         if let Some(rev) = &source.rev {
             out.push_str(&format!(

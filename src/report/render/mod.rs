@@ -7,6 +7,7 @@ pub mod compare_table;
 pub(crate) mod compare_text;
 pub(crate) mod flaky;
 pub(crate) mod fmt;
+pub(crate) mod gate_changes;
 pub(crate) mod html;
 pub(crate) mod insights;
 pub(crate) mod mermaid_history;
