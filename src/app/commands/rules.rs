@@ -13,6 +13,7 @@
 use crate::app::cli::CliEvalArgs;
 use crate::app::config::Config;
 use crate::app::error::Result;
+use crate::baseline::BaselineError;
 use crate::baseline::source::{WORKTREE, check_rev, pull_request_base};
 use crate::compare::gate_changes::gate_changes;
 use crate::model::compare::SourceKind;
@@ -45,7 +46,14 @@ impl RulesSource {
         let (rev, chosen_by) = match flag.map(str::trim) {
             Some(WORKTREE) => (None, "--rules-ref"),
             Some(rev) => (Some(check_rev(rev)?), "--rules-ref"),
-            None => match pull_request_base(&env)? {
+            None => match pull_request_base(&env).map_err(|e| match e {
+                BaselineError::Git { rev, message, .. } => BaselineError::Git {
+                    rev,
+                    message,
+                    help: "the rules of a pull request are read from its base commit; pass `--rules-ref REF` (or `worktree`) to say where they are".to_owned(),
+                },
+                other => other,
+            })? {
                 Some(sha) => (Some(sha), "pull request base"),
                 None => (None, "default"),
             },

@@ -43,6 +43,7 @@ fn the_interface_is_the_documented_one() {
         ("version", ""),
         ("require-baseline", "false"),
         ("baseline-branch", ""),
+        ("rules-ref", ""),
         ("working-directory", "."),
         ("report-path", ""),
         ("artifact-name", "agenteval-gate-report"),
@@ -51,7 +52,7 @@ fn the_interface_is_the_documented_one() {
         assert_eq!(inputs[name]["default"], default, "input {name}");
         assert_eq!(inputs[name]["required"], false, "input {name}");
     }
-    assert_eq!(inputs.len(), 17, "{:?}", inputs.keys());
+    assert_eq!(inputs.len(), 18, "{:?}", inputs.keys());
     assert!(
         inputs["judge"]["description"]
             .as_str()

@@ -45,6 +45,8 @@ fn gate_env(job: &Job, fake: &Fake, inputs: &[(&str, &str)]) -> Vec<(&'static st
         ("INPUT_REQUIRE_BASELINE", get("require-baseline", "false")),
         ("INPUT_BASELINE_BRANCH", get("baseline-branch", "")),
         ("BASELINE_REF", get("baseline-ref", "")),
+        // The fake event's base sha is not a commit here: the PR's own rules.
+        ("INPUT_RULES_REF", get("rules-ref", "worktree")),
         ("GITHUB_ACTION_PATH", repo().to_str().unwrap().to_owned()),
         ("REPORT_PATH", get("report", "")),
         (

@@ -96,6 +96,8 @@ impl Job {
             // These tests exercise GitHub; the baseline comes from the working
             // tree (the fake event's base sha is not a commit here).
             ("AGENTEVAL_BASELINE_REF", "worktree".into()),
+            // … and so do the rules (issue 25; trust::rules tests the base commit's).
+            ("AGENTEVAL_RULES_REF", "worktree".into()),
         ]
     }
 

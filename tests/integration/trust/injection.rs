@@ -198,6 +198,8 @@ pub(super) fn compare_in_a_pull_request(
             "--deterministic",
             "--baseline-ref",
             "worktree",
+            "--rules-ref",
+            "worktree",
             "--format",
             "markdown",
         ])

@@ -129,7 +129,13 @@ fn a_token_with_a_control_character_never_changes_the_verdict() {
         .current_dir(repo())
         .arg("compare")
         .args(REGRESSED_INPUTS)
-        .args(["--deterministic", "--baseline-ref", "worktree"])
+        .args([
+            "--deterministic",
+            "--baseline-ref",
+            "worktree",
+            "--rules-ref",
+            "worktree",
+        ])
         .env("GITHUB_ACTIONS", "true")
         .env("GITHUB_EVENT_NAME", "pull_request")
         .env("GITHUB_EVENT_PATH", &event)
