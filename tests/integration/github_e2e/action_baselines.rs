@@ -289,6 +289,30 @@ fn the_baselines_step_fetches_the_branch_or_the_base_commit() {
         "",
         "readable and empty"
     );
+    // The binary on that output, in a pull request whose rules come from the base
+    // commit: the first pull request passes with a note (issue 23, item 1).
+    let base = git(&repo.checkout(), &["rev-parse", "HEAD"]);
+    let event = repo.dir.path().join("event.json");
+    std::fs::write(
+        &event,
+        format!(r#"{{"pull_request": {{"number": 1, "base": {{"sha": "{base}"}}}}}}"#),
+    )
+    .unwrap();
+    let out = crate::common::bin()
+        .current_dir(repo.checkout())
+        .args(["compare", "--baseline", "main", "--deterministic"])
+        .env("AGENTEVAL_BASELINE_REF", &outs["ref"])
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", &event)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("suite `code-review` has no baseline `main` yet"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("verdict: PASS"), "{stdout}");
 
     // The branch exists (written by another job): fetched, named for the tool.
     let seed = repo.dir.path().join("seed");
