@@ -149,7 +149,7 @@ fn write_special(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// nearest existing ancestor is checked, since the missing ones are created
 /// under it. Paths that name a place outside the working directory (absolute
 /// or with `..`) are the caller's choice and not checked.
-fn check_directories_stay_inside(path: &Path) -> io::Result<()> {
+pub fn check_directories_stay_inside(path: &Path) -> io::Result<()> {
     let Ok(cwd) = std::env::current_dir() else {
         return Ok(());
     };

@@ -7,7 +7,10 @@ pub mod git;
 mod lock;
 mod read;
 
-pub use atomic::{TEMP_SUFFIX, sweep_temp_files, write_atomic, write_output, write_to};
+pub use atomic::{
+    TEMP_SUFFIX, check_directories_stay_inside, sweep_temp_files, write_atomic, write_output,
+    write_to,
+};
 pub use lock::DirLock;
 pub use read::{
     DEFAULT_MAX_INPUT_BYTES, InputError, max_input_bytes, parse_size, read_input, read_input_text,

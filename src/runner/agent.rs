@@ -201,6 +201,13 @@ impl CaseFiles {
                 source,
             }
         };
+        // `--artifacts DIR` inside the working directory: a link the pull request
+        // committed there (`DIR/<suite>/work -> /elsewhere`) must not carry the
+        // workdir, the input file or the trace outside it (issue 25).
+        for path in [&self.input, &self.trace] {
+            crate::fsutil::check_directories_stay_inside(path)
+                .map_err(io("prepare the run directory", path))?;
+        }
         match std::fs::remove_dir_all(&self.workdir) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 return Err(io("clear the workdir", &self.workdir)(e));

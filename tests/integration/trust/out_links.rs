@@ -147,3 +147,34 @@ fn a_link_to_a_device_is_still_written_through() {
             .is_symlink()
     );
 }
+
+/// `--artifacts DIR` inside the working directory: a link committed under it
+/// (`DIR/<suite>/work -> /elsewhere`, or `…/traces`) is refused before any
+/// agent starts, and nothing is written at its target.
+#[test]
+fn artifacts_never_follow_a_committed_link_out() {
+    for sub in ["work", "traces"] {
+        let s = crate::runner::AgentSuite::new("", &[("ok-1", "ok")]);
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(s.path("arts/agents")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), s.path(&format!("arts/agents/{sub}"))).unwrap();
+        let (out, _) = s.run(&["--artifacts", "arts"]);
+        let (_, stderr) = expect(&out, 74);
+        assert!(
+            stderr.contains(&format!(
+                "`arts/agents/{sub}` leads outside the working directory"
+            )),
+            "{sub}: {stderr}"
+        );
+        assert!(
+            std::fs::read_dir(outside.path()).unwrap().next().is_none(),
+            "{sub}: nothing is written through the link"
+        );
+        assert!(s.log().is_empty(), "{sub}: no agent started");
+    }
+    // Without the link the same run works and keeps its artifacts there.
+    let s = crate::runner::AgentSuite::new("", &[("ok-1", "ok")]);
+    let (out, _) = s.run(&["--artifacts", "arts"]);
+    expect(&out, 0);
+    assert!(s.path("arts/agents/work/ok-1/input.json").is_file());
+}
