@@ -40,15 +40,16 @@ use crate::compare::absolute::check_absolute;
 use crate::compare::coverage::{checkpoint_coverage, infrastructure_failure};
 use crate::compare::engine::{SuiteInput, suite_metrics};
 use crate::compare::error::CompareError;
+use crate::compare::inconclusive::undecided;
 use crate::compare::localize::localize;
 use crate::compare::pairing::Paired;
 use crate::model::compare::{
     BaselineRef, COMPARE_REPORT_SCHEMA_VERSION, CompareReport, CompareSettings, Family,
-    MetricComparison, MetricStatus, SuiteBreach, TestName, Verdict,
+    Inconclusive, MetricComparison, MetricStatus, SuiteBreach, TestName, Verdict,
 };
 use crate::output::plural;
 use crate::spec::gates::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
-use crate::spec::model::{FailOn, Severity, UnevaluatedPolicy};
+use crate::spec::model::{FailOn, InconclusivePolicy, Severity, UnevaluatedPolicy};
 use crate::stats::{DEFAULT_K_SIGMA, benjamini_hochberg};
 
 /// Share of α the smoke tier of a progressive compare may spend.
@@ -172,6 +173,26 @@ pub fn compare(
     for (i, m) in metrics.iter_mut().enumerate() {
         m.status = status(m, inputs[suite_of[i]].min_cases(), alpha_of(i));
     }
+    let inconclusive: Vec<Inconclusive> = metrics
+        .iter()
+        .enumerate()
+        .filter(|&(i, m)| gating(i, m))
+        .filter_map(|(i, m)| {
+            let input = &inputs[suite_of[i]];
+            let u = undecided(m, &pairings[suite_of[i]], input.min_cases(), alpha_of(i))?;
+            Some(Inconclusive {
+                suite: m.suite.clone(),
+                metric: m.name.clone(),
+                severity: m.severity,
+                n: m.n,
+                cases: u.cases,
+                needed_changed: u.needed_changed,
+                cases_needed: u.cases_needed,
+                min_cases: input.min_cases(),
+                fails: input.inconclusive() == InconclusivePolicy::Fail,
+            })
+        })
+        .collect();
     let localizations: Vec<_> = (0..metrics.len())
         .map(|i| {
             let m = &metrics[i];
@@ -196,6 +217,13 @@ pub fn compare(
             .then_with(|| a.name.cmp(&b.name))
     });
 
+    let alpha_of_suite = |suite: &str| {
+        inputs
+            .iter()
+            .find(|i| i.suite == suite)
+            .map_or(DEFAULT_ALPHA, SuiteInput::alpha)
+            * factor
+    };
     let mut reasons = Vec::new();
     let mut fail = false;
     let fail_on_of = |suite: &str| {
@@ -268,6 +296,9 @@ pub fn compare(
         fail |= fails;
         reasons.push(reason);
     }
+    for u in &inconclusive {
+        reasons.push(inconclusive_reason(u, alpha_of_suite(&u.suite)));
+    }
     let verdict = if !infrastructure.is_empty() {
         reasons.insert(
             0,
@@ -277,6 +308,8 @@ pub fn compare(
         Verdict::CouldNotEvaluate
     } else if fail {
         Verdict::Fail
+    } else if !inconclusive.is_empty() {
+        Verdict::Inconclusive
     } else {
         reasons.push(format!(
             "no confirmed regression or absolute breach at or above `{}`",
@@ -323,6 +356,7 @@ pub fn compare(
         },
         reasons,
         missing_baselines: Vec::new(),
+        inconclusive,
         rules: None,
         insights: inputs
             .iter()
@@ -377,6 +411,7 @@ pub(crate) fn no_baseline_report(
             "no baseline `{baseline}` yet: nothing to compare, so the gate passes; the baseline is created when this change merges (`agenteval-gate baseline update --name {baseline}` on the default branch, see docs/github.md)"
         )],
         missing_baselines: suites.to_vec(),
+        inconclusive: Vec::new(),
         rules: None,
         insights: Vec::new(),
         flakiness: Vec::new(),
@@ -560,4 +595,42 @@ pub(crate) fn apply_rules(report: &mut CompareReport, rules: crate::model::rules
         }
     }
     report.rules = Some(rules);
+}
+
+/// Why a metric is inconclusive and what would decide it, for the reasons list.
+fn inconclusive_reason(u: &Inconclusive, alpha: f64) -> String {
+    let shown: Vec<String> = u.cases.iter().take(5).map(|c| format!("`{c}`")).collect();
+    let more = u.cases.len().saturating_sub(5);
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    let why = if u.n < u.min_cases {
+        format!(
+            "{} paired cases are fewer than `gates.min_cases` ({})",
+            u.n, u.min_cases
+        )
+    } else {
+        format!(
+            "{} of {} paired cannot reach α = {alpha:.3}: the test needs at least {} changed cases in one direction",
+            plural(u.cases.len(), "changed case", "changed cases"),
+            u.n,
+            u.needed_changed
+        )
+    };
+    format!(
+        "{}inconclusive: `{}/{}` ({} severity) got worse in every case that changed ({}{more}), but {why}; about {} paired cases, or more trials per case (`agent.trials`), would decide it{}",
+        if u.fails { "" } else { "warning: " },
+        u.suite,
+        u.metric,
+        u.severity,
+        shown.join(", "),
+        u.cases_needed,
+        if u.fails {
+            ""
+        } else {
+            " (`gates.inconclusive: warn`)"
+        }
+    )
 }

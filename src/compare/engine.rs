@@ -58,6 +58,10 @@ impl SuiteInput<'_> {
         self.gates.unevaluated.unwrap_or_default()
     }
 
+    pub fn inconclusive(&self) -> crate::spec::model::InconclusivePolicy {
+        self.gates.inconclusive.unwrap_or_default()
+    }
+
     /// Severity of a metric: the checkpoint's for `checkpoint:<id>`, else `gates.metrics`, else a default.
     pub fn severity(&self, metric: &str) -> Severity {
         if let Some(s) = self.gates.metrics.get(metric).and_then(|g| g.severity) {

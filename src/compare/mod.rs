@@ -8,6 +8,7 @@ pub(crate) mod engine;
 pub(crate) mod error;
 pub(crate) mod flaky;
 pub(crate) mod gate_changes;
+pub(crate) mod inconclusive;
 pub(crate) mod localize;
 pub(crate) mod pairing;
 pub(crate) mod preflight;

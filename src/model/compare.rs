@@ -47,6 +47,9 @@ pub struct CompareReport {
     /// Suites that have no baseline of this name yet: not compared (the gate passes for them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing_baselines: Vec<String>,
+    /// Gating metrics the gate could not decide (see [`Verdict::Inconclusive`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inconclusive: Vec<Inconclusive>,
     /// Where the suites, gates and config that decided this verdict came from
     /// (the PR's base commit in a pull request) and what the PR changes in them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -78,6 +81,10 @@ pub enum Verdict {
     /// secret): no verdict on the agent; exit 69.
     #[serde(rename = "could_not_evaluate")]
     CouldNotEvaluate,
+    /// A gating metric got worse in every case that changed, but in too few cases for the
+    /// test to reach α: the gate cannot tell (`inconclusive[]` names the cases and what would
+    /// decide it). Never shown as a pass; `gates.inconclusive` chooses exit 2 or 0.
+    Inconclusive,
 }
 
 impl Verdict {
@@ -86,6 +93,7 @@ impl Verdict {
             Self::Pass => "pass",
             Self::Fail => "fail",
             Self::CouldNotEvaluate => "could_not_evaluate",
+            Self::Inconclusive => "inconclusive",
         }
     }
 }
@@ -555,4 +563,25 @@ pub struct SourceInfo {
     /// relative to `rev`: a pull request that edits `baselines/`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edited: Vec<String>,
+}
+
+/// A gating metric that got worse in every case that changed, in too few cases for the test
+/// to reach α.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Inconclusive {
+    pub suite: String,
+    pub metric: String,
+    pub severity: Severity,
+    /// Paired cases.
+    pub n: usize,
+    /// The cases that got worse (all the cases that changed), worst first.
+    pub cases: Vec<String>,
+    /// Changed cases, all in the same direction, that the test needs to reach α.
+    pub needed_changed: usize,
+    /// Paired cases a suite would need to see that many at the rate observed here.
+    pub cases_needed: usize,
+    /// `gates.min_cases`: below it no metric is tested.
+    pub min_cases: usize,
+    /// Whether it fails the gate (`gates.inconclusive: fail`).
+    pub fails: bool,
 }

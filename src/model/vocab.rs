@@ -45,6 +45,18 @@ pub enum UnevaluatedPolicy {
     Warn,
 }
 
+/// What the gate does with an inconclusive gating metric: one that got worse in every case
+/// that changed, but in too few cases for the test to reach α.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum InconclusivePolicy {
+    /// The verdict is `inconclusive` and the exit code 2: the change cannot merge unseen.
+    #[default]
+    Fail,
+    /// The verdict is `inconclusive` (never shown green) and the exit code 0.
+    Warn,
+}
+
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]

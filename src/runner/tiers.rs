@@ -487,6 +487,8 @@ fn run_tier(
                     Verdict::CouldNotEvaluate
                 } else if suite_fails(&report, &p.suite.name, p.fail_on) {
                     Verdict::Fail
+                } else if report.inconclusive.iter().any(|u| u.suite == p.suite.name) {
+                    Verdict::Inconclusive
                 } else {
                     Verdict::Pass
                 },

@@ -33,7 +33,7 @@ pub use sigma::{
     DEFAULT_K_SIGMA, DEFAULT_SIGMA_WINDOW, MIN_SIGMA_POINTS, SigmaBand, SigmaOutcome,
     SigmaUnavailable, fires, sigma_band,
 };
-pub use signflip::{EXACT_MAX_K, SignFlip, SignFlipMethod, sign_flip_test};
+pub use signflip::{EXACT_MAX_K, SignFlip, SignFlipMethod, needed_changed, sign_flip_test};
 pub use strata::{
     ENUMERATE_MAX, PRIOR_DF, Selection, Statistic, StrataCi, StrataMethod, StrataTest, Stratum,
     rerun_rule, stratified_ci, stratified_test, stratified_test_until,

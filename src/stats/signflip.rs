@@ -292,6 +292,19 @@ fn monte_carlo_p(
     (1.0 + at_or_below as f64) / (f64::from(resamples) + 1.0)
 }
 
+/// Changed cases, all in the same direction, that the one-sided sign-flip test needs for
+/// its smallest p-value, `2⁻ᵏ`, to reach `alpha`: `⌈log₂(1/α)⌉` (5 at α = 0.05).
+pub fn needed_changed(alpha: f64) -> usize {
+    if !(alpha > 0.0 && alpha < 1.0) {
+        return 1;
+    }
+    let mut k = 1;
+    while 0.5_f64.powi(i32::try_from(k).unwrap_or(i32::MAX)) > alpha * (1.0 + 1e-12) {
+        k += 1;
+    }
+    k
+}
+
 #[cfg(test)]
 #[expect(
     clippy::float_cmp,
@@ -485,6 +498,22 @@ mod tests {
                 sign_flip_test(&d, "m", 500, seed).unwrap(),
                 sign_flip_test(&rev, "m", 500, seed).unwrap()
             );
+        }
+    }
+
+    #[test]
+    fn the_changed_cases_the_sign_flip_test_needs() {
+        // 2^-k ≤ α: 5 at 0.05 (1/32 = 0.031), 7 at 0.01 (1/128), 1 at 0.5.
+        assert_eq!(needed_changed(0.05), 5);
+        assert_eq!(needed_changed(0.01), 7);
+        assert_eq!(needed_changed(0.5), 1);
+        assert_eq!(needed_changed(1.0 / 32.0), 5, "on the boundary");
+        assert_eq!(needed_changed(0.0), 1, "out of range: no loop");
+        // The test's own smallest p agrees: k changed cases give 2^-k.
+        for k in 1..=8_usize {
+            let diffs = vec![-1.0; k];
+            let r = sign_flip_test(&diffs, "m", 1_000, 7).unwrap();
+            assert_eq!(needed_changed(r.min_p), k, "k = {k}: min p {}", r.min_p);
         }
     }
 }

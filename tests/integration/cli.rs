@@ -64,8 +64,13 @@ fn lint_reports_every_error_class_with_file_line_col_and_hint() {
         "{stderr}"
     );
     assert!(
-        stdout.contains("lint: 1 suite checked, 10 errors, 1 warning"),
+        stdout.contains("lint: 1 suite checked, 10 errors, 2 warnings"),
         "{stdout}"
+    );
+    // The second warning: a suite this small cannot confirm a regression (issue 23).
+    assert!(
+        stderr.contains("no gating metric can reach α = 0.05"),
+        "{stderr}"
     );
 }
 
@@ -150,7 +155,8 @@ fn lint_checks_id_stability_against_the_baseline() {
         stderr.contains("checkpoint `P2-01` of baseline `main` was removed from the suite"),
         "{stderr}"
     );
-    assert!(stdout.contains("1 error, 1 warning"), "{stdout}");
+    assert!(stdout.contains("1 error, 2 warnings"), "{stdout}");
+    assert!(stderr.contains("no gating metric can reach α"), "{stderr}");
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod flaky;
 mod github_api;
 mod github_e2e;
 mod html_report;
+mod inconclusive;
 mod insights;
 mod judge;
 mod metric_families;

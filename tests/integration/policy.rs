@@ -290,9 +290,10 @@ fn lint_reports_each_policy_mistake_once_at_its_line() {
     // The misspelt tool of P2-01 raises no second error on ENV-01, which affects P2-01.
     assert!(!stderr.contains("affects unknown checkpoint"), "{stderr}");
     assert!(
-        stdout.contains("lint: 1 suite checked, 7 errors, 2 warnings"),
+        stdout.contains("lint: 1 suite checked, 7 errors, 3 warnings"),
         "{stdout}"
     );
+    assert!(stderr.contains("no gating metric can reach α"), "{stderr}");
 }
 
 #[test]

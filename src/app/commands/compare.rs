@@ -131,6 +131,9 @@ pub(crate) fn exit_code(report: &CompareReport) -> ExitCode {
     match (report.verdict, report.warn_only) {
         (Verdict::Fail, false) => ExitCode::GateFailed,
         (Verdict::CouldNotEvaluate, _) => ExitCode::Unavailable,
+        (Verdict::Inconclusive, false) if report.inconclusive.iter().any(|u| u.fails) => {
+            ExitCode::GateFailed
+        }
         _ => ExitCode::Success,
     }
 }

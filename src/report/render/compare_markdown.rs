@@ -96,6 +96,7 @@ fn render(r: &CompareReport, details: bool) -> String {
         (Verdict::Fail, true) => ("⚠️", "would fail (warn-only)"),
         (Verdict::Pass, _) => ("✅", "passed"),
         (Verdict::CouldNotEvaluate, _) => ("⛔", "could not evaluate the agent"),
+        (Verdict::Inconclusive, _) => ("⚠️", "inconclusive"),
     };
     let _ = writeln!(md, "## {icon} agenteval-gate {word}: {}\n", headline(r));
     let paired: usize = r.suites.iter().map(|s| s.paired_cases).sum();
@@ -129,6 +130,7 @@ fn render(r: &CompareReport, details: bool) -> String {
             );
         }
     }
+    inconclusive(&mut md, r);
     unevaluated(&mut md, r);
     for b in &r.absolute_breaches {
         let _ = writeln!(
@@ -516,6 +518,45 @@ fn pairing(md: &mut String, r: &CompareReport) {
         md,
         "\n<details><summary>Pairing and spec changes</summary>\n\n{body}\n</details>"
     );
+}
+
+/// The inconclusive gating metrics, with their cases and what would decide them.
+fn inconclusive(md: &mut String, r: &CompareReport) {
+    for u in &r.inconclusive {
+        let shown: Vec<String> = u.cases.iter().take(8).map(|c| md_code(c)).collect();
+        let more = u.cases.len().saturating_sub(8);
+        let _ = writeln!(
+            md,
+            "- ⚠️ {} ({}): worse in {}{} ({} of {} paired cases, none better), too few for the test to decide: {}; about {} paired cases, or more trials per case, would decide it{}",
+            md_code(&format!("{}/{}", u.suite, u.metric)),
+            u.severity,
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            },
+            u.cases.len(),
+            u.n,
+            if u.n < u.min_cases {
+                format!("`gates.min_cases` is {}", u.min_cases)
+            } else {
+                format!(
+                    "it needs {} changed cases in one direction",
+                    u.needed_changed
+                )
+            },
+            u.cases_needed,
+            if u.fails {
+                ""
+            } else {
+                " (`gates.inconclusive: warn`: not blocking)"
+            }
+        );
+    }
+    if !r.inconclusive.is_empty() {
+        md.push('\n');
+    }
 }
 
 #[cfg(test)]

@@ -20,6 +20,8 @@ pub fn render_compare_table(r: &CompareReport) -> String {
         (Verdict::Fail, true) => "FAIL (warn-only: exit 0)",
         (Verdict::Pass, _) => "PASS",
         (Verdict::CouldNotEvaluate, _) => "COULD NOT EVALUATE",
+        (Verdict::Inconclusive, false) if r.inconclusive.iter().any(|u| u.fails) => "INCONCLUSIVE",
+        (Verdict::Inconclusive, _) => "INCONCLUSIVE (exit 0)",
     };
     out.push_str(&format!(
         "verdict: {verdict} · {} · fail-on {}\n",

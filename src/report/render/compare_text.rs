@@ -46,8 +46,21 @@ pub(crate) fn headline(r: &CompareReport) -> String {
                     plural(unevaluated, "checkpoint", "checkpoints")
                 ));
             }
+            if !r.rules.as_ref().is_none_or(|x| x.removed_suites.is_empty()) {
+                parts.push("a gated suite removed by this change".to_owned());
+            }
+            if r.judge_error_rate.is_some() && parts.is_empty() {
+                parts.push("the judge failed too often (see the reasons)".to_owned());
+            }
+            if parts.is_empty() {
+                parts.push("a gate failed (see the reasons)".to_owned());
+            }
             parts.join(", ")
         }
+        Verdict::Inconclusive => format!(
+            "{} got worse in too few cases to decide",
+            plural(r.inconclusive.len(), "gating metric", "gating metrics")
+        ),
         Verdict::Pass if regressions > 0 => format!(
             "no regression at or above {} ({} below it)",
             r.fail_on,

@@ -1,7 +1,7 @@
 //! Regression gates and tiers: what fails the gate (`gates:`) and which
 //! cases form the smoke tier (`tiers:`).
 
-use crate::model::vocab::{FailOn, UnevaluatedPolicy};
+use crate::model::vocab::{FailOn, InconclusivePolicy, UnevaluatedPolicy};
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
@@ -57,6 +57,11 @@ pub struct GatesSpec {
     /// only reports it.
     #[serde(default)]
     pub unevaluated: Option<UnevaluatedPolicy>,
+    /// A metric at or above `fail_on` that got worse in every case that changed, in too few
+    /// cases for the test to reach α: `fail` (default) makes the verdict `inconclusive` and
+    /// fails the gate (exit 2), `warn` reports `inconclusive` and exits 0. Never a green pass.
+    #[serde(default)]
+    pub inconclusive: Option<InconclusivePolicy>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]

@@ -15,7 +15,9 @@ mod scoring;
 mod sequence;
 pub(crate) mod suite;
 
-pub use crate::model::vocab::{FailOn, RootCauseMode, Severity, StepType, UnevaluatedPolicy};
+pub use crate::model::vocab::{
+    FailOn, InconclusivePolicy, RootCauseMode, Severity, StepType, UnevaluatedPolicy,
+};
 pub use cases::{CaseEntry, ExpectedOutput, TaskSpec, TaskSuccessSpec};
 pub use checkpoint::{
     AppliesToSpec, AssertSpec, CheckpointSpec, EnvConstraintSpec, PartialCriterionSpec,

@@ -51,6 +51,7 @@ pub(crate) fn validate(loaded: &LoadedSuite) -> Validation {
     let task_success = task::task_success(&mut cx, &declared);
     gates::thresholds(&mut cx, &locs);
     gates::gates(&mut cx, &locs, &declared, &workflow_steps);
+    gates::tier_size(&mut cx);
     gates::agent(&mut cx, &locs);
     paths(&mut cx, &locs);
     judge::validate(&mut cx);

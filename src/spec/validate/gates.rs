@@ -110,6 +110,28 @@ pub(super) fn gates(
     }
 }
 
+/// A suite with fewer cases than the paired test needs can never confirm a regression of a
+/// gating metric: a change is at best `inconclusive`. Said at lint time, with the numbers.
+pub(super) fn tier_size(cx: &mut Ctx<'_>) {
+    let g = cx.loaded.file.gates.clone().unwrap_or_default();
+    let alpha = g.alpha.unwrap_or(crate::spec::gates::DEFAULT_ALPHA);
+    let min_cases = g.min_cases.unwrap_or(crate::spec::gates::DEFAULT_MIN_CASES);
+    let needed = crate::stats::needed_changed(alpha).max(min_cases);
+    let n = cx.loaded.cases.len();
+    if n == 0 || n >= needed {
+        return;
+    }
+    cx.warning(
+        loc(&cx.loaded.file.suite),
+        format!(
+            "the suite has {n} case{}: no gating metric can reach α = {alpha} (the paired test needs at least {needed} cases, {} of them changed in one direction); a regression here is reported as `inconclusive`, never confirmed",
+            if n == 1 { "" } else { "s" },
+            crate::stats::needed_changed(alpha)
+        ),
+        format!("add cases (at least {needed}), or run each case several times (`agent.trials`); `gates.inconclusive: warn` keeps such a result from failing the build"),
+    );
+}
+
 /// Where the key of a [`crate::spec::gates::GateProblem`] was written:
 /// `gates.<setting>`, `gates.metrics.<metric>.min_effect`,
 /// `gates.absolute.<metric>[.min|.max]`.

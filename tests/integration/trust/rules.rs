@@ -185,8 +185,15 @@ fn nine_goalpost_edits_still_fail_with_the_base_rules() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let base = repository(root, edit);
-        // With its own rules the pull request would pass: the edit matters.
-        let (md, _) = expect(&compare(root, &base, &["--rules-ref", "worktree"]), 0);
+        // With its own rules the pull request would not fail (a pass, or for the edits
+        // that leave too few cases to test, `inconclusive`): the edit matters.
+        let own = compare(root, &base, &["--rules-ref", "worktree"]);
+        let md = String::from_utf8_lossy(&own.stdout).into_owned();
+        assert!(
+            md.starts_with("## ✅ agenteval-gate passed")
+                || md.starts_with("## ⚠️ agenteval-gate inconclusive"),
+            "{name}: {md}"
+        );
         assert!(
             md.contains("Judged by this pull request's own rules"),
             "{name}: {md}"

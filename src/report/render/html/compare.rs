@@ -169,6 +169,7 @@ fn page(r: &CompareReport) -> Page {
         (Verdict::Fail, true) => ("warn", "FAIL (warn-only)"),
         (Verdict::Pass, _) => ("pass", "PASS"),
         (Verdict::CouldNotEvaluate, _) => ("fail", "COULD NOT EVALUATE"),
+        (Verdict::Inconclusive, _) => ("warn", "INCONCLUSIVE"),
     };
     let paired: usize = r.suites.iter().map(|s| s.paired_cases).sum();
     let mut meta = vec![
