@@ -7,6 +7,8 @@ pub(crate) mod decide;
 pub(crate) mod engine;
 pub(crate) mod error;
 pub(crate) mod flaky;
+pub(crate) mod judge_coverage;
+pub(crate) mod judge_gate;
 pub(crate) mod localize;
 pub(crate) mod pairing;
 pub(crate) mod preflight;
