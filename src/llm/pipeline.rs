@@ -231,10 +231,13 @@ impl Engine {
                 outcomes[i] = Some(Outcome::NotInCache);
                 continue;
             }
-            if !inner
-                .budget
-                .try_charge(&request.prompt, params.max_tokens, price)
-            {
+            if !inner.budget.try_charge(
+                &request.prompt,
+                params
+                    .max_tokens
+                    .unwrap_or(crate::spec::judge::limits::DEFAULT_MAX_TOKENS),
+                price,
+            ) {
                 inner
                     .stats
                     .lock()
@@ -287,6 +290,7 @@ impl Engine {
         {
             stats.first_error = Some(format!("question {}: {e}", i + 1));
         }
+        stats.notes = inner.chain.iter().flat_map(|j| j.notes()).collect();
         (outcomes, stats)
     }
 }
