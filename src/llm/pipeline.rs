@@ -233,9 +233,7 @@ impl Engine {
             }
             if !inner.budget.try_charge(
                 &request.prompt,
-                params
-                    .max_tokens
-                    .unwrap_or(crate::spec::judge::limits::DEFAULT_MAX_TOKENS),
+                super::budget::output_estimate(&primary, params, &request.format),
                 price,
             ) {
                 inner
