@@ -117,6 +117,10 @@ pub fn compare(
         pairings.push(paired);
         metrics.extend(m);
     }
+    for (i, m) in metrics.iter_mut().enumerate() {
+        let min_cases = inputs[suite_of[i]].min_cases();
+        crate::compare::judge_coverage::annotate(m, &pairings[suite_of[i]], min_cases);
+    }
     let factor = options.alpha_plan.factor();
     let alpha_of = |i: usize| inputs[suite_of[i]].alpha() * factor;
 
@@ -291,7 +295,19 @@ pub fn compare(
             infrastructure.push(format!("suite `{}`: {cause}", input.suite));
         }
     }
-    let (judge_error_rate, judge_breaches) = judge_error_gate(inputs);
+    let policy_of = |suite: &str| {
+        inputs
+            .iter()
+            .find(|i| i.suite == suite)
+            .map_or((options.fail_on, UnevaluatedPolicy::Fail), |i| {
+                (i.fail_on, i.unevaluated())
+            })
+    };
+    for (reason, fails) in crate::compare::judge_gate::not_comparable_gate(&metrics, policy_of) {
+        fail |= fails;
+        reasons.push(reason);
+    }
+    let (judge_error_rate, judge_breaches) = crate::compare::judge_gate::judge_error_gate(inputs);
     for (reason, fails) in judge_breaches {
         fail |= fails;
         reasons.push(reason);
@@ -474,60 +490,15 @@ pub(crate) fn suite_fails(report: &CompareReport, suite: &str, fail_on: FailOn) 
         .iter()
         .any(|b| b.suite == suite && b.fails)
         || (report.settings.unevaluated == UnevaluatedPolicy::Fail
-            && report
+            && (report
                 .coverage
                 .iter()
-                .any(|c| c.suite == suite && c.unevaluated))
-}
-
-pub(crate) use crate::spec::gates::DEFAULT_MAX_JUDGE_ERROR_RATE;
-
-/// The judge-error gate (DESIGN §8): per suite, the share of judge questions
-/// that got no usable answer (`judge.error_rate` of the head run) may not
-/// exceed `gates.max_judge_error_rate` (default 0.1): those items are N/A, so
-/// too many of them leave the gate unable to vouch for the run. Returns the
-/// pooled rate over every suite (`None` when no question reached a judge)
-/// and, per suite over its limit, the reason and whether it fails the gate
-/// (not under `--fail-on never`). A head judged by another judge than its
-/// baseline adds a reason that never fails: judged metrics then move with
-/// the judge, not the agent.
-fn judge_error_gate(inputs: &[SuiteInput<'_>]) -> (Option<f64>, Vec<(String, bool)>) {
-    let mut breaches = Vec::new();
-    let (mut errors, mut attempted) = (0u64, 0u64);
-    for input in inputs {
-        if let Some(note) = crate::judged::summary::mismatch(&input.base.judge, &input.head.judge) {
-            breaches.push((format!("`{}`: {note}", input.suite), false));
-        }
-        let j = &input.head.judge;
-        let reached = j
-            .questions
-            .saturating_sub(j.budget_exhausted + j.not_in_cache);
-        errors += j.errors;
-        attempted += reached;
-        let Some(rate) = crate::judged::summary::error_rate(j) else {
-            continue;
-        };
-        let max = input
-            .gates
-            .max_judge_error_rate
-            .unwrap_or(DEFAULT_MAX_JUDGE_ERROR_RATE);
-        if rate > max {
-            let fails = input.fail_on != FailOn::Never;
-            breaches.push((
-                format!(
-                    "judge errors in `{}`: {} of {} questions ({:.1}%) got no usable answer, above `gates.max_judge_error_rate` {:.1}%",
-                    input.suite,
-                    j.errors,
-                    reached,
-                    100.0 * rate,
-                    100.0 * max
-                ),
-                fails,
-            ));
-        }
-    }
-    let rate = (attempted > 0).then(|| errors as f64 / attempted as f64);
-    (rate, breaches)
+                .any(|c| c.suite == suite && c.unevaluated)
+                || report.metrics.iter().any(|m| {
+                    m.suite == suite
+                        && m.status == MetricStatus::NotComparable
+                        && fail_on.fails(m.severity)
+                })))
 }
 
 /// Sort order: regressions first (by severity), then suspected, improvements, the rest.
@@ -537,7 +508,8 @@ fn rank(m: &MetricComparison) -> (u8, std::cmp::Reverse<Severity>) {
         MetricStatus::Suspected => 1,
         MetricStatus::Improvement => 2,
         MetricStatus::Unchanged => 3,
-        MetricStatus::InsufficientData => 4,
+        MetricStatus::NotComparable => 4,
+        MetricStatus::InsufficientData => 5,
     };
     (r, std::cmp::Reverse(m.severity))
 }
@@ -549,6 +521,9 @@ fn significant(q: f64, alpha: f64) -> bool {
 }
 
 fn status(m: &MetricComparison, min_cases: usize, alpha: f64) -> MetricStatus {
+    if m.status == MetricStatus::NotComparable {
+        return MetricStatus::NotComparable;
+    }
     if m.n < min_cases {
         return MetricStatus::InsufficientData;
     }

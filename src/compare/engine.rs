@@ -223,6 +223,7 @@ pub(crate) fn suite_metrics(
             missing: missing(&paired, name),
             sigma_band,
             sigma_note,
+            judge_note: String::new(),
             min_effect: input.min_effect(name),
             mde: test
                 .and_then(|t| t.sd_diff)

@@ -27,7 +27,10 @@ pub(crate) fn undecided(
     min_cases: usize,
     alpha: f64,
 ) -> Option<Undecided> {
-    if m.status == MetricStatus::Regression {
+    if matches!(
+        m.status,
+        MetricStatus::Regression | MetricStatus::NotComparable
+    ) {
         return None;
     }
     let d = m.oriented_delta()?;

@@ -9,6 +9,8 @@ pub(crate) mod error;
 pub(crate) mod flaky;
 pub(crate) mod gate_changes;
 pub(crate) mod inconclusive;
+pub(crate) mod judge_coverage;
+pub(crate) mod judge_gate;
 pub(crate) mod localize;
 pub(crate) mod pairing;
 pub(crate) mod preflight;

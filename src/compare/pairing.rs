@@ -25,6 +25,9 @@ pub(crate) struct Paired {
     /// Every metric name seen in either run, minus excluded checkpoints.
     pub metrics: BTreeSet<String>,
     pub pairing: SuitePairing,
+    /// Judge-fed metrics whose paired cases judge coverage narrowed
+    /// ([`super::judge_coverage::align`]).
+    pub judge_gaps: BTreeMap<String, super::judge_coverage::JudgeGap>,
 }
 
 impl Paired {
@@ -141,7 +144,7 @@ pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
         ),
         ..SuitePairing::default()
     };
-    Paired {
+    let mut paired = Paired {
         cases,
         base: base_values,
         head: head_values,
@@ -150,7 +153,10 @@ pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
         baseline_trials: Default::default(),
         metrics,
         pairing,
-    }
+        judge_gaps: BTreeMap::new(),
+    };
+    super::judge_coverage::align(&mut paired, head, base);
+    paired
 }
 
 /// The ids in first-seen order, each once (a case with several trials has

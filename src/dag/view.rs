@@ -247,6 +247,7 @@ mod tests {
             metrics: std::collections::BTreeMap::new(),
             agent: None,
             attempt: None,
+            judge_missing: false,
         }
     }
 

@@ -33,6 +33,7 @@ fn step(id: &str, t: StepType, name: &str, agent: Option<&str>, notes: &str) -> 
         compensated: false,
         metrics: BTreeMap::new(),
         attempt: None,
+        judge_missing: false,
     }
 }
 

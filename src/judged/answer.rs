@@ -162,6 +162,17 @@ impl crate::llm::answer::AnswerFormat for AnswerFormat {
         }
     }
 
+    /// About twice what a well-formed answer takes (a verdict or score with notes capped
+    /// at a few hundred characters), so the budget errs on the side of stopping early.
+    fn expected_output_tokens(&self) -> u32 {
+        match self {
+            Self::Checkpoint { .. } | Self::Score { .. } | Self::RootCause => 250,
+            Self::Semantic | Self::IssueName => 150,
+            Self::Gpa => 800,
+            Self::Rubric => 2000,
+        }
+    }
+
     fn parse(&self, text: &str) -> Result<Parsed, String> {
         match *self {
             Self::Checkpoint { criteria } => parse_verdict(text, criteria),

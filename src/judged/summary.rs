@@ -43,19 +43,20 @@ pub(crate) fn from_stats(
         per_case: std::collections::BTreeMap::new(),
         root_cause_questions: 0,
         cost_incomplete: stats.cost_incomplete,
+        first_error: stats.first_error.clone(),
+        notes: stats.notes.clone(),
     };
     s.error_rate = error_rate(&s);
     s
 }
 
-/// Share of the questions that reached a judge and got no usable answer:
-/// `errors / (questions − budget_exhausted − not_in_cache)`; `None` when
-/// no question reached one.
+/// Share of the questions the budget let through that got no usable answer:
+/// `(errors + not_in_cache) / (questions − budget_exhausted)`; `None` when the
+/// budget stopped every question (or none was asked). A replay miss is an
+/// answer the gate does not have, so it counts as an error (issue 21).
 pub(crate) fn error_rate(s: &JudgeSummary) -> Option<f64> {
-    let attempted = s
-        .questions
-        .saturating_sub(s.budget_exhausted + s.not_in_cache);
-    (attempted > 0).then(|| s.errors as f64 / attempted as f64)
+    let attempted = s.questions.saturating_sub(s.budget_exhausted);
+    (attempted > 0).then(|| (s.errors + s.not_in_cache) as f64 / attempted as f64)
 }
 
 /// Sums over `parts` (shards of one run, or tiers of one suite).
@@ -90,6 +91,14 @@ pub(crate) fn merge<'a>(parts: impl IntoIterator<Item = &'a JudgeSummary>) -> Ju
         }
         o.root_cause_questions += p.root_cause_questions;
         o.cost_incomplete |= p.cost_incomplete;
+        if o.first_error.is_none() {
+            o.first_error.clone_from(&p.first_error);
+        }
+        for n in &p.notes {
+            if !o.notes.contains(n) {
+                o.notes.push(n.clone());
+            }
+        }
     }
     let mut out = out.unwrap_or_else(none);
     out.error_rate = error_rate(&out);
@@ -150,6 +159,18 @@ pub(crate) fn one_line(s: &JudgeSummary) -> Option<String> {
     Some(line)
 }
 
+/// The provider's own words, one line each (untrusted: the caller escapes them for
+/// where they go): what it made the run change, and the first error when questions failed.
+pub(crate) fn provider_lines(s: &JudgeSummary) -> Vec<String> {
+    let mut out: Vec<String> = s.notes.iter().map(|n| format!("judge: {n}")).collect();
+    if s.errors > 0
+        && let Some(e) = &s.first_error
+    {
+        out.push(format!("judge: first error: {e}"));
+    }
+    out
+}
+
 /// Who judged a run: `none`, or `provider/model` (a replay of a cache
 /// recorded from `openai/m` is judged by `openai/m`).
 pub(crate) fn judged_by(s: &JudgeSummary) -> String {
@@ -185,6 +206,15 @@ mod tests {
             ..JudgeSummary::default()
         };
         assert_eq!(error_rate(&a), Some(0.4));
+        // A replay miss is a question without an answer: it counts.
+        let replay = JudgeSummary {
+            provider: "replay".into(),
+            questions: 10,
+            not_in_cache: 3,
+            errors: 1,
+            ..JudgeSummary::default()
+        };
+        assert_eq!(error_rate(&replay), Some(0.4));
         let b = JudgeSummary {
             provider: "openai".into(),
             questions: 10,

@@ -23,7 +23,17 @@ pub trait AnswerFormat: Clone + Send + Sync + 'static {
 
     /// Parse `text` strictly; the error says what is wrong with it.
     fn parse(&self, text: &str) -> Result<Self::Parsed, String>;
+
+    /// Output tokens the budget charges for one answer before the call (capped at
+    /// `max_tokens`): a deterministic estimate of the answer's size, so a budget stops
+    /// near the real spend instead of charging `max_tokens` for every question (issue 21).
+    fn expected_output_tokens(&self) -> u32 {
+        DEFAULT_EXPECTED_OUTPUT_TOKENS
+    }
 }
+
+/// The budget's output estimate for formats that do not state one.
+pub(crate) const DEFAULT_EXPECTED_OUTPUT_TOKENS: u32 = 300;
 
 /// What a provider sends about the expected answer: its name and, for JSON
 /// answers, the schema.

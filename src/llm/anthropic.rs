@@ -1,6 +1,8 @@
 //! Anthropic messages: `POST {base}/v1/messages` with `x-api-key` and
-//! `anthropic-version`. Anthropic has no JSON-Schema response format on this
-//! endpoint, so answers are parsed strictly.
+//! `anthropic-version`. Answers are parsed strictly from the text (the
+//! prompts ask for JSON). Sampling parameters follow the model's
+//! [`super::profile`]: no `temperature` for the models that deprecated it, and
+//! a 400 naming a parameter is asked again without it.
 //! <https://docs.anthropic.com/en/api/messages>
 
 use std::time::Duration;
@@ -11,6 +13,7 @@ use serde_json::{Value, json};
 use super::config::ProviderSettings;
 use super::error::{CallError, JudgeError};
 use super::http::{self, Reply};
+use super::profile::{Profile, Rejections};
 use super::provider::{BoxFuture, Completion, Judge, JudgeIdentity, RawAnswer};
 use crate::spec::judge::JudgePrice;
 
@@ -24,6 +27,8 @@ pub struct AnthropicJudge {
     headers: Vec<(HeaderName, HeaderValue)>,
     price: Option<JudgePrice>,
     timeout: Duration,
+    profile: Profile,
+    rejections: Rejections,
 }
 
 impl AnthropicJudge {
@@ -41,20 +46,42 @@ impl AnthropicJudge {
             headers,
             price: settings.price,
             timeout,
+            profile: super::profile::anthropic(&settings.model),
+            rejections: Rejections::default(),
         })
     }
 
+    /// One question: asked again (once) without a sampling parameter the API rejected
+    /// with HTTP 400 (`max_tokens` is required, so only `temperature` can go).
     async fn send(&self, call: &Completion) -> Result<RawAnswer, CallError> {
-        let body = json!({
-            "model": self.identity.model,
-            "max_tokens": call.params.max_tokens,
-            "temperature": call.params.temperature,
-            "system": call.prompt.system,
-            "messages": [{"role": "user", "content": call.prompt.user}],
-        });
-        let reply =
-            http::post_json(&self.client, &self.url, &self.headers, &body, self.timeout).await?;
-        parse(&reply)
+        for _ in 0..2 {
+            let mut body = json!({
+                "model": self.identity.model,
+                "system": call.prompt.system,
+                "messages": [{"role": "user", "content": call.prompt.user}],
+            });
+            if let Value::Object(fields) = &mut body {
+                fields.extend(self.rejections.sampling(self.profile, call.params));
+            }
+            let reply =
+                http::post_json(&self.client, &self.url, &self.headers, &body, self.timeout)
+                    .await?;
+            if reply.status != 400 {
+                return parse(&reply);
+            }
+            let sent: Vec<&str> = ["temperature"]
+                .into_iter()
+                .filter(|k| body.get(k).is_some())
+                .collect();
+            match super::profile::rejected_param(&reply.body, &sent) {
+                Some((param, message)) if self.rejections.reject(param, &message) => {}
+                _ => return parse(&reply),
+            }
+        }
+        Err(CallError::Rejected {
+            status: 400,
+            message: "rejected again after leaving out `temperature`".into(),
+        })
     }
 }
 
@@ -101,6 +128,10 @@ impl Judge for AnthropicJudge {
 
     fn complete<'a>(&'a self, call: &'a Completion) -> BoxFuture<'a, Result<RawAnswer, CallError>> {
         Box::pin(self.send(call))
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.rejections.notes(&self.identity.to_string())
     }
 }
 

@@ -2,18 +2,21 @@
 //!
 //! The budget is charged with an *estimate* before each uncached call, in
 //! the items' order: input tokens ≈ bytes of the prompt / 4, output tokens =
-//! `max_tokens`, priced at the primary judge's price. An item whose estimate
-//! would cross the budget is N/A "budget exhausted", and so is every later
-//! item that needs a call (cache hits are free and still answered). Deciding
-//! on estimates, in order, makes the same inputs exhaust the budget at the
-//! same item on every run whatever the network timing; and since answers
-//! rarely reach `max_tokens`, the actual spend (reported separately) stays
-//! under the budget in practice.
+//! the answer format's expected size capped at `max_tokens` (`max_tokens`
+//! itself for reasoning models; see [`output_estimate`]), priced at
+//! the primary judge's price. An item whose estimate would cross the budget
+//! is N/A "budget exhausted", and so is every later item that needs a call
+//! (cache hits are free and still answered). Deciding on estimates, in order,
+//! makes the same inputs exhaust the budget at the same item on every run
+//! whatever the network timing; the actual spend is reported separately.
+//! (Charging `max_tokens` for every answer stopped a $0.10 support-bot run
+//! after 138 of 404 questions having spent $0.016: issue 21.)
 
 use std::sync::Mutex;
 
+use super::answer::AnswerFormat;
 use super::prompts::Prompt;
-use super::provider::cost_of;
+use super::provider::{JudgeIdentity, Params, cost_of};
 use crate::spec::judge::JudgePrice;
 
 #[derive(Debug, Default)]
@@ -39,16 +42,16 @@ impl Budget {
         }
     }
 
-    /// Estimated tokens of one call.
-    pub fn estimate_tokens(prompt: &Prompt, max_tokens: u32) -> (u64, u64) {
+    /// Estimated tokens of one call: the prompt's, and `output` for the answer.
+    pub fn estimate_tokens(prompt: &Prompt, output: u32) -> (u64, u64) {
         let bytes = (prompt.system.len() + prompt.user.len()) as u64;
-        (bytes.div_ceil(4), u64::from(max_tokens))
+        (bytes.div_ceil(4), u64::from(output))
     }
 
     /// Charge one call's estimate; `false` once the budget would be crossed
     /// (and from then on).
-    pub fn try_charge(&self, prompt: &Prompt, max_tokens: u32, price: Option<JudgePrice>) -> bool {
-        let (input, output) = Self::estimate_tokens(prompt, max_tokens);
+    pub fn try_charge(&self, prompt: &Prompt, output: u32, price: Option<JudgePrice>) -> bool {
+        let (input, output) = Self::estimate_tokens(prompt, output);
         let cost = cost_of(price, input, output).unwrap_or(0.0);
         let mut s = self
             .state
@@ -77,6 +80,24 @@ impl Budget {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         (s.cost, s.tokens)
+    }
+}
+
+/// Output tokens the budget charges for one uncached question: the format's expected
+/// answer size, capped at `max_tokens`; `max_tokens` itself for reasoning models, whose
+/// hidden reasoning tokens are billed as output and cannot be foreseen.
+pub(crate) fn output_estimate<F: AnswerFormat>(
+    primary: &JudgeIdentity,
+    params: Params,
+    format: &F,
+) -> u32 {
+    let cap = params
+        .max_tokens
+        .unwrap_or(crate::spec::judge::limits::DEFAULT_MAX_TOKENS);
+    if primary.provider == "openai" && super::profile::openai_reasoning(&primary.model) {
+        cap
+    } else {
+        format.expected_output_tokens().min(cap)
     }
 }
 
@@ -111,5 +132,46 @@ mod tests {
         let t = Budget::new(None, Some(30));
         assert!(t.try_charge(&p, 16, None));
         assert!(!t.try_charge(&p, 16, None));
+    }
+
+    #[derive(Clone)]
+    struct Sized(u32);
+
+    impl AnswerFormat for Sized {
+        type Parsed = ();
+        fn name(&self) -> &'static str {
+            "sized"
+        }
+        fn json_schema(&self) -> Option<serde_json::Value> {
+            None
+        }
+        fn parse(&self, _: &str) -> Result<(), String> {
+            Ok(())
+        }
+        fn expected_output_tokens(&self) -> u32 {
+            self.0
+        }
+    }
+
+    #[test]
+    fn the_output_estimate_is_the_answer_size_not_max_tokens_except_for_reasoning_models() {
+        let p = Params::default();
+        let chat = JudgeIdentity::new("openai", "gpt-4o-mini");
+        assert_eq!(output_estimate(&chat, p, &Sized(250)), 250);
+        assert_eq!(
+            output_estimate(&chat, p, &Sized(5000)),
+            1024,
+            "capped at max_tokens"
+        );
+        let claude = JudgeIdentity::new("anthropic", "claude-haiku-4-5");
+        assert_eq!(output_estimate(&claude, p, &Sized(150)), 150);
+        // Reasoning tokens are billed as output and cannot be foreseen.
+        let o3 = JudgeIdentity::new("openai", "o3-mini");
+        assert_eq!(output_estimate(&o3, p, &Sized(250)), 1024);
+        let unset = Params {
+            max_tokens: None,
+            ..p
+        };
+        assert_eq!(output_estimate(&o3, unset, &Sized(250)), 1024);
     }
 }

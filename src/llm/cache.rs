@@ -84,8 +84,15 @@ pub(crate) fn key(
     field(KEY_TAG);
     field(identity.provider.as_bytes());
     field(identity.model.as_bytes());
-    field(&params.temperature.to_bits().to_le_bytes());
-    field(&params.max_tokens.to_le_bytes());
+    // A parameter left out is an empty field: keys of set values are unchanged.
+    match params.temperature {
+        Some(t) => field(&t.to_bits().to_le_bytes()),
+        None => field(&[]),
+    }
+    match params.max_tokens {
+        Some(n) => field(&n.to_le_bytes()),
+        None => field(&[]),
+    }
     field(format.as_bytes());
     field(prompt.system.as_bytes());
     field(prompt.user.as_bytes());
@@ -198,7 +205,7 @@ mod tests {
             key(
                 &id,
                 Params {
-                    temperature: 0.5,
+                    temperature: Some(0.5),
                     ..p
                 },
                 f,
@@ -208,7 +215,27 @@ mod tests {
             key(
                 &id,
                 Params {
-                    max_tokens: 99,
+                    max_tokens: Some(99),
+                    ..p
+                },
+                f,
+                &prompt("u"),
+                0,
+            ),
+            key(
+                &id,
+                Params {
+                    temperature: None,
+                    ..p
+                },
+                f,
+                &prompt("u"),
+                0,
+            ),
+            key(
+                &id,
+                Params {
+                    max_tokens: None,
                     ..p
                 },
                 f,

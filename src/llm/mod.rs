@@ -18,6 +18,7 @@ pub(crate) mod error;
 pub(crate) mod http;
 pub(crate) mod openai;
 pub(crate) mod pipeline;
+pub(crate) mod profile;
 pub(crate) mod prompts;
 pub(crate) mod provider;
 pub(crate) mod replay;

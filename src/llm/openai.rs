@@ -5,7 +5,9 @@
 //! strict: true}`. Servers that reject it (HTTP 400 naming
 //! `response_format`) are asked again without it, once, and from then on
 //! this client parses strictly without asking; `structured_output: off`
-//! never asks, `json_schema` always does.
+//! never asks, `json_schema` always does. Sampling parameters follow the
+//! model's [`super::profile`]: reasoning models get `max_completion_tokens`
+//! and no `temperature`, and a 400 naming a parameter is asked again without it.
 //! <https://platform.openai.com/docs/api-reference/chat/create>
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,6 +19,7 @@ use serde_json::{Value, json};
 use super::config::ProviderSettings;
 use super::error::{CallError, JudgeError};
 use super::http::{self, Reply};
+use super::profile::{Profile, Rejections};
 use super::provider::{BoxFuture, Completion, Judge, JudgeIdentity, RawAnswer};
 use crate::spec::judge::{AuthHeader, JudgePrice, StructuredOutput};
 
@@ -30,6 +33,8 @@ pub struct OpenAiJudge {
     structured_rejected: AtomicBool,
     price: Option<JudgePrice>,
     timeout: Duration,
+    profile: Profile,
+    rejections: Rejections,
 }
 
 impl OpenAiJudge {
@@ -59,6 +64,8 @@ impl OpenAiJudge {
             structured_rejected: AtomicBool::new(false),
             price: settings.price,
             timeout,
+            profile: super::profile::openai(&settings.model),
+            rejections: Rejections::default(),
         })
     }
 
@@ -69,9 +76,10 @@ impl OpenAiJudge {
                 {"role": "system", "content": call.prompt.system},
                 {"role": "user", "content": call.prompt.user},
             ],
-            "temperature": call.params.temperature,
-            "max_tokens": call.params.max_tokens,
         });
+        if let Value::Object(fields) = &mut body {
+            fields.extend(self.rejections.sampling(self.profile, call.params));
+        }
         if structured && let Some(schema) = call.format.json_schema.clone() {
             body["response_format"] = json!({
                 "type": "json_schema",
@@ -89,33 +97,39 @@ impl OpenAiJudge {
         }
     }
 
+    /// One question: asked again (once per cause) without `response_format` or a sampling
+    /// parameter the server rejected with HTTP 400.
     async fn send(&self, call: &Completion) -> Result<RawAnswer, CallError> {
-        let structured = self.wants_structured() && call.format.json_schema.clone().is_some();
-        let reply = http::post_json(
-            &self.client,
-            &self.url,
-            &self.headers,
-            &self.body(call, structured),
-            self.timeout,
-        )
-        .await?;
-        if structured
-            && self.structured == StructuredOutput::Auto
-            && reply.status == 400
-            && rejects_response_format(&reply)
-        {
-            self.structured_rejected.store(true, Ordering::Relaxed);
-            let retry = http::post_json(
-                &self.client,
-                &self.url,
-                &self.headers,
-                &self.body(call, false),
-                self.timeout,
-            )
-            .await?;
-            return parse(&retry);
+        // At most: response_format, temperature, max_tokens, max_completion_tokens.
+        for _ in 0..4 {
+            let structured = self.wants_structured() && call.format.json_schema.is_some();
+            let body = self.body(call, structured);
+            let reply =
+                http::post_json(&self.client, &self.url, &self.headers, &body, self.timeout)
+                    .await?;
+            if reply.status != 400 {
+                return parse(&reply);
+            }
+            if structured
+                && self.structured == StructuredOutput::Auto
+                && rejects_response_format(&reply)
+            {
+                self.structured_rejected.store(true, Ordering::Relaxed);
+                continue;
+            }
+            let sent: Vec<&str> = ["temperature", "max_tokens", "max_completion_tokens"]
+                .into_iter()
+                .filter(|k| body.get(k).is_some())
+                .collect();
+            match super::profile::rejected_param(&reply.body, &sent) {
+                Some((param, message)) if self.rejections.reject(param, &message) => {}
+                _ => return parse(&reply),
+            }
         }
-        parse(&reply)
+        Err(CallError::Rejected {
+            status: 400,
+            message: "rejected again after leaving out every parameter it named".into(),
+        })
     }
 }
 
@@ -179,6 +193,10 @@ impl Judge for OpenAiJudge {
 
     fn complete<'a>(&'a self, call: &'a Completion) -> BoxFuture<'a, Result<RawAnswer, CallError>> {
         Box::pin(self.send(call))
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.rejections.notes(&self.identity.to_string())
     }
 }
 

@@ -231,10 +231,11 @@ impl Engine {
                 outcomes[i] = Some(Outcome::NotInCache);
                 continue;
             }
-            if !inner
-                .budget
-                .try_charge(&request.prompt, params.max_tokens, price)
-            {
+            if !inner.budget.try_charge(
+                &request.prompt,
+                super::budget::output_estimate(&primary, params, &request.format),
+                price,
+            ) {
                 inner
                     .stats
                     .lock()
@@ -287,6 +288,7 @@ impl Engine {
         {
             stats.first_error = Some(format!("question {}: {e}", i + 1));
         }
+        stats.notes = inner.chain.iter().flat_map(|j| j.notes()).collect();
         (outcomes, stats)
     }
 }

@@ -20,18 +20,20 @@ use crate::spec::judge::JudgePrice;
 /// A boxed future: keeps [`Judge`] object-safe without an extra crate.
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// Sampling parameters of every call (part of the cache key).
+/// Sampling parameters of every call (part of the cache key). `None` leaves the parameter
+/// out of the request (`temperature: null` / `max_tokens: null`); what a model accepts is
+/// decided by its [`super::profile`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Params {
-    pub temperature: f64,
-    pub max_tokens: u32,
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
 }
 
 impl Default for Params {
     fn default() -> Self {
         Self {
-            temperature: crate::spec::judge::limits::DEFAULT_TEMPERATURE,
-            max_tokens: crate::spec::judge::limits::DEFAULT_MAX_TOKENS,
+            temperature: Some(crate::spec::judge::limits::DEFAULT_TEMPERATURE),
+            max_tokens: Some(crate::spec::judge::limits::DEFAULT_MAX_TOKENS),
         }
     }
 }
@@ -112,6 +114,12 @@ pub trait Judge: Send + Sync {
     fn price(&self) -> Option<JudgePrice>;
 
     fn complete<'a>(&'a self, call: &'a Completion) -> BoxFuture<'a, Result<RawAnswer, CallError>>;
+
+    /// What the provider made this judge change during the run (a parameter it rejected,
+    /// with its message), for the run report.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Cost of `input`/`output` tokens at `price`.

@@ -202,15 +202,17 @@ impl JudgeSettings {
             mode: options.mode,
             chain,
             identity,
+            // The suite's setting, then the config's, then the default; an explicit `null`
+            // at either level leaves the parameter out.
             params: Params {
                 temperature: spec
                     .temperature
                     .or(cfg.temperature)
-                    .unwrap_or(limits::DEFAULT_TEMPERATURE),
+                    .unwrap_or(Some(limits::DEFAULT_TEMPERATURE)),
                 max_tokens: spec
                     .max_tokens
                     .or(cfg.max_tokens)
-                    .unwrap_or(limits::DEFAULT_MAX_TOKENS),
+                    .unwrap_or(Some(limits::DEFAULT_MAX_TOKENS)),
             },
             runs: spec.runs.unwrap_or(limits::DEFAULT_RUNS),
             concurrency: options
@@ -381,7 +383,7 @@ mod tests {
         assert_eq!(j.chain[0].base_url, "http://cfg:1/v1");
         assert!(j.chain[0].api_key.is_none(), "a local server needs no key");
         assert_eq!(j.max_cost_usd, Some(5.0), "the strictest budget wins");
-        assert_eq!((j.concurrency, j.params.temperature), (3, 0.2));
+        assert_eq!((j.concurrency, j.params.temperature), (3, Some(0.2)));
         let j = JudgeSettings::for_suite(
             &o,
             &s,

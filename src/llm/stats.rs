@@ -34,6 +34,8 @@ pub struct RunStats {
     pub first_error: Option<String>,
     /// Failed questions whose first error was the provider being unreachable.
     pub unavailable: u64,
+    /// What providers made the run change (a rejected parameter and the provider's message).
+    pub notes: Vec<String>,
 }
 
 impl RunStats {

@@ -143,6 +143,10 @@ pub enum MetricStatus {
     Improvement,
     Unchanged,
     InsufficientData,
+    /// Judge coverage differs between baseline and head, and fewer than `min_cases` paired
+    /// cases were judged alike on both sides (`judge_note` says why): no verdict on the
+    /// metric, and one that can fail the gate fails it (issue 21).
+    NotComparable,
 }
 
 impl MetricStatus {
@@ -153,6 +157,7 @@ impl MetricStatus {
             Self::Improvement => "improvement",
             Self::Unchanged => "unchanged",
             Self::InsufficientData => "insufficient_data",
+            Self::NotComparable => "not_comparable",
         }
     }
 }
@@ -201,6 +206,10 @@ pub struct MetricComparison {
     /// Historical band of suite means; `None` when unavailable (see `sigma_note`).
     pub sigma_band: Option<SigmaBandOut>,
     pub sigma_note: String,
+    /// How judge coverage narrowed the comparison (cases left out because a judge answer is
+    /// missing on one side, or another judge judged them), or why it is `not_comparable`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub judge_note: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_effect: Option<f64>,
     /// Smallest |Δ| this test detects with 80% power at α (metric units).

@@ -143,7 +143,7 @@ pub struct JudgeSummary {
     /// Root-cause questions (`scoring.root_cause: judge`): one per failed case.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub root_cause_questions: u64,
-    /// `errors / (questions − budget_exhausted − not_in_cache)`.
+    /// `(errors + not_in_cache) / (questions − budget_exhausted)`: a replay miss counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_rate: Option<f64>,
     /// Error class → questions.
@@ -159,6 +159,14 @@ pub struct JudgeSummary {
     /// Some call was made by a judge without a price: `cost_usd` is a lower bound.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cost_incomplete: bool,
+    /// The first failed question, in question order, with the provider's message
+    /// (untrusted text: escaped wherever it is shown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+    /// What the provider made the run change: a sampling parameter it rejected, with its
+    /// message, and that the question was asked again without it (issue 21).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 #[expect(
@@ -492,6 +500,11 @@ pub struct StepResult {
     /// Position in an unrolled retry chain (EXEC steps retried after an error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt: Option<StepAttempt>,
+    /// A judge was asked about this step and gave no score for some metric (a judge error,
+    /// the budget, a replay miss; the reason is in `notes`): the score is not a judged one,
+    /// and a compare leaves the case out of the step's judged metrics (issue 21).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub judge_missing: bool,
 }
 
 /// Attempt `number` of `of` in an unrolled retry chain; the last is canonical.

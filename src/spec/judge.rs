@@ -56,12 +56,16 @@ macro_rules! judge_block {
             /// Stop calling the judge past this many estimated tokens (≥ 1).
             #[serde(default)]
             pub max_total_tokens: Option<u64>,
-            /// Sampling temperature (0–2, default 0).
-            #[serde(default)]
-            pub temperature: Option<f64>,
-            /// Longest answer in tokens (16–32768, default 1024).
-            #[serde(default)]
-            pub max_tokens: Option<u32>,
+            /// Sampling temperature (0–2, default 0); `null` sends none (the model's
+            /// default). Models that reject it get none whatever this says.
+            #[serde(default, deserialize_with = "explicit_null")]
+            #[schemars(with = "Option<f64>")]
+            pub temperature: Option<Option<f64>>,
+            /// Longest answer in tokens (16–32768, default 1024); `null` sends none
+            /// (Anthropic requires one: it then gets the default).
+            #[serde(default, deserialize_with = "explicit_null")]
+            #[schemars(with = "Option<u32>")]
+            pub max_tokens: Option<Option<u32>>,
         ] [$($group)* SamplingAndBudget] $($rest)*);
     };
     (@fields $attr:tt $name:ident [$($field:tt)*] [$($group:ident)*]
@@ -97,8 +101,8 @@ macro_rules! judge_block {
                 SamplingAndBudget {
                     max_cost_usd: self.max_cost_usd,
                     max_total_tokens: self.max_total_tokens,
-                    temperature: self.temperature,
-                    max_tokens: self.max_tokens,
+                    temperature: self.temperature.flatten(),
+                    max_tokens: self.max_tokens.flatten(),
                 }
             }
         }
@@ -117,6 +121,21 @@ macro_rules! judge_block {
             }
         }
     };
+}
+
+/// A sampling setting as written: absent (`None`), `null` (`Some(None)`: leave the
+/// parameter out of requests) or a value. Serde's `Option` reads `null` as absent, hence
+/// this reader.
+#[expect(
+    clippy::option_option,
+    reason = "absent (inherit), `null` (send none) and a value are three different settings"
+)]
+fn explicit_null<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
 }
 
 /// The caps and sampling settings both `judge:` blocks take.

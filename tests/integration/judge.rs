@@ -6,6 +6,7 @@ mod calibrate;
 mod cli;
 mod engine;
 mod gpa;
+mod profiles;
 mod rca;
 mod rubric;
 mod stand_in;

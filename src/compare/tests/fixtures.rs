@@ -63,6 +63,7 @@ pub(super) fn case(
                 metrics: BTreeMap::new(),
                 agent: None,
                 attempt: None,
+                judge_missing: false,
             }]
         })
         .unwrap_or_default();

@@ -4,5 +4,6 @@ mod family;
 mod fixtures;
 mod flaky;
 mod gates;
+mod judge_coverage;
 mod simulation;
 mod statuses;

@@ -122,6 +122,7 @@ mod tests {
             metrics: BTreeMap::new(),
             agent: None,
             attempt: None,
+            judge_missing: false,
         }
     }
 

@@ -277,6 +277,7 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
                     number: a.number,
                     of: a.of,
                 }),
+                judge_missing: s.judge_missing,
             }
         })
         .collect();

@@ -118,6 +118,7 @@ impl StepScorer for JudgedScorer<'_> {
                 return rules;
             }
             let mut out = rules;
+            out.judge_missing = true;
             let judge_note = format!("{} gave no score ({})", self.judged.by, missing.join("; "));
             out.notes = if out.notes.is_empty() {
                 judge_note
@@ -166,7 +167,9 @@ impl StepScorer for JudgedScorer<'_> {
         } else {
             format!("rules+{}", self.judged.by)
         };
-        StepScore::from_metrics(&scored_by, metrics, text, failure)
+        let mut out = StepScore::from_metrics(&scored_by, metrics, text, failure);
+        out.judge_missing = !missing.is_empty();
+        out
     }
 }
 

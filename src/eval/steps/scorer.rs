@@ -105,6 +105,10 @@ pub struct StepScore {
     pub notes: String,
     /// The failure subcategory, when the scorer can name it.
     pub failure: Option<Failure>,
+    /// A judge was asked for some metric of this step and gave no score (an error, the
+    /// budget, a replay miss): the score stands on fewer metrics than a judged one, so a
+    /// compare does not weigh it against a fully judged step (issue 21).
+    pub judge_missing: bool,
 }
 
 impl StepScore {
@@ -116,6 +120,7 @@ impl StepScore {
             scored_by: "none".into(),
             notes: reason.into(),
             failure: None,
+            judge_missing: false,
         }
     }
 
@@ -139,6 +144,7 @@ impl StepScore {
             scored_by,
             notes: notes.into(),
             failure,
+            judge_missing: false,
         }
     }
 }

@@ -28,6 +28,12 @@ pub fn render_compare_junit(r: &CompareReport) -> String {
                         .set_type("regression");
                     s
                 }
+                MetricStatus::NotComparable if r.fail_on.fails(m.severity) => {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    s.set_message(format!("not comparable: {}", xml(&m.judge_note)))
+                        .set_type("not_comparable");
+                    s
+                }
                 MetricStatus::InsufficientData => {
                     let mut s = TestCaseStatus::skipped();
                     s.set_message(format!("insufficient data: {} paired cases", m.n));

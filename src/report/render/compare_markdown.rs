@@ -12,7 +12,8 @@ use crate::output::escape::{md_code, md_code_cell, md_prose, md_text, mermaid_bl
 use crate::output::plural;
 
 use super::compare_text::{
-    effect, headline, method_line, moved, sigma, sigma_cell, status_icon, test_line, tier_line,
+    effect, headline, judge_reason, method_line, moved, sigma, sigma_cell, status_icon, test_line,
+    tier_line,
 };
 use super::fmt::{delta, metric, pvalue};
 use crate::model::metric_id::MetricId;
@@ -132,6 +133,11 @@ fn render(r: &CompareReport, details: bool) -> String {
     }
     inconclusive(&mut md, r);
     unevaluated(&mut md, r);
+    if r.verdict != Verdict::CouldNotEvaluate {
+        for reason in r.reasons.iter().filter(|l| judge_reason(l)) {
+            let _ = writeln!(md, "- ⚖️ {}", md_prose(reason));
+        }
+    }
     for b in &r.absolute_breaches {
         let _ = writeln!(
             md,

@@ -49,11 +49,26 @@ pub(crate) fn headline(r: &CompareReport) -> String {
             if !r.rules.as_ref().is_none_or(|x| x.removed_suites.is_empty()) {
                 parts.push("a gated suite removed by this change".to_owned());
             }
-            if r.judge_error_rate.is_some() && parts.is_empty() {
-                parts.push("the judge failed too often (see the reasons)".to_owned());
+            let not_comparable = not_comparable_failing(r);
+            if not_comparable > 0 {
+                parts.push(format!(
+                    "{} not comparable (judge coverage)",
+                    plural(not_comparable, "metric", "metrics")
+                ));
+            }
+            let judge = r
+                .reasons
+                .iter()
+                .filter(|l| l.starts_with("judge errors in `"))
+                .count();
+            if judge > 0 {
+                parts.push(format!(
+                    "judge errors above `gates.max_judge_error_rate` in {}",
+                    plural(judge, "suite", "suites")
+                ));
             }
             if parts.is_empty() {
-                parts.push("a gate failed (see the reasons)".to_owned());
+                parts.push("see the reasons below".to_owned());
             }
             parts.join(", ")
         }
@@ -81,6 +96,33 @@ pub(crate) fn headline(r: &CompareReport) -> String {
                 "no regression".to_owned()
             }
         }
+    }
+}
+
+/// Whether a reason line is about the judge (its error rate, replay misses, another
+/// judge, judge coverage): the PR comment lists these, the terminal lists every reason.
+pub(crate) fn judge_reason(line: &str) -> bool {
+    [
+        "judge errors in `",
+        "judge replay in `",
+        "judge in `",
+        "not comparable in `",
+    ]
+    .iter()
+    .any(|p| line.starts_with(p))
+        || line.contains(" is not comparable: ")
+        || line.contains("`: the baseline was judged by `")
+}
+
+/// Judge-fed metrics at or above `fail_on` left `not_comparable` (`gates.unevaluated: fail`).
+fn not_comparable_failing(r: &CompareReport) -> usize {
+    if r.settings.unevaluated == crate::spec::model::UnevaluatedPolicy::Fail {
+        r.metrics
+            .iter()
+            .filter(|m| m.status == MetricStatus::NotComparable && r.fail_on.fails(m.severity))
+            .count()
+    } else {
+        0
     }
 }
 
@@ -203,6 +245,7 @@ pub(crate) fn status_icon(s: MetricStatus) -> &'static str {
         MetricStatus::Improvement => "🟢",
         MetricStatus::Unchanged => "⚪",
         MetricStatus::InsufficientData => "⚫",
+        MetricStatus::NotComparable => "🟡",
     }
 }
 

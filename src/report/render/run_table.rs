@@ -146,6 +146,9 @@ pub fn render_run_table(report: &RunReport) -> String {
         out.push_str(&line);
         out.push('\n');
     }
+    for line in crate::judged::summary::provider_lines(&report.judge) {
+        out.push_str(&format!("  {}\n", terminal(&line)));
+    }
     for c in report.cases.iter().filter(|c| c.status != CaseStatus::Ok) {
         if let Some(e) = &c.error {
             out.push_str(&format!(

@@ -413,6 +413,7 @@ mod tests {
             metrics: BTreeMap::new(),
             agent: None,
             attempt: None,
+            judge_missing: false,
         }
     }
 

@@ -320,8 +320,9 @@ async fn the_budget_stops_calls_in_question_order() {
         .expect(3)
         .mount(&server)
         .await;
-    // Each question is estimated at ceil(40 bytes / 4) = 10 input tokens and
-    // 1024 output tokens: $10.24 at $1 per 100 output tokens; $35 allows 3.
+    // Each question is estimated at ceil(40 bytes / 4) = 10 input tokens and a checkpoint
+    // verdict's 250 output tokens (not `max_tokens`, issue 21): $2.50 at $1 per 100 output
+    // tokens; $8 allows 3.
     let price = JudgePrice {
         input_per_mtok: 0.0,
         output_per_mtok: 10_000.0,
@@ -337,7 +338,7 @@ async fn the_budget_stops_calls_in_question_order() {
         )
         .unwrap(),
     );
-    let r = rig(vec![judge], 0, Budget::new(Some(35.0), None));
+    let r = rig(vec![judge], 0, Budget::new(Some(8.0), None));
     let (out, stats) = run(&r, 6).await;
     let kinds: Vec<&str> = out
         .iter()

@@ -165,3 +165,133 @@ fn the_committed_support_bot_cache_is_complete_and_labelled() {
         }
     }
 }
+
+/// `compare --judge replay` of support-bot against the `stand-in-judge` baseline with
+/// `cache` as the judge cache and the `variant` recordings; stdout of `format`.
+fn replay_compare(cache: &std::path::Path, variant: &str, format: &str) -> (Option<i32>, String) {
+    let out = bin()
+        .current_dir(repo())
+        .args([
+            "compare",
+            "--baseline",
+            "stand-in-judge",
+            "--baseline-ref",
+            "worktree",
+            "--suite",
+            "support-bot",
+            "--judge",
+            "replay",
+            "--format",
+            format,
+            "--judge-cache",
+        ])
+        .arg(cache)
+        .arg("--traces")
+        .arg(format!("suites/support-bot/traces{variant}"))
+        .arg("--evidence")
+        .arg(format!("suites/support-bot/evidence{variant}"))
+        .output()
+        .unwrap();
+    (out.status.code(), outputs(&out).0)
+}
+
+fn status_of<'a>(report: &'a Value, metric: &str) -> &'a str {
+    report["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == metric)
+        .and_then(|m| m["status"].as_str())
+        .unwrap_or("absent")
+}
+
+/// Issue 21: an empty or partial replay cache can never turn a regression into a pass or
+/// an improvement. Missing judged scores fall back to the rules (which the judge can only
+/// lower), so compared with a judged baseline they looked like improvements.
+#[test]
+fn an_empty_or_partial_replay_cache_never_fails_open() {
+    let empty = tempfile::tempdir().unwrap();
+    let (code, json) = replay_compare(empty.path(), "-regressed", "json");
+    assert_eq!(code, Some(2), "{json}");
+    let r: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(r["verdict"], "fail");
+    for metric in ["step_type:PLAN", "workflow_quality", "step_type:TOOLSEL"] {
+        assert_eq!(status_of(&r, metric), "not_comparable", "{metric}");
+    }
+    assert!(
+        !r["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["status"] == "improvement" && m["name"] != "latency_ms"),
+        "no judged metric improves for want of answers"
+    );
+    // The agent's own regressions are still there.
+    assert_eq!(status_of(&r, "checkpoint:P2-02"), "regression");
+    assert_eq!(r["judge_error_rate"], 1.0);
+    let reasons = r["reasons"].to_string();
+    assert!(reasons.contains("not in the judge cache"), "{reasons}");
+
+    // The terminal and the PR comment name the misses.
+    let (code, text) = replay_compare(empty.path(), "-regressed", "table");
+    assert_eq!(code, Some(2));
+    assert!(
+        text.contains(
+            "got no usable answer (343 not in the judge cache), above `gates.max_judge_error_rate`"
+        ),
+        "{text}"
+    );
+    let plan = text
+        .lines()
+        .find(|l| l.contains("step_type:PLAN "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(plan.contains("not_comparable"), "{plan}");
+    let (_, md) = replay_compare(empty.path(), "-regressed", "markdown");
+    assert!(md.contains("not in the judge cache"), "{md}");
+
+    // The recordings that pass with the full cache fail with an empty one: no answers is
+    // not a pass (the judge-error gate decides, misses count as errors).
+    let (code, json) = replay_compare(empty.path(), "", "json");
+    assert_eq!(code, Some(2), "{json}");
+    let r: Value = serde_json::from_str(&json).unwrap();
+    assert_ne!(status_of(&r, "workflow_quality"), "improvement");
+    assert_ne!(status_of(&r, "compliance_percent"), "improvement");
+
+    // A cache with every third entry removed: judged metrics are compared only over the
+    // cases judged on both sides, and none improves.
+    let partial = tempfile::tempdir().unwrap();
+    crate::common::copy_dir(
+        &repo().join("suites/support-bot/judge-cache"),
+        partial.path(),
+    );
+    let mut files = Vec::new();
+    let mut stack = vec![partial.path().to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    for f in files.iter().skip(2).step_by(3) {
+        std::fs::remove_file(f).unwrap();
+    }
+    let (code, json) = replay_compare(partial.path(), "", "json");
+    assert_eq!(
+        code,
+        Some(2),
+        "a third of the answers missing is above 10%: {json}"
+    );
+    let r: Value = serde_json::from_str(&json).unwrap();
+    for m in r["metrics"].as_array().unwrap() {
+        assert!(
+            m["status"] != "improvement" || m["name"] == "latency_ms",
+            "{}",
+            m["name"]
+        );
+    }
+}

@@ -1,0 +1,320 @@
+//! Judge coverage in a compare (issue 21). A judge can only lower a rules score, and a
+//! judged item without an answer (a replay miss, a budget stop, a judge error, no judge, or
+//! another judge) is left out or falls back to the rules: compared with a fully judged
+//! baseline, missing answers look like improvements. So every metric a judge feeds is
+//! compared only over the paired cases that stand on the same footing on both sides: no
+//! judge answer missing on either side, and either the same judge on both sides or no judge
+//! answer on either (rules against rules). What that leaves out is counted per metric; when
+//! fewer than `min_cases` pairs remain the metric is `not_comparable`, and one that can fail
+//! the gate fails it like an unevaluated checkpoint ([`gate`]).
+//!
+//! `compliance_percent` mixes deterministic checkpoints with tier-3 ones, so it is
+//! recomputed rather than dropped: over the checkpoints both sides decided on the same
+//! footing, the tier-3 checkpoints without a like judge verdict on both sides left out of
+//! both. Where every tier-3 verdict is there on both sides nothing changes.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::compare::pairing::Paired;
+use crate::model::compare::{MetricComparison, MetricStatus};
+use crate::model::metric::trial_mean;
+use crate::model::metric_id::{MetricId, SuiteMetric};
+use crate::model::run::{CaseReport, CheckpointState, NaKind, RunReport, StepResult};
+use crate::output::plural;
+
+/// What judge coverage took out of one metric's comparison.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct JudgeGap {
+    /// Paired cases with a value on some side, left out because the sides' judge footing
+    /// differs.
+    pub dropped: usize,
+    /// Why, per dropped case (one reason each): reason → cases.
+    pub why: BTreeMap<&'static str, usize>,
+    /// `compliance_percent`: cases compared over fewer checkpoints (tier-3 ones without a
+    /// like judge verdict on both sides left out of both).
+    pub narrowed: usize,
+}
+
+/// One side's footing for one metric in one case, over its trials.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Footing {
+    /// Some value of the metric came from a judge answer.
+    judged: bool,
+    /// A judge was (or would have been) asked and gave no answer.
+    gap: bool,
+}
+
+impl Footing {
+    fn merge(self, other: Self) -> Self {
+        Self {
+            judged: self.judged || other.judged,
+            gap: self.gap || other.gap,
+        }
+    }
+}
+
+/// Whether the sides stand on the same footing, and if not why.
+fn compare_footing(base: Footing, head: Footing, same_judge: bool) -> Result<(), &'static str> {
+    if head.gap {
+        Err("a judge answer missing in the head run")
+    } else if base.gap {
+        Err("a judge answer missing in the baseline")
+    } else if !same_judge && (base.judged || head.judged) {
+        Err("judged by another judge on one side")
+    } else {
+        Ok(())
+    }
+}
+
+fn step_footing(s: &StepResult) -> Footing {
+    let judged = s.scored_by.contains("judge:");
+    // Reports written before `judge_missing` say it in the notes only.
+    let legacy =
+        s.notes.contains(" gave no score (") || (judged && s.notes.contains("no score for "));
+    Footing {
+        judged,
+        gap: s.judge_missing || legacy,
+    }
+}
+
+/// The footing of `metric` in one trial of a case; `None` for metrics no judge feeds.
+fn footing(case: &CaseReport, metric: &MetricId) -> Option<Footing> {
+    let steps = |keep: &dyn Fn(&StepResult) -> bool| {
+        case.steps
+            .iter()
+            .filter(|s| keep(s))
+            .map(step_footing)
+            .fold(Footing::default(), Footing::merge)
+    };
+    match metric {
+        MetricId::Suite(SuiteMetric::WorkflowQuality) => Some(steps(&|_| true)),
+        MetricId::StepType(t) => Some(steps(&|s| s.step_type.to_string() == *t)),
+        MetricId::Step(wf) => Some(steps(&|s| s.workflow_step.as_deref() == Some(wf))),
+        MetricId::Checkpoint(id) => {
+            let cp = case.checkpoints.iter().find(|c| c.id == *id)?;
+            (cp.tier == 3).then(|| tier3_footing(cp))
+        }
+        MetricId::Suite(SuiteMetric::TaskSuccess) => {
+            let task = case.task.as_ref()?;
+            task.matcher.contains("semantic").then(|| Footing {
+                judged: task.detail.contains("reference (judge:"),
+                gap: task.detail.contains("semantic match undecided")
+                    || task.detail.contains("semantic match needs a judge"),
+            })
+        }
+        MetricId::Gpa(dim) => {
+            let score = case
+                .trace_judges
+                .iter()
+                .find(|t| t.judge == "gpa" && t.dimension == *dim)
+                .and_then(|t| t.score);
+            Some(Footing {
+                judged: score.is_some(),
+                gap: score.is_none(),
+            })
+        }
+        _ => None,
+    }
+}
+
+fn tier3_footing(cp: &crate::model::run::CheckpointResult) -> Footing {
+    match cp.result {
+        CheckpointState::Pass | CheckpointState::Partial | CheckpointState::Fail => Footing {
+            judged: cp.evaluated_by.starts_with("judge:"),
+            gap: false,
+        },
+        CheckpointState::NotApplicable => Footing {
+            judged: false,
+            // Not triggered / scoped out: nothing to ask. Anything else (no judge, a judge
+            // error, a kind not recorded) is a verdict that is not there.
+            gap: !cp.na_kind.is_some_and(NaKind::is_vacuous),
+        },
+        CheckpointState::Blocked => Footing::default(),
+    }
+}
+
+/// A case's trials (in trial order) by case id.
+fn by_case(report: &RunReport) -> BTreeMap<&str, Vec<&CaseReport>> {
+    let mut out: BTreeMap<&str, Vec<&CaseReport>> = BTreeMap::new();
+    for c in &report.cases {
+        out.entry(c.id.as_str()).or_default().push(c);
+    }
+    for trials in out.values_mut() {
+        trials.sort_by_key(|c| c.trial);
+    }
+    out
+}
+
+fn merged(trials: &[&CaseReport], metric: &MetricId) -> Option<Footing> {
+    trials
+        .iter()
+        .filter_map(|c| footing(c, metric))
+        .reduce(Footing::merge)
+}
+
+/// Align the paired values of every judge-fed metric of `paired` (built from `head` and
+/// `base`): drop the cases not on the same footing, recompute `compliance_percent`, and
+/// record what was taken out in `paired.judge_gaps`.
+pub(crate) fn align(paired: &mut Paired, head: &RunReport, base: &RunReport) {
+    let same_judge = crate::judged::summary::judged_by(&base.judge)
+        == crate::judged::summary::judged_by(&head.judge);
+    let (base_cases, head_cases) = (by_case(base), by_case(head));
+    let mut gaps: BTreeMap<String, JudgeGap> = BTreeMap::new();
+    let metrics: Vec<String> = paired.metrics.iter().cloned().collect();
+    let cases = paired.cases.clone();
+    for case in &cases {
+        let (Some(b), Some(h)) = (base_cases.get(case.as_str()), head_cases.get(case.as_str()))
+        else {
+            continue;
+        };
+        for name in &metrics {
+            let id = MetricId::parse(name);
+            if matches!(id, MetricId::Suite(SuiteMetric::CompliancePercent)) {
+                continue;
+            }
+            let (Some(fb), Some(fh)) = (merged(b, &id), merged(h, &id)) else {
+                continue;
+            };
+            let Err(why) = compare_footing(fb, fh, same_judge) else {
+                continue;
+            };
+            let had = [&mut paired.base, &mut paired.head]
+                .into_iter()
+                .map(|side| {
+                    side.get_mut(case)
+                        .is_some_and(|values| values.remove(name).is_some())
+                })
+                .fold(false, |a, b| a | b);
+            for side in [&mut paired.base_trials, &mut paired.head_trials] {
+                if let Some(values) = side.get_mut(case) {
+                    values.remove(name);
+                }
+            }
+            if had {
+                let g = gaps.entry(name.clone()).or_default();
+                g.dropped += 1;
+                *g.why.entry(why).or_default() += 1;
+            }
+        }
+        if paired
+            .metrics
+            .contains(SuiteMetric::CompliancePercent.as_str())
+            && narrow_compliance(paired, case, b, h, same_judge)
+        {
+            gaps.entry(SuiteMetric::CompliancePercent.as_str().to_owned())
+                .or_default()
+                .narrowed += 1;
+        }
+    }
+    paired.judge_gaps = gaps;
+}
+
+/// Recompute one case's `compliance_percent` on both sides without the tier-3 checkpoints
+/// that are not on the same footing; false when there are none (the values stand).
+fn narrow_compliance(
+    paired: &mut Paired,
+    case: &str,
+    base: &[&CaseReport],
+    head: &[&CaseReport],
+    same_judge: bool,
+) -> bool {
+    let ids: BTreeSet<&str> = base
+        .iter()
+        .chain(head)
+        .flat_map(|c| c.checkpoints.iter().filter(|cp| cp.tier == 3))
+        .map(|cp| cp.id.as_str())
+        .collect();
+    let footing_of = |trials: &[&CaseReport], id: &str| {
+        trials
+            .iter()
+            .flat_map(|c| c.checkpoints.iter().filter(|cp| cp.id == id))
+            .map(tier3_footing)
+            .fold(Footing::default(), Footing::merge)
+    };
+    // Only checkpoints some side decided change a compliance value.
+    let decided = |id: &str| {
+        base.iter().chain(head).any(|c| {
+            c.checkpoints
+                .iter()
+                .any(|cp| cp.id == id && cp.earned_weight.is_some())
+        })
+    };
+    let left_out: BTreeSet<&str> = ids
+        .into_iter()
+        .filter(|id| {
+            decided(id)
+                && compare_footing(footing_of(base, id), footing_of(head, id), same_judge).is_err()
+        })
+        .collect();
+    if left_out.is_empty() {
+        return false;
+    }
+    let name = SuiteMetric::CompliancePercent.as_str();
+    for (trials, means, per_trial) in [
+        (base, &mut paired.base, &mut paired.base_trials),
+        (head, &mut paired.head, &mut paired.head_trials),
+    ] {
+        let values: Vec<f64> = trials
+            .iter()
+            .filter_map(|c| {
+                let (earned, possible) = c
+                    .checkpoints
+                    .iter()
+                    .filter(|cp| !left_out.contains(cp.id.as_str()))
+                    .filter_map(|cp| cp.earned_weight)
+                    .fold((0.0, 0.0), |(e, p), w| (e + w, p + 1.0));
+                (possible > 0.0).then(|| 100.0 * earned / possible)
+            })
+            .collect();
+        if let Some(m) = means.get_mut(case) {
+            if values.is_empty() {
+                m.remove(name);
+            } else {
+                m.insert(name.to_owned(), trial_mean(&values));
+            }
+        }
+        if let Some(t) = per_trial.get_mut(case) {
+            if values.is_empty() {
+                t.remove(name);
+            } else {
+                t.insert(name.to_owned(), values);
+            }
+        }
+    }
+    true
+}
+
+/// Note on a metric whose comparison judge coverage narrowed, and `not_comparable` when
+/// fewer than `min_cases` pairs remain because of it.
+pub(crate) fn annotate(m: &mut MetricComparison, paired: &Paired, min_cases: usize) {
+    let Some(g) = paired.judge_gaps.get(&m.name) else {
+        return;
+    };
+    if g.dropped == 0 {
+        m.judge_note = format!(
+            "compared without the tier-3 checkpoints that lack a like judge verdict on both sides in {}",
+            plural(g.narrowed, "case", "cases")
+        );
+        return;
+    }
+    let why = g
+        .why
+        .iter()
+        .map(|(w, n)| format!("{w}: {n}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    if m.n < min_cases {
+        m.status = MetricStatus::NotComparable;
+        m.judge_note = format!(
+            "judge coverage differs in {} ({why}): {} judged alike on both sides, fewer than min_cases {min_cases}",
+            plural(g.dropped, "paired case", "paired cases"),
+            m.n
+        );
+    } else {
+        m.judge_note = format!(
+            "compared over the {} judged alike on both sides; {} left out ({why})",
+            m.n,
+            plural(g.dropped, "case", "cases")
+        );
+    }
+}
