@@ -1,7 +1,8 @@
 //! Traces recorded with real producer libraries (issue 22): a `LangGraph`
 //! agent through the `OpenInference` `LangChain` instrumentation, written by
 //! the Python SDK's `ConsoleSpanExporter` as it writes by default (see
-//! `tests/fixtures/traces/langgraph-openinference/SOURCE.md`).
+//! `tests/fixtures/traces/langgraph-openinference/SOURCE.md`), and a
+//! pydantic-ai agent through the OTLP JSON file exporter.
 
 #![expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
 
@@ -13,7 +14,9 @@ use agenteval_gate::trace::{SpanKind, TraceFormat};
 
 use super::{load_one, tool_names, trace_fixture};
 use crate::common::{bin, case, outputs, run_report};
+
 const LANGGRAPH: &str = "langgraph-openinference/console_weather.jsonl";
+const PYDANTIC_AI: &str = "pydantic-ai/otlp_json_file_weather.jsonl";
 
 /// The weather agent's checkpoints, as a user would write them: the
 /// argument, result and capture checkpoints a correct run passes, and one
@@ -191,5 +194,31 @@ fn issue_22_langgraph_checkpoints_pass_on_a_correct_run() {
         "{paris:#}"
     );
     assert_eq!(paris["tool_use"]["tool_calls"], 2, "{paris:#}");
+    assert_eq!(paris["tool_use"]["invalid_args"], 0, "{paris:#}");
+}
+
+/// pydantic-ai's per-call `operation.cost` is summed into the case's cost
+/// (it was dropped before issue 22: `cost_usd` was null); the same
+/// checkpoints hold on its trace.
+#[test]
+fn issue_22_pydantic_ai_operation_cost_is_summed() {
+    let paris = run_weather(PYDANTIC_AI);
+    let cost = paris["cost"]["cost_usd"].as_f64();
+    assert!(
+        cost.is_some_and(|c| (c - 7.32e-05).abs() < 1e-12),
+        "{:#}",
+        paris["cost"]
+    );
+    assert_eq!(
+        paris["cost"]["input_tokens"],
+        61 + 101 + 142,
+        "{:#}",
+        paris["cost"]
+    );
+    assert_eq!(
+        checkpoint_results(&paris),
+        BTreeMap::from(CORRECT_RUN),
+        "{paris:#}"
+    );
     assert_eq!(paris["tool_use"]["invalid_args"], 0, "{paris:#}");
 }
