@@ -1,6 +1,7 @@
 //! Turning an adapter's spans into a finished [`Trace`]: unique span ids,
 //! time order, dangling parents re-attached (via [`Trace::finish`]), parent
-//! cycles broken, and agent names inherited from the nearest ancestor. Each
+//! cycles broken, agent names inherited from the nearest ancestor, and bare
+//! tool arguments recovered from the model's request (`tool_args`). Each
 //! repair leaves a warning. Also groups spans of several traces by id.
 
 use std::collections::{BTreeMap, HashMap};
@@ -8,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::Value;
 
 use crate::trace::model::{Span, Trace, TraceFormat};
+use crate::trace::tool_args;
 
 /// Everything an adapter found for one trace.
 #[derive(Debug)]
@@ -52,6 +54,7 @@ impl Draft {
         let mut trace = trace.finish();
         break_cycles(&mut trace);
         inherit_agents(&mut trace.spans);
+        tool_args::recover_arguments(&mut trace.spans, &mut trace.warnings);
         trace
     }
 }

@@ -119,28 +119,28 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
             input.parse_document("a `{\"messages\": […]}` document")?,
             stem,
         )]),
-        (Layout::Lines, _) if episodes || documents => input
-            .lines()
-            .map(|line| {
-                let id = format!("{stem}:{}", line.number);
-                if episodes {
-                    Ok(episode(
-                        input.parse_line(line, "a tau-bench episode")?,
-                        &id,
-                        None,
-                    ))
-                } else {
-                    Ok(document(
-                        input.parse_line(line, "a `{\"messages\": […]}` document")?,
-                        id,
-                    ))
-                }
+        (Layout::Lines, _) if episodes => input
+            .values("a tau-bench episode")
+            .map(|record| {
+                let record = record?;
+                Ok(episode(
+                    record.value,
+                    &format!("{stem}:{}", record.line),
+                    None,
+                ))
+            })
+            .collect(),
+        (Layout::Lines, _) if documents => input
+            .values("a `{\"messages\": […]}` document")
+            .map(|record| {
+                let record = record?;
+                Ok(document(record.value, format!("{stem}:{}", record.line)))
             })
             .collect(),
         (Layout::Lines, _) => {
             let messages = input
-                .lines()
-                .map(|line| input.parse_line::<ChatMessage>(line, "a chat message"))
+                .values::<ChatMessage>("a chat message")
+                .map(|record| record.map(|r| r.value))
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(vec![build(stem, &messages, BTreeMap::new())])
         }

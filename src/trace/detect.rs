@@ -3,7 +3,7 @@
 //! trace gets a [`TraceError::UnknownFormat`] saying what it looks like.
 
 use crate::trace::error::TraceError;
-use crate::trace::input::{Input, Line};
+use crate::trace::input::Input;
 use crate::trace::model::TraceFormat;
 use crate::trace::shape::Shape;
 
@@ -19,7 +19,8 @@ nested `child_spans`), a bare GenAI/OpenInference attribute map, workflow teleme
 pub(crate) enum Layout {
     /// One JSON document.
     Document,
-    /// One JSON value per line.
+    /// JSON values one after another: one per line (JSONL), or written
+    /// back to back, pretty-printed or not.
     Lines,
 }
 
@@ -78,19 +79,37 @@ pub(crate) fn detect(bytes: &[u8]) -> Option<TraceFormat> {
     classify(&shape, layout).ok()
 }
 
-/// JSONL when the first non-blank line is a complete JSON value and another
-/// non-blank line follows; otherwise one document.
+/// A stream of values when the first non-blank line is a complete JSON
+/// object or array and another non-blank line follows (JSONL), or when the
+/// file holds several values one after another (pretty-printed, as the
+/// Python SDK's `ConsoleSpanExporter` writes them); otherwise one document.
 fn sniff_layout(input: &Input<'_>) -> Result<(Layout, Shape), serde_json::Error> {
-    let mut lines = input.lines();
-    let first: Option<Line<'_>> = lines.next();
-    if let Some(first) = first
+    let is_container = |shape: &Shape| matches!(shape, Shape::Object(_) | Shape::Array { .. });
+    let mut lines = input
+        .bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace));
+    if let Some(first) = lines.next()
         && lines.next().is_some()
-        && let Ok(shape) = Shape::of(first.bytes)
-        && matches!(shape, Shape::Object(_) | Shape::Array { .. })
+        && let Ok(shape) = Shape::of(first)
+        && is_container(&shape)
     {
         return Ok((Layout::Lines, shape));
     }
-    Shape::of(input.bytes).map(|shape| (Layout::Document, shape))
+    match Shape::of(input.bytes) {
+        Ok(shape) => Ok((Layout::Document, shape)),
+        Err(err) => {
+            // A second value (or anything) after a complete first one: read
+            // the file as a stream, whose adapter reports a bad value exactly.
+            let mut values = serde_json::Deserializer::from_slice(input.bytes).into_iter::<Shape>();
+            match values.next() {
+                Some(Ok(shape)) if is_container(&shape) && values.next().is_some() => {
+                    Ok((Layout::Lines, shape))
+                }
+                _ => Err(err),
+            }
+        }
+    }
 }
 
 /// Why a valid JSON file is not a trace.
@@ -316,6 +335,34 @@ mod tests {
         assert_eq!(format_of(telemetry), Some(TraceFormat::TelemetryJsonl));
         let sdk = "{\"name\": \"a\", \"context\": {}}\n{\"name\": \"b\", \"context\": {}}\n";
         assert_eq!(format_of(sdk), Some(TraceFormat::OtelSdk));
+    }
+
+    #[test]
+    fn values_written_one_after_another_are_a_stream() {
+        let pretty = "{\n    \"name\": \"a\",\n    \"context\": {}\n}\n{\n    \"name\": \"b\",\n    \"context\": {}\n}\n";
+        let input = Input::new(std::path::Path::new("console.txt"), pretty.as_bytes());
+        let sniffed = plan(&input).unwrap();
+        assert_eq!(
+            (sniffed.format, sniffed.layout),
+            (TraceFormat::OtelSdk, Layout::Lines)
+        );
+        assert_eq!(
+            format_of(r#"{"name": "a", "context": {}}{"name": "b", "context": {}}"#),
+            Some(TraceFormat::OtelSdk)
+        );
+        // One pretty-printed document stays a document; scalars after
+        // scalars are no stream of records.
+        assert_eq!(
+            format_of("{\n  \"resourceSpans\": []\n}\n"),
+            Some(TraceFormat::Otlp)
+        );
+        let input = Input::new(std::path::Path::new("n.json"), b"1 2");
+        assert!(
+            plan(&input)
+                .unwrap_err()
+                .to_string()
+                .contains("trailing characters")
+        );
     }
 
     #[test]

@@ -194,13 +194,19 @@ fn take_usage(span: &mut Span, attrs: &mut Attrs) {
             output: output.unwrap_or(0),
         });
     }
+    // Costs in USD, per call: any-agent's `gen_ai.usage.{input,output}_cost`,
+    // a total `gen_ai.usage.cost`, and pydantic-ai's (and Logfire's)
+    // `operation.cost` (pydantic-ai-slim 2.68.0 `_instrumentation.py`,
+    // priced with genai-prices). docs/traces.md lists them all.
     let parts: Vec<f64> = ["gen_ai.usage.input_cost", "gen_ai.usage.output_cost"]
         .iter()
         .filter_map(|k| attrs.remove(*k).and_then(|v| lenient_f64(&v)))
         .collect();
-    let total = attrs
+    let usage_cost = attrs
         .remove("gen_ai.usage.cost")
         .and_then(|v| lenient_f64(&v));
+    let operation_cost = attrs.remove("operation.cost").and_then(|v| lenient_f64(&v));
+    let total = usage_cost.or(operation_cost);
     let cost = total.or_else(|| (!parts.is_empty()).then(|| parts.iter().sum()));
     if span.cost.is_none() {
         span.cost = cost;
@@ -307,6 +313,25 @@ mod tests {
         apply(&mut span, &mut attrs);
         derive_messages(&mut span);
         (span, attrs)
+    }
+
+    #[test]
+    fn pydantic_ai_operation_cost_is_the_call_cost() {
+        // pydantic-ai-slim 2.68.0 on a `chat` span (see
+        // tests/fixtures/traces/pydantic-ai/SOURCE.md).
+        let (span, attrs) = mapped(
+            "chat gpt-4o-mini",
+            json!({"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini",
+                "gen_ai.usage.input_tokens": 61, "gen_ai.usage.output_tokens": 17,
+                "operation.cost": 1.935e-05}),
+        );
+        assert_eq!(span.cost, Some(1.935e-05));
+        assert!(!attrs.contains_key("operation.cost"));
+        let (span, _) = mapped(
+            "chat m",
+            json!({"gen_ai.operation.name": "chat", "operation.cost": "NaN"}),
+        );
+        assert_eq!(span.cost, None);
     }
 
     #[test]

@@ -28,6 +28,7 @@ mod shape;
 mod swe_agent;
 mod telemetry_jsonl;
 mod time;
+mod tool_args;
 
 pub use error::TraceError;
 pub use load::{

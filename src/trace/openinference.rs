@@ -16,7 +16,7 @@ use crate::trace::json::{
     text_of,
 };
 use crate::trace::messages::messages_from_value;
-use crate::trace::model::{Span, SpanKind, Tokens, ToolExecution};
+use crate::trace::model::{Span, SpanKind, Status, StatusCode, Tokens, ToolExecution};
 
 /// Whether the attributes use `OpenInference` conventions.
 pub(crate) fn applies(attrs: &Attrs) -> bool {
@@ -84,7 +84,7 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
             .remove("tool.name")
             .or_else(|| attrs.remove("tool_call.function.name"))
             .map_or_else(|| span.name.clone(), |v| text_of(&v));
-        let call_id = attrs
+        let mut call_id = attrs
             .remove("tool_call.id")
             .or_else(|| attrs.remove("tool.id"))
             .map(|v| text_of(&v));
@@ -93,11 +93,21 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
             .map(decode_embedded)
             .or(input)
             .map(unwrap_call_envelope);
+        let result = output.map(|output| match ToolMessage::unwrap(output) {
+            Ok(message) => {
+                call_id = call_id.take().or(message.call_id);
+                if message.failed && span.status.code != StatusCode::Error {
+                    span.status = Status::error(text_of(&message.content));
+                }
+                message.content
+            }
+            Err(output) => output,
+        });
         span.tool.get_or_insert(ToolExecution {
             name,
             call_id,
             arguments,
-            result: output,
+            result,
         });
     } else {
         if let Some(input) = input {
@@ -149,6 +159,62 @@ fn take_io(attrs: &mut Attrs, which: &str) -> Option<Value> {
         "text/plain" => value,
         _ => decode_embedded(value),
     })
+}
+
+/// A `LangChain` `ToolMessage` as the `OpenInference` `LangChain` instrumentation
+/// writes a tool run's `output.value`: `{"type": "tool", "data": {"content":
+/// "<text or JSON>", "tool_call_id": "call_1", "status": "success", …}}`
+/// (`messages_to_dict` form), or the `dumpd` form `{"lc": 1, "type":
+/// "constructor", "id": [..., "ToolMessage"], "kwargs": {…}}`.
+struct ToolMessage {
+    /// `content`, decoded when it holds a JSON object or array.
+    content: Value,
+    call_id: Option<String>,
+    /// `status: "error"`: the tool raised and `LangGraph`'s `ToolNode` turned
+    /// the exception into the message.
+    failed: bool,
+}
+
+impl ToolMessage {
+    /// The message inside `value`, or `value` unchanged when it is none.
+    fn unwrap(value: Value) -> Result<Self, Value> {
+        let Value::Object(mut outer) = value else {
+            return Err(value);
+        };
+        let fields = match (
+            outer.get("type").and_then(Value::as_str),
+            outer.get("id").and_then(Value::as_array),
+        ) {
+            (Some("tool"), _) => "data",
+            (Some("constructor"), Some(path))
+                if path.last().and_then(Value::as_str) == Some("ToolMessage") =>
+            {
+                "kwargs"
+            }
+            _ => return Err(Value::Object(outer)),
+        };
+        let is_message = outer
+            .get(fields)
+            .and_then(Value::as_object)
+            .is_some_and(|m| m.contains_key("content") && m.contains_key("tool_call_id"));
+        if !is_message {
+            return Err(Value::Object(outer));
+        }
+        let Some(Value::Object(mut data)) = outer.remove(fields) else {
+            return Err(Value::Object(outer));
+        };
+        let content = data.remove("content").map_or(Value::Null, decode_embedded);
+        let call_id = data
+            .remove("tool_call_id")
+            .filter(|v| !v.is_null())
+            .map(|v| text_of(&v));
+        let failed = data.get("status").and_then(Value::as_str) == Some("error");
+        Ok(Self {
+            content,
+            call_id,
+            failed,
+        })
+    }
 }
 
 /// smolagents records tool inputs as an envelope with the keys `args`,
@@ -227,6 +293,45 @@ mod tests {
         assert_eq!(
             attrs.keys().collect::<Vec<_>>(),
             ["llm.token_count.total", "openinference.span.kind"]
+        );
+    }
+
+    #[test]
+    fn tool_spans_unwrap_langchain_tool_messages() {
+        // openinference-instrumentation-langchain: a one-argument tool's
+        // input is the bare value; the output is the `ToolMessage`.
+        let (span, _) = mapped(json!({
+            "openinference.span.kind": "TOOL", "tool.name": "get_weather",
+            "input.value": "Paris",
+            "output.value": "{\"type\": \"tool\", \"data\": {\"content\": \"{\\\"city\\\": \\\"Paris\\\", \\\"temp_c\\\": 18}\", \"type\": \"tool\", \"name\": \"get_weather\", \"id\": null, \"tool_call_id\": \"call_1_0\", \"artifact\": null, \"status\": \"success\"}}",
+            "output.mime_type": "application/json"
+        }));
+        let tool = span.tool.unwrap();
+        assert_eq!(tool.arguments, Some(json!("Paris")));
+        assert_eq!(tool.call_id.as_deref(), Some("call_1_0"));
+        assert_eq!(tool.result, Some(json!({"city": "Paris", "temp_c": 18})));
+        assert!(!span.status.code.eq(&StatusCode::Error));
+
+        let (span, _) = mapped(json!({
+            "openinference.span.kind": "TOOL", "tool.name": "divide",
+            "output.value": json!({"lc": 1, "type": "constructor",
+                "id": ["langchain", "schema", "messages", "ToolMessage"],
+                "kwargs": {"content": "Error: division by zero", "tool_call_id": "c2", "status": "error"}})
+                .to_string()
+        }));
+        let tool = span.tool.unwrap();
+        assert_eq!(tool.result, Some(json!("Error: division by zero")));
+        assert_eq!(tool.call_id.as_deref(), Some("c2"));
+        assert_eq!(span.status, Status::error("Error: division by zero"));
+
+        // Anything else with a `type` key stays as it is.
+        let (span, _) = mapped(json!({
+            "openinference.span.kind": "TOOL", "tool.name": "t",
+            "output.value": "{\"type\": \"tool\", \"data\": {\"content\": \"x\"}}"
+        }));
+        assert_eq!(
+            span.tool.unwrap().result,
+            Some(json!({"type": "tool", "data": {"content": "x"}}))
         );
     }
 

@@ -91,11 +91,11 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
                 .map_err(|m| input.invalid(m, HELP))?;
         }
         Layout::Lines => {
-            for line in input.lines() {
-                let span: NestedSpan = input.parse_line(line, "an OpenInference span")?;
+            for record in input.values::<NestedSpan>("an OpenInference span") {
+                let record = record?;
                 reader
-                    .add_all(vec![span])
-                    .map_err(|m| input.invalid_line(line.number, m, HELP))?;
+                    .add_all(vec![record.value])
+                    .map_err(|m| input.invalid_line(record.line, m, HELP))?;
             }
         }
     }

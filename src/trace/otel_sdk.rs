@@ -103,15 +103,15 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
             reader.add_spans(input, vec![span], None)?;
         }
         Layout::Lines if plan.shape.has("spans") => {
-            for line in input.lines() {
-                let doc: Document = input.parse_line(line, "an OTel SDK span dump")?;
-                reader.add_spans(input, doc.spans, Some(line.number))?;
+            for record in input.values::<Document>("an OTel SDK span dump") {
+                let record = record?;
+                reader.add_spans(input, record.value.spans, Some(record.line))?;
             }
         }
         Layout::Lines => {
-            for line in input.lines() {
-                let span: SdkSpan = input.parse_line(line, "an OTel SDK span")?;
-                reader.add_spans(input, vec![span], Some(line.number))?;
+            for record in input.values::<SdkSpan>("an OTel SDK span") {
+                let record = record?;
+                reader.add_spans(input, vec![record.value], Some(record.line))?;
             }
         }
     }

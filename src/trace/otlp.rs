@@ -225,8 +225,8 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
         }
         Layout::Document => reader.add(input.parse_document(WHAT)?),
         Layout::Lines => {
-            for line in input.lines() {
-                reader.add(input.parse_line(line, WHAT)?);
+            for record in input.values(WHAT) {
+                reader.add(record?.value);
             }
         }
     }

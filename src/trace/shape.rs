@@ -82,6 +82,12 @@ impl Shape {
     }
 }
 
+impl<'de> de::Deserialize<'de> for Shape {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ShapeSeed { depth: 0 }.deserialize(deserializer)
+    }
+}
+
 struct ShapeSeed {
     depth: usize,
 }

@@ -19,7 +19,7 @@ use crate::trace::assemble::Draft;
 use crate::trace::detect::{Layout, Plan};
 use crate::trace::error::TraceError;
 use crate::trace::ids::id_from_value;
-use crate::trace::input::{Input, Line};
+use crate::trace::input::Input;
 use crate::trace::json::{decode_embedded, flatten_into, lenient_f64, lenient_u64, text_of};
 use crate::trace::model::{Span, SpanKind, Status, StatusCode, ToolExecution, Trace, TraceFormat};
 use crate::trace::otel::status_code_text;
@@ -92,8 +92,11 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
     };
     let events: Vec<(usize, ToolEvent)> = match plan.layout {
         Layout::Lines => input
-            .lines()
-            .map(|line: Line<'_>| event(line.number, input.parse_line(line, WHAT)?))
+            .values(WHAT)
+            .map(|record| {
+                let record = record?;
+                event(record.line, record.value)
+            })
             .collect::<Result<_, _>>()?,
         Layout::Document if plan.shape.is_array() => {
             let maps: Vec<Map<String, Value>> =

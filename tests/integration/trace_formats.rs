@@ -9,6 +9,7 @@ mod attribute_maps;
 mod bad_input;
 mod edge_cases;
 mod otel_exports;
+mod producers;
 mod robustness;
 mod tau_bench;
 mod telemetry;
