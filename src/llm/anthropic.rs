@@ -69,13 +69,11 @@ impl AnthropicJudge {
             if reply.status != 400 {
                 return parse(&reply);
             }
-            let sent: Vec<&str> = ["temperature"]
-                .into_iter()
-                .filter(|k| body.get(k).is_some())
-                .collect();
-            match super::profile::rejected_param(&reply.body, &sent) {
-                Some((param, message)) if self.rejections.reject(param, &message) => {}
-                _ => return parse(&reply),
+            if !self
+                .rejections
+                .rejected_now(&reply.body, &body, &["temperature"])
+            {
+                return parse(&reply);
             }
         }
         Err(CallError::Rejected {

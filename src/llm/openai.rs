@@ -117,13 +117,12 @@ impl OpenAiJudge {
                 self.structured_rejected.store(true, Ordering::Relaxed);
                 continue;
             }
-            let sent: Vec<&str> = ["temperature", "max_tokens", "max_completion_tokens"]
-                .into_iter()
-                .filter(|k| body.get(k).is_some())
-                .collect();
-            match super::profile::rejected_param(&reply.body, &sent) {
-                Some((param, message)) if self.rejections.reject(param, &message) => {}
-                _ => return parse(&reply),
+            if !self.rejections.rejected_now(
+                &reply.body,
+                &body,
+                &["temperature", "max_tokens", "max_completion_tokens"],
+            ) {
+                return parse(&reply);
             }
         }
         Err(CallError::Rejected {

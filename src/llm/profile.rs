@@ -121,6 +121,24 @@ impl Rejections {
         true
     }
 
+    /// After an HTTP 400 with `reply_body` to a request `body`: whether the reply names one
+    /// of the `candidates` the request sent, not rejected before (it is now recorded, so
+    /// the question is asked again without it).
+    pub(crate) fn rejected_now(
+        &self,
+        reply_body: &str,
+        body: &Value,
+        candidates: &[&'static str],
+    ) -> bool {
+        let sent: Vec<&str> = candidates
+            .iter()
+            .copied()
+            .filter(|k| body.get(k).is_some())
+            .collect();
+        rejected_param(reply_body, &sent)
+            .is_some_and(|(param, message)| self.reject(param, &message))
+    }
+
     /// One line per rejected parameter: what was rejected, the provider's message, and what
     /// the run did instead.
     pub(crate) fn notes(&self, judge: &str) -> Vec<String> {
