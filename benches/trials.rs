@@ -8,6 +8,7 @@
 //! ```text
 //! cargo bench --bench trials                # 7 runs of each, median and ratio
 //! cargo bench --bench trials -- --runs 11
+//! cargo bench --bench trials -- --only trials   # only the trials compare (for `perf record`)
 //! ```
 //!
 //! The data are synthetic and seeded: per case and checkpoint a pass rate from a mixture that
@@ -211,6 +212,11 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(7);
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
     let s = setup();
     let gates: GatesSpec = GatesSpec::default();
     let options = CompareOptions {
@@ -247,6 +253,14 @@ fn main() {
         report.metrics.len(),
         rayon::current_num_threads()
     );
+    if let Some(which) = only {
+        let chosen = if which == "one" { &one } else { &trials };
+        let t = time(runs, || {
+            compare(chosen, &options).expect("compare");
+        });
+        println!("median of {runs}: {which} {:.3} s", t.as_secs_f64());
+        return;
+    }
     let t_trials = time(runs, || {
         compare(&trials, &options).expect("compare");
     });
