@@ -9,6 +9,7 @@
 //! cargo bench --bench trials                # 7 runs of each, median and ratio
 //! cargo bench --bench trials -- --runs 11
 //! cargo bench --bench trials -- --only trials   # only the trials compare (for `perf record`)
+//! cargo bench --bench trials -- --dump DIR      # also write both reports (trials.json, one.json)
 //! ```
 //!
 //! The data are synthetic and seeded: per case and checkpoint a pass rate from a mixture that
@@ -245,6 +246,17 @@ fn main() {
     let trials = [input(&s.head, &s.baseline, &s.history)];
     let one = [input(&s.head_one, &s.baseline_one, &[])];
     let report = compare(&trials, &options).expect("compare");
+    if let Some(dir) = args
+        .iter()
+        .position(|a| a == "--dump")
+        .and_then(|i| args.get(i + 1))
+    {
+        let one_report = compare(&one, &options).expect("compare");
+        for (name, r) in [("trials.json", &report), ("one.json", &one_report)] {
+            let json = serde_json::to_string_pretty(r).expect("report json");
+            std::fs::write(Path::new(dir).join(name), json).expect("write the report");
+        }
+    }
     let stratified = report.metrics.iter().filter(|m| m.trials.is_some()).count();
     println!(
         "{CASES} cases × {TRIALS} head trials × {} metrics; baseline {TRIALS} trials + {HISTORY} \
