@@ -8,6 +8,8 @@
 //! ```text
 //! cargo bench --bench trials                # 7 runs of each, median and ratio
 //! cargo bench --bench trials -- --runs 11
+//! cargo bench --bench trials -- --only trials   # only the trials compare (for `perf record`)
+//! cargo bench --bench trials -- --dump DIR      # also write both reports (trials.json, one.json)
 //! ```
 //!
 //! The data are synthetic and seeded: per case and checkpoint a pass rate from a mixture that
@@ -211,6 +213,11 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(7);
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
     let s = setup();
     let gates: GatesSpec = GatesSpec::default();
     let options = CompareOptions {
@@ -239,6 +246,17 @@ fn main() {
     let trials = [input(&s.head, &s.baseline, &s.history)];
     let one = [input(&s.head_one, &s.baseline_one, &[])];
     let report = compare(&trials, &options).expect("compare");
+    if let Some(dir) = args
+        .iter()
+        .position(|a| a == "--dump")
+        .and_then(|i| args.get(i + 1))
+    {
+        let one_report = compare(&one, &options).expect("compare");
+        for (name, r) in [("trials.json", &report), ("one.json", &one_report)] {
+            let json = serde_json::to_string_pretty(r).expect("report json");
+            std::fs::write(Path::new(dir).join(name), json).expect("write the report");
+        }
+    }
     let stratified = report.metrics.iter().filter(|m| m.trials.is_some()).count();
     println!(
         "{CASES} cases × {TRIALS} head trials × {} metrics; baseline {TRIALS} trials + {HISTORY} \
@@ -247,6 +265,14 @@ fn main() {
         report.metrics.len(),
         rayon::current_num_threads()
     );
+    if let Some(which) = only {
+        let chosen = if which == "one" { &one } else { &trials };
+        let t = time(runs, || {
+            compare(chosen, &options).expect("compare");
+        });
+        println!("median of {runs}: {which} {:.3} s", t.as_secs_f64());
+        return;
+    }
     let t_trials = time(runs, || {
         compare(&trials, &options).expect("compare");
     });

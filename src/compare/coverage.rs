@@ -2,7 +2,7 @@
 //! decided, N/A (and why) or BLOCKED; and whether most cases failed for one infrastructure
 //! cause. Counting only: the decisions taken on these numbers are in [`super::decide`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::model::compare::CheckpointCoverage;
 use crate::model::run::{CaseStatus, CheckpointState, NaKind, RunReport};
@@ -16,45 +16,66 @@ pub(crate) fn checkpoint_coverage(
     head: &RunReport,
     fail_on: FailOn,
 ) -> Vec<CheckpointCoverage> {
-    head.checkpoint_catalog
+    // One pass over every case's results, counted per checkpoint id: catalog entry `k` is
+    // counted in `counts[of[k]]`.
+    let catalog = &head.checkpoint_catalog;
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let of: Vec<usize> = catalog
         .iter()
         .map(|info| {
+            let next = index.len();
+            *index.entry(info.id.as_str()).or_insert(next)
+        })
+        .collect();
+    let mut counts: Vec<(Counts, BTreeMap<String, usize>)> =
+        (0..index.len()).map(|_| Default::default()).collect();
+    for case in &head.cases {
+        for (k, r) in case.checkpoints.iter().enumerate() {
+            // A case's results usually come in catalog order.
+            let slot = match catalog.get(k) {
+                Some(info) if info.id == r.id => Some(of[k]),
+                _ => index.get(r.id.as_str()).copied(),
+            };
+            let Some(slot) = slot else {
+                continue;
+            };
+            let (c, reasons) = &mut counts[slot];
+            match r.result {
+                CheckpointState::Pass | CheckpointState::Partial | CheckpointState::Fail => {
+                    c.decided += 1;
+                }
+                CheckpointState::NotApplicable if r.na_kind.is_some_and(NaKind::is_vacuous) => {
+                    c.vacuous += 1;
+                }
+                CheckpointState::NotApplicable => {
+                    c.not_evaluated += 1;
+                    *reasons.entry(format!("N/A: {}", r.notes)).or_default() += 1;
+                }
+                CheckpointState::Blocked => {
+                    c.blocked += 1;
+                    *reasons.entry(r.notes.clone()).or_default() += 1;
+                }
+            }
+        }
+    }
+    catalog
+        .iter()
+        .zip(&of)
+        .map(|(info, &slot)| {
+            let (n, reasons) = &counts[slot];
             let mut c = CheckpointCoverage {
                 suite: suite.to_owned(),
                 id: info.id.clone(),
                 severity: info.severity,
-                decided: 0,
-                vacuous: 0,
-                not_evaluated: 0,
-                blocked: 0,
+                decided: n.decided,
+                vacuous: n.vacuous,
+                not_evaluated: n.not_evaluated,
+                blocked: n.blocked,
                 reason: String::new(),
                 unevaluated: false,
             };
-            let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
-            for r in head
-                .cases
-                .iter()
-                .flat_map(|case| case.checkpoints.iter().filter(|r| r.id == info.id))
-            {
-                match r.result {
-                    CheckpointState::Pass | CheckpointState::Partial | CheckpointState::Fail => {
-                        c.decided += 1;
-                    }
-                    CheckpointState::NotApplicable if r.na_kind.is_some_and(NaKind::is_vacuous) => {
-                        c.vacuous += 1;
-                    }
-                    CheckpointState::NotApplicable => {
-                        c.not_evaluated += 1;
-                        *reasons.entry(format!("N/A: {}", r.notes)).or_default() += 1;
-                    }
-                    CheckpointState::Blocked => {
-                        c.blocked += 1;
-                        *reasons.entry(r.notes.clone()).or_default() += 1;
-                    }
-                }
-            }
             if c.decided == 0 {
-                c.reason = most_common(&reasons)
+                c.reason = most_common(reasons)
                     .map(|(reason, n)| format!("{reason} ({n} of {})", head.cases.len()))
                     .unwrap_or_default();
                 c.unevaluated = c.not_evaluated + c.blocked > 0 && fail_on.fails(info.severity);
@@ -62,6 +83,15 @@ pub(crate) fn checkpoint_coverage(
             c
         })
         .collect()
+}
+
+/// How one checkpoint's results went over the cases.
+#[derive(Debug, Default)]
+struct Counts {
+    decided: usize,
+    vacuous: usize,
+    not_evaluated: usize,
+    blocked: usize,
 }
 
 /// The most frequent key; ties go to the first in order.

@@ -10,11 +10,11 @@ use rayon::prelude::*;
 use crate::baseline::model::{BaselineMeta, HistoryLine};
 use crate::compare::error::CompareError;
 use crate::compare::pairing::{Paired, pair};
-use crate::compare::trials::{FirstStage, StratifiedLeg, stratified_leg, with_history};
+use crate::compare::trials::{FirstStage, StratifiedLeg, pooled_trials, stratified_leg};
 use crate::model::compare::{
     Direction, MetricComparison, MetricStatus, Missing, SigmaBandOut, TestName,
 };
-use crate::model::metric::{case_means, higher_is_better, metric_domain};
+use crate::model::metric::{higher_is_better, metric_domain};
 use crate::model::metric_id::MetricId;
 use crate::model::run::RunReport;
 use crate::spec::gates::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
@@ -109,18 +109,28 @@ pub(crate) fn suite_metrics(
             source,
         },
     )?;
-    let names: Vec<String> = paired.metrics.iter().cloned().collect();
+    paired.baseline = pooled_trials(
+        paired.own_baseline(),
+        &paired.cases,
+        input.history,
+        input.meta,
+        input.history_window(),
+    );
+    let paired = paired;
+    let names: &[String] = &paired.metrics;
     let keys: Vec<String> = names
         .iter()
         .map(|n| format!("{}/{n}", input.suite))
         .collect();
+    // Each metric's paired values, once.
+    let values: Vec<Vec<(&str, f64, f64)>> = names.iter().map(|n| paired.values(n)).collect();
     let diffs: Vec<Vec<f64>> = names
         .iter()
-        .map(|name| {
+        .zip(&values)
+        .map(|(name, values)| {
             let higher = higher_is_better(name);
-            paired
-                .values(name)
-                .into_iter()
+            values
+                .iter()
                 .map(|(_, b, h)| if higher { h - b } else { b - h })
                 .collect()
         })
@@ -130,13 +140,6 @@ pub(crate) fn suite_metrics(
     let tested: Vec<usize> = (0..names.len())
         .filter(|&i| diffs[i].len() >= min_cases)
         .collect();
-    let own = std::mem::take(&mut paired.base_trials);
-    let (baseline, base_values) = rayon::join(
-        || with_history(own, input.history, input.meta, input.history_window()),
-        || per_case_values(input.base),
-    );
-    paired.baseline_trials = baseline;
-    let baseline = &paired.baseline_trials;
     let first = FirstStage::of(input.head);
     // The stratified legs first, in parallel (each metric draws from its own stream).
     let strats = tested
@@ -144,7 +147,6 @@ pub(crate) fn suite_metrics(
         .map(|&i| {
             stratified_leg(
                 &paired,
-                baseline,
                 first.as_ref(),
                 &names[i],
                 &cfg,
@@ -183,7 +185,7 @@ pub(crate) fn suite_metrics(
     let mut out = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
         let higher = higher_is_better(name);
-        let values = paired.values(name);
+        let values = &values[i];
         let n = values.len();
         let mean = |f: fn(&(&str, f64, f64)) -> f64| {
             (n > 0).then(|| values.iter().map(f).sum::<f64>() / n as f64)
@@ -191,7 +193,7 @@ pub(crate) fn suite_metrics(
         let test = tests.get(&i);
         let orient = |v: f64| if higher { v } else { -v };
         let (sigma_band, sigma_note) =
-            sigma_leg(input, name, higher, base_values.get(name.as_str()))?;
+            sigma_leg(input, name, higher, &paired.base_run_values(name))?;
         let strat = strats.get(&i).copied();
         let mut m = MetricComparison {
             suite: input.suite.to_owned(),
@@ -220,7 +222,7 @@ pub(crate) fn suite_metrics(
             min_p: test.map(|t| t.min_p),
             p_value: test.map(|t| t.p_value),
             q_value: None,
-            missing: missing(&paired, name),
+            missing: missing(&paired, i),
             sigma_band,
             sigma_note,
             judge_note: String::new(),
@@ -254,25 +256,14 @@ pub(crate) fn suite_metrics(
     Ok((paired, out))
 }
 
-/// Per metric, the baseline's value in every case where it is defined.
-fn per_case_values(report: &RunReport) -> BTreeMap<String, Vec<f64>> {
-    let mut out: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for (_, values) in case_means(&report.cases) {
-        for (name, v) in values {
-            out.entry(name).or_default().push(v);
-        }
-    }
-    out
-}
-
-/// Paired cases where `metric` is defined in one run but not the other.
-fn missing(paired: &Paired, metric: &str) -> Missing {
+/// Paired cases where metric `metric` (an index into [`Paired::metrics`]) is defined in one
+/// run but not the other.
+fn missing(paired: &Paired, metric: usize) -> Missing {
     let mut m = Missing::default();
-    for case in &paired.cases {
-        let has = |side: &BTreeMap<String, BTreeMap<String, f64>>| {
-            side.get(case).is_some_and(|v| v.contains_key(metric))
-        };
-        match (has(&paired.base), has(&paired.head)) {
+    for c in 0..paired.cases.len() {
+        let base = !paired.base_trials(metric, c).is_empty();
+        let head = !paired.head_trials(metric, c).is_empty();
+        match (base, head) {
             (true, false) => m.head += 1,
             (false, true) => m.base += 1,
             _ => {}
@@ -287,7 +278,7 @@ fn sigma_leg(
     input: &SuiteInput<'_>,
     name: &str,
     higher: bool,
-    base_values: Option<&Vec<f64>>,
+    base_values: &[f64],
 ) -> Result<(Option<SigmaBandOut>, String), CompareError> {
     if !input.use_sigma {
         return Ok((
@@ -303,7 +294,7 @@ fn sigma_leg(
     let Some(head_mean) = input.head.aggregate.metrics.get(name).copied() else {
         return Ok((None, "unavailable: no head value".into()));
     };
-    let se_floor = base_values
+    let se_floor = Some(base_values)
         .filter(|v| v.len() >= 2)
         .and_then(|v| sample_sd(v).map(|sd| sd / (v.len() as f64).sqrt()))
         .unwrap_or(0.0);

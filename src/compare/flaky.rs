@@ -1,6 +1,6 @@
 //! Flakiness (issue 20): which cases are stable and which flip between
 //! trials, from each case's earlier trials: the per-case history that the
-//! stratified test pools ([`baseline_trials`]: the same spec hash and config
+//! stratified test pools ([`pooled_trials`]: the same spec hash and config
 //! tags, the last `gates.history_window` lines), else the baseline report's
 //! own trials, the same choice per case and metric as
 //! [`super::trials::stratified_leg`].
@@ -14,13 +14,12 @@
 //! What this adds is information for the reader, never a decision: the
 //! statuses and the verdict are [`super::decide`]'s.
 
-use std::collections::BTreeMap;
-
-use crate::baseline::model::{BaselineFile, CaseValues, HistoryLine};
+use crate::baseline::model::{BaselineFile, HistoryLine};
+use crate::compare::columns::{Column, RunColumns};
 use crate::compare::engine::SuiteInput;
 use crate::compare::localize::worse_cases;
 use crate::compare::pairing::Paired;
-use crate::compare::trials::baseline_trials;
+use crate::compare::trials::{BaselineTrials, pooled_trials};
 use crate::model::compare::{
     FlakyCase, MetricComparison, MetricOutcomes, Outcomes, SuiteFlakiness,
 };
@@ -44,46 +43,59 @@ fn outcomes(values: &[f64]) -> Outcomes {
 }
 
 /// Every case's earlier outcomes on every pass/fail metric.
-struct Earlier {
-    /// Case → metric → outcomes.
-    by_case: BTreeMap<String, BTreeMap<String, Outcomes>>,
+struct Earlier<'a> {
+    /// The pass/fail metrics of the baseline trials, ascending.
+    metrics: Vec<&'a str>,
+    /// Per case, ascending by id: its outcomes on each metric of `metrics` it has trials of
+    /// (index into `metrics`).
+    by_case: Vec<(&'a str, Vec<(usize, Outcomes)>)>,
     history_points: usize,
 }
 
-impl Earlier {
-    /// `cases` with their baseline trials ([`baseline_trials`]: the pooled history where
-    /// there is one, else the baseline report's own trials).
-    fn of(cases: &[String], baseline: &(CaseValues, usize)) -> Self {
-        let by_case = cases
+impl<'a> Earlier<'a> {
+    /// `cases` with their baseline trials ([`BaselineTrials`], columns over `cases`: the
+    /// pooled history where there is one, else the baseline report's own trials).
+    fn of(cases: &'a [String], baseline: &'a BaselineTrials) -> Self {
+        let (metrics, columns): (Vec<&str>, Vec<&Column>) = baseline
+            .columns
             .iter()
-            .map(|case| {
-                let mut metrics = BTreeMap::new();
-                if let Some(values) = baseline.0.get(case) {
-                    for (name, v) in values {
-                        if is_pass_fail(name) && !v.is_empty() {
-                            metrics.insert(name.clone(), outcomes(v));
-                        }
-                    }
-                }
-                (case.clone(), metrics)
+            .filter(|(name, _)| is_pass_fail(name))
+            .unzip();
+        let mut by_case: Vec<(&str, Vec<(usize, Outcomes)>)> = cases
+            .iter()
+            .enumerate()
+            .map(|(c, case)| {
+                let outcomes = columns
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(j, column)| {
+                        let v = column.trials(c);
+                        (!v.is_empty()).then(|| (j, outcomes(v)))
+                    })
+                    .collect();
+                (case.as_str(), outcomes)
             })
             .collect();
+        by_case.sort_by(|a, b| a.0.cmp(b.0));
         Self {
+            metrics,
             by_case,
-            history_points: baseline.1,
+            history_points: baseline.history_points,
         }
     }
 
-    fn get(&self, case: &str) -> Option<&BTreeMap<String, Outcomes>> {
-        self.by_case.get(case)
+    /// A case's outcomes, `(metric, outcomes)` with metrics ascending.
+    fn get(&self, case: &str) -> Option<impl Iterator<Item = (&'a str, Outcomes)> + '_> {
+        let i = self.by_case.binary_search_by(|c| c.0.cmp(case)).ok()?;
+        Some(self.by_case[i].1.iter().map(|&(j, o)| (self.metrics[j], o)))
     }
 
     /// The suite's flakiness; `None` when no case has more than one earlier trial.
     fn summary(&self, suite: &str) -> Option<SuiteFlakiness> {
         let max_trials = self
             .by_case
-            .values()
-            .flat_map(|m| m.values().map(|o| o.trials))
+            .iter()
+            .flat_map(|(_, m)| m.iter().map(|(_, o)| o.trials))
             .max()
             .unwrap_or(0);
         if max_trials < 2 {
@@ -91,16 +103,16 @@ impl Earlier {
         }
         let cases = self
             .by_case
-            .values()
-            .filter(|m| m.values().any(|o| o.trials > 1))
+            .iter()
+            .filter(|(_, m)| m.iter().any(|(_, o)| o.trials > 1))
             .count();
         let mut flaky: Vec<FlakyCase> = self
             .by_case
             .iter()
             .filter_map(|(case, metrics)| {
-                let flaky = flaky_metrics(metrics);
+                let flaky = flaky_metrics(metrics.iter().map(|&(j, o)| (self.metrics[j], o)));
                 (!flaky.is_empty()).then(|| FlakyCase {
-                    case: case.clone(),
+                    case: (*case).to_owned(),
                     metrics: flaky,
                 })
             })
@@ -122,13 +134,12 @@ impl Earlier {
 }
 
 /// The metrics whose outcomes disagree, flakiest first.
-fn flaky_metrics(metrics: &BTreeMap<String, Outcomes>) -> Vec<MetricOutcomes> {
+fn flaky_metrics<'a>(metrics: impl Iterator<Item = (&'a str, Outcomes)>) -> Vec<MetricOutcomes> {
     let mut out: Vec<MetricOutcomes> = metrics
-        .iter()
         .filter(|(_, o)| o.is_flaky())
         .map(|(name, o)| MetricOutcomes {
-            metric: name.clone(),
-            outcomes: *o,
+            metric: name.to_owned(),
+            outcomes: o,
         })
         .collect();
     out.sort_by(|a, b| {
@@ -152,7 +163,7 @@ pub(crate) fn annotate(
 ) -> Vec<SuiteFlakiness> {
     let mut out = Vec::new();
     for (s, (input, paired)) in inputs.iter().zip(pairings).enumerate() {
-        let earlier = Earlier::of(&paired.cases, &paired.baseline_trials);
+        let earlier = Earlier::of(&paired.cases, &paired.baseline);
         let Some(summary) = earlier.summary(input.suite) else {
             continue;
         };
@@ -172,12 +183,12 @@ fn annotate_metric(m: &mut MetricComparison, paired: &Paired, earlier: &Earlier)
     let pass_fail = is_pass_fail(name);
     // The case's history on this metric, or its flakiest metric when this one is not pass/fail.
     let history = |case: &str| -> Option<MetricOutcomes> {
-        let metrics = earlier.get(case)?;
+        let mut metrics = earlier.get(case)?;
         if pass_fail {
-            let o = metrics.get(name).filter(|o| o.trials > 1)?;
+            let (_, o) = metrics.find(|(m, o)| *m == name && o.trials > 1)?;
             Some(MetricOutcomes {
                 metric: name.to_owned(),
-                outcomes: *o,
+                outcomes: o,
             })
         } else {
             flaky_metrics(metrics).into_iter().next()
@@ -187,11 +198,11 @@ fn annotate_metric(m: &mut MetricComparison, paired: &Paired, earlier: &Earlier)
         c.history = history(&c.case);
         if pass_fail {
             c.head_outcomes = paired
-                .head_trials
-                .get(&c.case)
-                .and_then(|t| t.get(name))
+                .metric_index(name)
+                .zip(paired.case_index(&c.case))
+                .map(|(metric, case)| paired.head_trials(metric, case))
                 .filter(|v| v.len() > 1)
-                .map(|v| outcomes(v));
+                .map(outcomes);
         }
     }
     let worse: Vec<String> = worse_cases(paired, name).into_iter().map(|w| w.0).collect();
@@ -205,24 +216,17 @@ fn annotate_metric(m: &mut MetricComparison, paired: &Paired, earlier: &Earlier)
 }
 
 /// The flakiness of a baseline's cases (`baseline show`): its report's trials
-/// and the history lines that [`baseline_trials`] would pool in a compare
+/// and the history lines that [`pooled_trials`] would pool in a compare
 /// with these `gates`; `None` when no case has more than one such trial.
 pub(crate) fn baseline_flakiness(
     file: &BaselineFile,
     history: &[HistoryLine],
     gates: &GatesSpec,
 ) -> Option<SuiteFlakiness> {
-    let mut seen = std::collections::BTreeSet::new();
-    let cases: Vec<String> = file
-        .report
-        .cases
-        .iter()
-        .filter(|c| seen.insert(c.id.as_str()))
-        .map(|c| c.id.clone())
-        .collect();
     let window = gates
         .history_window
         .unwrap_or(crate::spec::gates::DEFAULT_HISTORY_WINDOW);
-    let baseline = baseline_trials(&file.report, history, &file.baseline, window);
-    Earlier::of(&cases, &baseline).summary(&file.baseline.suite)
+    let run = RunColumns::of(&file.report.cases);
+    let baseline = pooled_trials(run.columns, &run.ids, history, &file.baseline, window);
+    Earlier::of(&run.ids, &baseline).summary(&file.baseline.suite)
 }

@@ -17,7 +17,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::compare::pairing::Paired;
 use crate::model::compare::{MetricComparison, MetricStatus};
-use crate::model::metric::trial_mean;
 use crate::model::metric_id::{MetricId, SuiteMetric};
 use crate::model::run::{CaseReport, CheckpointState, NaKind, RunReport, StepResult};
 use crate::output::plural;
@@ -160,9 +159,10 @@ pub(crate) fn align(paired: &mut Paired, head: &RunReport, base: &RunReport) {
         == crate::judged::summary::judged_by(&head.judge);
     let (base_cases, head_cases) = (by_case(base), by_case(head));
     let mut gaps: BTreeMap<String, JudgeGap> = BTreeMap::new();
-    let metrics: Vec<String> = paired.metrics.iter().cloned().collect();
+    let metrics = paired.metrics.clone();
     let cases = paired.cases.clone();
-    for case in &cases {
+    let compliance = SuiteMetric::CompliancePercent.as_str();
+    for (c, case) in cases.iter().enumerate() {
         let (Some(b), Some(h)) = (base_cases.get(case.as_str()), head_cases.get(case.as_str()))
         else {
             continue;
@@ -178,32 +178,18 @@ pub(crate) fn align(paired: &mut Paired, head: &RunReport, base: &RunReport) {
             let Err(why) = compare_footing(fb, fh, same_judge) else {
                 continue;
             };
-            let had = [&mut paired.base, &mut paired.head]
-                .into_iter()
-                .map(|side| {
-                    side.get_mut(case)
-                        .is_some_and(|values| values.remove(name).is_some())
-                })
-                .fold(false, |a, b| a | b);
-            for side in [&mut paired.base_trials, &mut paired.head_trials] {
-                if let Some(values) = side.get_mut(case) {
-                    values.remove(name);
-                }
-            }
-            if had {
+            let had_base = paired.replace_trials(true, name, c, &[]);
+            let had_head = paired.replace_trials(false, name, c, &[]);
+            if had_base || had_head {
                 let g = gaps.entry(name.clone()).or_default();
                 g.dropped += 1;
                 *g.why.entry(why).or_default() += 1;
             }
         }
-        if paired
-            .metrics
-            .contains(SuiteMetric::CompliancePercent.as_str())
-            && narrow_compliance(paired, case, b, h, same_judge)
+        if paired.metric_index(compliance).is_some()
+            && narrow_compliance(paired, c, b, h, same_judge)
         {
-            gaps.entry(SuiteMetric::CompliancePercent.as_str().to_owned())
-                .or_default()
-                .narrowed += 1;
+            gaps.entry(compliance.to_owned()).or_default().narrowed += 1;
         }
     }
     paired.judge_gaps = gaps;
@@ -213,7 +199,7 @@ pub(crate) fn align(paired: &mut Paired, head: &RunReport, base: &RunReport) {
 /// that are not on the same footing; false when there are none (the values stand).
 fn narrow_compliance(
     paired: &mut Paired,
-    case: &str,
+    case: usize,
     base: &[&CaseReport],
     head: &[&CaseReport],
     same_judge: bool,
@@ -250,10 +236,7 @@ fn narrow_compliance(
         return false;
     }
     let name = SuiteMetric::CompliancePercent.as_str();
-    for (trials, means, per_trial) in [
-        (base, &mut paired.base, &mut paired.base_trials),
-        (head, &mut paired.head, &mut paired.head_trials),
-    ] {
+    for (is_base, trials) in [(true, base), (false, head)] {
         let values: Vec<f64> = trials
             .iter()
             .filter_map(|c| {
@@ -266,20 +249,7 @@ fn narrow_compliance(
                 (possible > 0.0).then(|| 100.0 * earned / possible)
             })
             .collect();
-        if let Some(m) = means.get_mut(case) {
-            if values.is_empty() {
-                m.remove(name);
-            } else {
-                m.insert(name.to_owned(), trial_mean(&values));
-            }
-        }
-        if let Some(t) = per_trial.get_mut(case) {
-            if values.is_empty() {
-                t.remove(name);
-            } else {
-                t.insert(name.to_owned(), values);
-            }
-        }
+        paired.replace_trials(is_base, name, case, &values);
     }
     true
 }

@@ -2,6 +2,7 @@
 //! verdict (DESIGN §8). Pure and synchronous.
 
 pub(crate) mod absolute;
+pub(crate) mod columns;
 pub(crate) mod coverage;
 pub(crate) mod decide;
 pub(crate) mod engine;

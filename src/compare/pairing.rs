@@ -1,29 +1,37 @@
 //! Pairing a head run with its baseline by case id, and the per-metric
 //! values of the paired cases.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use crate::compare::columns::{Column, Columns, RunColumns};
+use crate::compare::trials::BaselineTrials;
 use crate::model::compare::SuitePairing;
-use crate::model::metric::{case_trial_values, trial_mean};
 use crate::model::run::{CaseStatus, RunReport};
 
 /// Per-case metric values of both runs, restricted to paired cases.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Paired {
-    /// Paired case ids in head order.
+    /// Paired case ids in head order; paired case `c` is the `c`-th.
     pub cases: Vec<String>,
-    /// Each case's value of every metric (its mean over trials).
-    pub base: BTreeMap<String, BTreeMap<String, f64>>,
-    pub head: BTreeMap<String, BTreeMap<String, f64>>,
-    /// Each case's per-trial values of every metric (one value with one trial); the engine
-    /// moves the baseline's into [`Paired::baseline_trials`] with the per-case history.
-    pub base_trials: BTreeMap<String, BTreeMap<String, Vec<f64>>>,
-    pub head_trials: BTreeMap<String, BTreeMap<String, Vec<f64>>>,
-    /// Every baseline trial of every case and metric and the history lines pooled
-    /// ([`super::trials::baseline_trials`]); set by the engine.
-    pub baseline_trials: (crate::baseline::model::CaseValues, usize),
-    /// Every metric name seen in either run, minus excluded checkpoints.
-    pub metrics: BTreeSet<String>,
+    /// Every metric name defined in a paired case of either run, minus excluded checkpoints,
+    /// ascending.
+    pub metrics: Vec<String>,
+    /// Each run's cases and the trials of every metric (every case of the run).
+    base_run: RunColumns,
+    head_run: RunColumns,
+    /// Paired case `c` is case `base_of[c]` of the baseline run and `head_of[c]` of the head.
+    base_of: Vec<usize>,
+    head_of: Vec<usize>,
+    /// Per metric of [`Paired::metrics`]: its column in the baseline run and in the head.
+    metric_columns: Vec<(Option<usize>, Option<usize>)>,
+    /// The baseline run's columns as recorded, kept when [`Paired::replace_trials`] edits
+    /// `base_run` (the 2σ leg reads the run as recorded).
+    base_recorded: Option<Columns>,
+    /// Changed checkpoints' metrics, left out of the comparison.
+    excluded: BTreeSet<String>,
+    /// Every baseline trial of every paired case and metric and the history lines pooled
+    /// ([`super::trials::pooled_trials`]); set by the engine.
+    pub baseline: BaselineTrials,
     pub pairing: SuitePairing,
     /// Judge-fed metrics whose paired cases judge coverage narrowed
     /// ([`super::judge_coverage::align`]).
@@ -31,16 +39,112 @@ pub(crate) struct Paired {
 }
 
 impl Paired {
-    /// `(case, base, head)` for every paired case where `metric` is defined in both runs.
+    /// The index of `metric` in [`Paired::metrics`].
+    pub(crate) fn metric_index(&self, metric: &str) -> Option<usize> {
+        self.metrics
+            .binary_search_by(|m| m.as_str().cmp(metric))
+            .ok()
+    }
+
+    /// The index of case `id` in [`Paired::cases`].
+    pub(crate) fn case_index(&self, id: &str) -> Option<usize> {
+        self.cases.iter().position(|c| c == id)
+    }
+
+    fn base_column(&self, metric: usize) -> Option<&Column> {
+        let (base, _) = self.metric_columns[metric];
+        base.map(|i| self.base_run.columns.column(i))
+    }
+
+    fn head_column(&self, metric: usize) -> Option<&Column> {
+        let (_, head) = self.metric_columns[metric];
+        head.map(|i| self.head_run.columns.column(i))
+    }
+
+    /// The baseline run's trials of paired case `case` on metric `metric` (an index into
+    /// [`Paired::metrics`]); empty where the metric is not defined.
+    pub(crate) fn base_trials(&self, metric: usize, case: usize) -> &[f64] {
+        self.base_column(metric)
+            .map_or(&[], |c| c.trials(self.base_of[case]))
+    }
+
+    /// The head's trials of paired case `case` on metric `metric`, as [`Paired::base_trials`].
+    pub(crate) fn head_trials(&self, metric: usize, case: usize) -> &[f64] {
+        self.head_column(metric)
+            .map_or(&[], |c| c.trials(self.head_of[case]))
+    }
+
+    /// Replaces paired case `case`'s trials of `metric` on one side (`base` or the head) by
+    /// `trials` (none: the metric is no longer defined there); true when it had some. Only
+    /// judge coverage edits the values ([`super::judge_coverage::align`]).
+    pub(crate) fn replace_trials(
+        &mut self,
+        base: bool,
+        metric: &str,
+        case: usize,
+        trials: &[f64],
+    ) -> bool {
+        let (run, row) = if base {
+            if self.base_recorded.is_none() {
+                self.base_recorded = Some(self.base_run.columns.clone());
+            }
+            (&mut self.base_run, self.base_of[case])
+        } else {
+            (&mut self.head_run, self.head_of[case])
+        };
+        let rows = run.ids.len();
+        let had = run.columns.replace(metric, row, rows, trials);
+        self.metric_columns = metric_columns(&self.metrics, &self.base_run, &self.head_run);
+        had
+    }
+
+    /// `(case, base, head)` for every paired case where `metric` is defined in both runs, each
+    /// value the case's mean over its trials.
     pub(crate) fn values(&self, metric: &str) -> Vec<(&str, f64, f64)> {
+        let Some(i) = self.metric_index(metric) else {
+            return Vec::new();
+        };
+        let (Some(base), Some(head)) = (self.base_column(i), self.head_column(i)) else {
+            return Vec::new();
+        };
         self.cases
             .iter()
-            .filter_map(|c| {
-                let b = self.base.get(c)?.get(metric)?;
-                let h = self.head.get(c)?.get(metric)?;
-                Some((c.as_str(), *b, *h))
+            .enumerate()
+            .filter_map(|(c, id)| {
+                let b = base.mean(self.base_of[c])?;
+                let h = head.mean(self.head_of[c])?;
+                Some((id.as_str(), b, h))
             })
             .collect()
+    }
+
+    /// The baseline run's value of `metric` in every case of the run where it is defined
+    /// (paired or not, excluded or not), in the run's case order.
+    pub(crate) fn base_run_values(&self, metric: &str) -> Vec<f64> {
+        self.base_recorded
+            .as_ref()
+            .unwrap_or(&self.base_run.columns)
+            .get(metric)
+            .map_or_else(Vec::new, |c| {
+                (0..self.base_run.ids.len())
+                    .filter_map(|i| c.mean(i))
+                    .collect()
+            })
+    }
+
+    /// The baseline run's own trials of every paired case, every metric but the excluded ones.
+    pub(crate) fn own_baseline(&self) -> Columns {
+        let named = self
+            .base_run
+            .columns
+            .iter()
+            .filter(|(name, _)| !self.excluded.contains(*name))
+            .map(|(name, column)| {
+                let own = Column::from_fn(self.cases.len(), |c| column.trials(self.base_of[c]));
+                (name.to_owned(), own)
+            })
+            .collect();
+        Columns::from_named(named)
     }
 }
 
@@ -75,31 +179,31 @@ pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
         .map(|id| format!("checkpoint:{id}"))
         .collect();
 
-    let paired: BTreeSet<&str> = cases.iter().map(String::as_str).collect();
-    let pick = |r: &RunReport| {
-        let mut means = BTreeMap::new();
-        let mut trials = BTreeMap::new();
-        for (id, mut values) in case_trial_values(&r.cases) {
-            if !paired.contains(id.as_str()) {
-                continue;
-            }
-            values.retain(|k, _| !excluded.contains(k));
-            let m: BTreeMap<String, f64> = values
-                .iter()
-                .map(|(k, v)| (k.clone(), trial_mean(v)))
-                .collect();
-            means.insert(id.clone(), m);
-            trials.insert(id, values);
-        }
-        (means, trials)
+    let (base_run, head_run) = rayon::join(
+        || RunColumns::of(&base.cases),
+        || RunColumns::of(&head.cases),
+    );
+    let position = |run: &RunColumns| -> Vec<usize> {
+        let index: HashMap<&str, usize> = run
+            .ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (id.as_str(), i))
+            .collect();
+        cases.iter().map(|id| index[id.as_str()]).collect()
     };
-    let ((base_values, base_trials), (head_values, head_trials)) =
-        rayon::join(|| pick(base), || pick(head));
-    let metrics: BTreeSet<String> = base_values
-        .values()
-        .chain(head_values.values())
-        .flat_map(|m| m.keys().cloned())
-        .collect();
+    let (base_of, head_of) = (position(&base_run), position(&head_run));
+    // A metric is compared when some paired case defines it in either run.
+    let mut names: BTreeSet<&str> = BTreeSet::new();
+    for (run, of) in [(&base_run, &base_of), (&head_run, &head_of)] {
+        for (name, column) in run.columns.iter() {
+            if !excluded.contains(name) && of.iter().any(|&i| !column.trials(i).is_empty()) {
+                names.insert(name);
+            }
+        }
+    }
+    let metrics: Vec<String> = names.into_iter().map(str::to_owned).collect();
+    let metric_columns = metric_columns(&metrics, &base_run, &head_run);
 
     let mut config_changes = BTreeMap::new();
     for key in base.config_tags.keys().chain(head.config_tags.keys()) {
@@ -146,17 +250,32 @@ pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
     };
     let mut paired = Paired {
         cases,
-        base: base_values,
-        head: head_values,
-        base_trials,
-        head_trials,
-        baseline_trials: Default::default(),
         metrics,
+        base_run,
+        head_run,
+        base_of,
+        head_of,
+        metric_columns,
+        base_recorded: None,
+        excluded,
+        baseline: BaselineTrials::default(),
         pairing,
         judge_gaps: BTreeMap::new(),
     };
     super::judge_coverage::align(&mut paired, head, base);
     paired
+}
+
+/// Per metric: its column in the baseline run and in the head.
+fn metric_columns(
+    metrics: &[String],
+    base: &RunColumns,
+    head: &RunColumns,
+) -> Vec<(Option<usize>, Option<usize>)> {
+    metrics
+        .iter()
+        .map(|m| (base.columns.index(m), head.columns.index(m)))
+        .collect()
 }
 
 /// The ids in first-seen order, each once (a case with several trials has

@@ -13,9 +13,10 @@
 //! … via `config_tags:` or `--tag`) can say that the agent did not change:
 //! without tags, history is not pooled.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::baseline::model::{BaselineMeta, CaseValues, HistoryLine};
+use crate::compare::columns::{Column, Columns};
 use crate::compare::pairing::Paired;
 use crate::model::compare::{TestName, TrialsUsed};
 use crate::model::metric::{case_trial_values, higher_is_better, trial_mean};
@@ -28,58 +29,23 @@ use crate::stats::{
 
 /// Every baseline trial of every case and metric: the eligible history lines' when there are
 /// any, else the baseline report's own (per case and metric: history first), and how many
-/// history lines were used. The runner's re-run decisions and compare's tests both read it.
+/// history lines were used. The runner's re-run decisions read it; compare reads the same
+/// trials of its paired cases in columns ([`pooled_trials`]).
 pub(crate) fn baseline_trials(
     base: &RunReport,
     history: &[HistoryLine],
     meta: &BaselineMeta,
     window: usize,
 ) -> (CaseValues, usize) {
-    let own: CaseValues = case_trial_values(&base.cases).into_iter().collect();
-    with_history(own, history, meta, window)
-}
-
-/// [`baseline_trials`] from the baseline report's own trials (`own`), already computed.
-pub(crate) fn with_history(
-    own: CaseValues,
-    history: &[HistoryLine],
-    meta: &BaselineMeta,
-    window: usize,
-) -> (CaseValues, usize) {
-    let mut out = own;
-    let Some((pooled, lines)) = history_trials(history, meta, window) else {
-        return (out, 0);
-    };
-    for (case, metrics) in pooled {
-        let slot = out.entry(case).or_default();
-        for (metric, values) in metrics {
-            slot.insert(metric, values);
-        }
-    }
-    (out, lines)
-}
-
-/// Every baseline trial of every case and metric from the eligible history
-/// lines, and how many lines those were; `None` without such lines.
-fn history_trials(
-    history: &[HistoryLine],
-    meta: &BaselineMeta,
-    window: usize,
-) -> Option<(CaseValues, usize)> {
-    let eligible: Vec<&CaseValues> = history
-        .iter()
-        .filter(|h| !meta.config_tags.is_empty() && h.same_setup(meta))
-        .filter_map(|h| h.case_values.as_ref())
-        .collect();
-    let window = window.max(1);
-    let used = &eligible[eligible.len().saturating_sub(window)..];
+    let mut out: CaseValues = case_trial_values(&base.cases).into_iter().collect();
+    let used = used_lines(history, meta, window);
     if used.is_empty() {
-        return None;
+        return (out, 0);
     }
-    let mut out: CaseValues = BTreeMap::new();
-    for line in used {
+    let mut pooled: CaseValues = BTreeMap::new();
+    for line in &used {
         for (case, metrics) in *line {
-            let slot = out.entry(case.clone()).or_default();
+            let slot = pooled.entry(case.clone()).or_default();
             for (metric, values) in metrics {
                 slot.entry(metric.clone())
                     .or_default()
@@ -87,7 +53,100 @@ fn history_trials(
             }
         }
     }
-    Some((out, used.len()))
+    for (case, metrics) in pooled {
+        let slot = out.entry(case).or_default();
+        for (metric, values) in metrics {
+            slot.insert(metric, values);
+        }
+    }
+    (out, used.len())
+}
+
+/// The per-case outcomes of the history lines whose trials are pooled: those that describe
+/// the same setup as the baseline (and have per-case outcomes), the last `window` of them.
+fn used_lines<'a>(
+    history: &'a [HistoryLine],
+    meta: &BaselineMeta,
+    window: usize,
+) -> Vec<&'a CaseValues> {
+    let eligible: Vec<&CaseValues> = history
+        .iter()
+        .filter(|h| !meta.config_tags.is_empty() && h.same_setup(meta))
+        .filter_map(|h| h.case_values.as_ref())
+        .collect();
+    let window = window.max(1);
+    eligible[eligible.len().saturating_sub(window)..].to_vec()
+}
+
+/// Every baseline trial of a list of cases, per metric ([`pooled_trials`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BaselineTrials {
+    /// Columns over the cases (a case without trials of a metric has none).
+    pub columns: Columns,
+    /// History lines pooled.
+    pub history_points: usize,
+}
+
+/// [`baseline_trials`] of `cases`, whose own trials in the baseline report are `own` (columns
+/// over `cases`): per case and metric, the concatenated trials of the eligible history lines
+/// that have the case and metric, else its own.
+pub(crate) fn pooled_trials(
+    own: Columns,
+    cases: &[String],
+    history: &[HistoryLine],
+    meta: &BaselineMeta,
+    window: usize,
+) -> BaselineTrials {
+    let used = used_lines(history, meta, window);
+    if used.is_empty() {
+        return BaselineTrials {
+            columns: own,
+            history_points: 0,
+        };
+    }
+    // The columns in the making: the own metrics first (column `j` of `own` is slot `j`), then
+    // each metric as first seen in the history. Case by case, in order: the case's trials of
+    // every line that has them, else its own.
+    let mut slots: HashMap<&str, usize> = HashMap::new();
+    let mut named: Vec<(&str, Column)> = Vec::new();
+    for (name, _) in own.iter() {
+        slots.insert(name, named.len());
+        named.push((name, Column::empty()));
+    }
+    // Per slot, the last case whose trials came from the history.
+    let mut pooled_at: Vec<usize> = vec![usize::MAX; named.len()];
+    for (c, case) in cases.iter().enumerate() {
+        for line in &used {
+            let Some(metrics) = line.get(case) else {
+                continue;
+            };
+            for (metric, values) in metrics {
+                let slot = *slots.entry(metric.as_str()).or_insert_with(|| {
+                    named.push((metric, Column::empty()));
+                    pooled_at.push(usize::MAX);
+                    named.len() - 1
+                });
+                pooled_at[slot] = c;
+                named[slot].1.extend(c, values);
+            }
+        }
+        for (j, (_, column)) in own.iter().enumerate() {
+            if pooled_at[j] != c {
+                named[j].1.extend(c, column.trials(c));
+            }
+        }
+    }
+    let named = named
+        .into_iter()
+        .map(|(name, mut column)| {
+            column.finish(cases.len());
+            (name.to_owned(), column)
+        })
+        .collect();
+    BaselineTrials {
+        columns: Columns::from_named(named),
+        history_points: used.len(),
+    }
 }
 
 /// Whether a metric's disagreement with the baseline makes an adaptive run re-run the case: task
@@ -161,14 +220,13 @@ pub(crate) struct StratifiedLeg {
 }
 
 /// The stratified test of `name`, or `None` when every paired case has one trial on each side
-/// of a non-adaptive run (today's paired test then applies unchanged). `baseline` is
-/// [`baseline_trials`]. In an adaptive run (`first`), a metric that drives re-runs is tested
+/// of a non-adaptive run (today's paired test then applies unchanged). The baseline trials are
+/// [`Paired::baseline`]. In an adaptive run (`first`), a metric that drives re-runs is tested
 /// conditionally on each case's decision (all its trials when it asked for the re-run, its
 /// first stage otherwise); every other metric on the first stage only, since the re-runs were
 /// chosen by other metrics of the same trials.
 pub(crate) fn stratified_leg(
     paired: &Paired,
-    baseline: &(CaseValues, usize),
     first: Option<&FirstStage>,
     name: &str,
     cfg: &BootstrapConfig,
@@ -177,20 +235,19 @@ pub(crate) fn stratified_leg(
 ) -> Result<Option<StratifiedLeg>, StatsError> {
     let higher = higher_is_better(name);
     let mut cases: Vec<(Vec<f64>, Vec<f64>, Option<Selection>)> = Vec::new();
-    for case in &paired.cases {
-        let Some(head) = paired.head_trials.get(case).and_then(|m| m.get(name)) else {
+    let (Some(metric), Some(baseline)) =
+        (paired.metric_index(name), paired.baseline.columns.get(name))
+    else {
+        return Ok(None);
+    };
+    for (c, case) in paired.cases.iter().enumerate() {
+        let head = paired.head_trials(metric, c);
+        let base = baseline.trials(c);
+        if head.is_empty() || base.is_empty() {
             continue;
-        };
-        let Some(base) = baseline
-            .0
-            .get(case)
-            .and_then(|m| m.get(name))
-            .filter(|b| !b.is_empty())
-        else {
-            continue;
-        };
+        }
         let (head, selection) = match first {
-            None => (head.clone(), None),
+            None => (head, None),
             Some(stage) => {
                 let Some(first) = stage
                     .trials
@@ -201,23 +258,23 @@ pub(crate) fn stratified_leg(
                     continue;
                 };
                 if !drives_reruns(name) {
-                    (first.clone(), None)
+                    (first.as_slice(), None)
                 } else if metric_wants_rerun(name, first, base) {
                     let selection = Selection {
                         first: first.len(),
                         rerun: true,
                     };
-                    (head.clone(), Some(selection))
+                    (head, Some(selection))
                 } else {
                     let selection = Selection {
                         first: first.len(),
                         rerun: false,
                     };
-                    (first.clone(), Some(selection))
+                    (first.as_slice(), Some(selection))
                 }
             }
         };
-        cases.push((oriented(&head, higher), oriented(base, higher), selection));
+        cases.push((oriented(head, higher), oriented(base, higher), selection));
     }
     if cases.is_empty()
         || (first.is_none() && cases.iter().all(|(h, b, _)| h.len() == 1 && b.len() == 1))
@@ -255,7 +312,7 @@ pub(crate) fn stratified_leg(
         used: TrialsUsed {
             head: test.head_trials,
             base: test.base_trials,
-            history_points: baseline.1,
+            history_points: paired.baseline.history_points,
             informative: test.informative,
         },
     }))

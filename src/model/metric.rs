@@ -1,6 +1,7 @@
 //! Metric values of a case: the one definition used by the suite aggregate
 //! and by `compare` (DESIGN §8, §13 metric names).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::model::metric_id::MetricId;
@@ -26,6 +27,33 @@ pub(crate) fn metric_domain(metric: &str) -> (f64, f64) {
 /// - `gpa:<dimension>`: the trace judge's 0–3 score, when scored.
 pub(crate) fn case_metrics(case: &CaseReport) -> BTreeMap<String, f64> {
     let mut m = BTreeMap::new();
+    visit_case_metrics(case, |name, v| {
+        m.insert(name.into_string(), v);
+    });
+    m
+}
+
+/// A metric's name as [`visit_case_metrics`] gives it, borrowed where it can be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum MetricName<'a> {
+    /// The name as written (`task_success`, `step_type:PLAN`, `gpa:goal_fulfillment`).
+    Plain(Cow<'a, str>),
+    /// `checkpoint:<id>`, given by the checkpoint's id.
+    Checkpoint(&'a str),
+}
+
+impl MetricName<'_> {
+    pub(crate) fn into_string(self) -> String {
+        match self {
+            Self::Plain(name) => name.into_owned(),
+            Self::Checkpoint(id) => MetricId::Checkpoint(id.to_owned()).to_string(),
+        }
+    }
+}
+
+/// The metrics of [`case_metrics`] one by one, in the order it takes them: a name can come
+/// twice (two checkpoints with one id, say), and then the last value is the case's.
+pub(crate) fn visit_case_metrics<'a>(case: &'a CaseReport, mut f: impl FnMut(MetricName<'a>, f64)) {
     let s = &case.scores;
     for (name, value) in [
         ("compliance_percent", s.compliance_percent),
@@ -36,7 +64,7 @@ pub(crate) fn case_metrics(case: &CaseReport) -> BTreeMap<String, f64> {
         ("latency_ms", s.latency_ms),
     ] {
         if let Some(v) = value.filter(|v| v.is_finite()) {
-            m.insert(name.to_owned(), v);
+            f(MetricName::Plain(Cow::Borrowed(name)), v);
         }
     }
     for cp in &case.checkpoints {
@@ -45,7 +73,7 @@ pub(crate) fn case_metrics(case: &CaseReport) -> BTreeMap<String, f64> {
             CheckpointState::Pass | CheckpointState::Partial | CheckpointState::Fail
         ) && let Some(w) = cp.earned_weight
         {
-            m.insert(MetricId::Checkpoint(cp.id.clone()).to_string(), w);
+            f(MetricName::Checkpoint(&cp.id), w);
         }
     }
     let mut by_type: BTreeMap<String, (f64, usize)> = BTreeMap::new();
@@ -68,14 +96,13 @@ pub(crate) fn case_metrics(case: &CaseReport) -> BTreeMap<String, f64> {
         }
     }
     for (name, (sum, n)) in by_type.into_iter().chain(by_step) {
-        m.insert(name, sum / n as f64);
+        f(MetricName::Plain(Cow::Owned(name)), sum / n as f64);
     }
     for t in &case.trace_judges {
         if let Some(v) = t.score.filter(|v| v.is_finite()) {
-            m.insert(t.metric(), v);
+            f(MetricName::Plain(Cow::Owned(t.metric())), v);
         }
     }
-    m
 }
 
 /// Suite mean of each metric over the cases where it is defined. With

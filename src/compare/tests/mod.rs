@@ -1,5 +1,6 @@
 //! Tests of the compare engine and decisions.
 
+mod columns;
 mod family;
 mod fixtures;
 mod flaky;
