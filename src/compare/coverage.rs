@@ -4,21 +4,96 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::model::compare::CheckpointCoverage;
+use crate::model::compare::{CheckpointCoverage, CoverageChange, CoverageChangeKind};
 use crate::model::run::{CaseStatus, CheckpointState, NaKind, RunReport};
 use crate::spec::model::FailOn;
 
 /// Coverage of every checkpoint of `head`, in catalog order. `unevaluated` is set for a
 /// checkpoint at or above `fail_on` decided in no case although some case could not
-/// evaluate it (N/A for want of a judge, evidence or trace, or BLOCKED).
+/// evaluate it (N/A for want of a judge, evidence or trace, or BLOCKED), and for one whose
+/// [`CoverageChange`] against `base` hides a result (`may_be_vacuous` lists the ids that may).
 pub(crate) fn checkpoint_coverage(
     suite: &str,
     head: &RunReport,
+    base: &RunReport,
     fail_on: FailOn,
+    may_be_vacuous: &[String],
 ) -> Vec<CheckpointCoverage> {
+    let head_counts = count(head);
+    let base_counts = count(base);
+    head.checkpoint_catalog
+        .iter()
+        .map(|info| {
+            let (n, reasons) = &head_counts[info.id.as_str()];
+            let mut c = CheckpointCoverage {
+                suite: suite.to_owned(),
+                id: info.id.clone(),
+                severity: info.severity,
+                decided: n.decided,
+                vacuous: n.vacuous,
+                not_evaluated: n.not_evaluated,
+                blocked: n.blocked,
+                reason: String::new(),
+                unevaluated: false,
+                change: None,
+            };
+            if c.decided == 0 {
+                c.reason = most_common(reasons)
+                    .map(|(reason, n)| format!("{reason} ({n} of {})", head.cases.len()))
+                    .unwrap_or_default();
+                c.unevaluated = c.not_evaluated + c.blocked > 0 && fail_on.fails(info.severity);
+            }
+            let in_base = base.checkpoint_catalog.iter().any(|b| b.id == info.id);
+            if in_base && !c.unevaluated && fail_on.fails(info.severity) {
+                let b = base_counts
+                    .get(info.id.as_str())
+                    .map(|(b, _)| b)
+                    .unwrap_or(&NO_RESULTS);
+                c.change = coverage_change(b, n, may_be_vacuous.contains(&info.id));
+                c.unevaluated = c
+                    .change
+                    .as_ref()
+                    .is_some_and(CoverageChange::hides_a_result);
+            }
+            c
+        })
+        .collect()
+}
+
+const NO_RESULTS: Counts = Counts {
+    decided: 0,
+    not_passed: 0,
+    vacuous: 0,
+    not_evaluated: 0,
+    blocked: 0,
+};
+
+/// A checkpoint decided on one side only, where the other side had nothing to check (N/A:
+/// vacuous) in every case that ran it.
+fn coverage_change(base: &Counts, head: &Counts, allowed: bool) -> Option<CoverageChange> {
+    let kind = match (base.decided > 0, head.decided > 0) {
+        (true, false) if head.vacuous > 0 && head.not_evaluated + head.blocked == 0 => {
+            CoverageChangeKind::NoLongerChecked
+        }
+        (false, true) if base.vacuous > 0 && base.not_evaluated + base.blocked == 0 => {
+            CoverageChangeKind::NewlyChecked
+        }
+        _ => return None,
+    };
+    Some(CoverageChange {
+        kind,
+        base_decided: base.decided,
+        head_decided: head.decided,
+        head_not_passed: head.not_passed,
+        allowed,
+    })
+}
+
+/// Per checkpoint id: how its results went over `run`'s cases, and why it was not decided.
+fn count(run: &RunReport) -> HashMap<&str, (Counts, BTreeMap<String, usize>)> {
     // One pass over every case's results, counted per checkpoint id: catalog entry `k` is
     // counted in `counts[of[k]]`.
-    let catalog = &head.checkpoint_catalog;
+    let catalog = &run.checkpoint_catalog;
     let mut index: HashMap<&str, usize> = HashMap::new();
     let of: Vec<usize> = catalog
         .iter()
@@ -29,7 +104,7 @@ pub(crate) fn checkpoint_coverage(
         .collect();
     let mut counts: Vec<(Counts, BTreeMap<String, usize>)> =
         (0..index.len()).map(|_| Default::default()).collect();
-    for case in &head.cases {
+    for case in &run.cases {
         for (k, r) in case.checkpoints.iter().enumerate() {
             // A case's results usually come in catalog order.
             let slot = match catalog.get(k) {
@@ -41,8 +116,10 @@ pub(crate) fn checkpoint_coverage(
             };
             let (c, reasons) = &mut counts[slot];
             match r.result {
-                CheckpointState::Pass | CheckpointState::Partial | CheckpointState::Fail => {
+                CheckpointState::Pass => c.decided += 1,
+                CheckpointState::Partial | CheckpointState::Fail => {
                     c.decided += 1;
+                    c.not_passed += 1;
                 }
                 CheckpointState::NotApplicable if r.na_kind.is_some_and(NaKind::is_vacuous) => {
                     c.vacuous += 1;
@@ -58,30 +135,11 @@ pub(crate) fn checkpoint_coverage(
             }
         }
     }
-    catalog
-        .iter()
-        .zip(&of)
-        .map(|(info, &slot)| {
-            let (n, reasons) = &counts[slot];
-            let mut c = CheckpointCoverage {
-                suite: suite.to_owned(),
-                id: info.id.clone(),
-                severity: info.severity,
-                decided: n.decided,
-                vacuous: n.vacuous,
-                not_evaluated: n.not_evaluated,
-                blocked: n.blocked,
-                reason: String::new(),
-                unevaluated: false,
-            };
-            if c.decided == 0 {
-                c.reason = most_common(reasons)
-                    .map(|(reason, n)| format!("{reason} ({n} of {})", head.cases.len()))
-                    .unwrap_or_default();
-                c.unevaluated = c.not_evaluated + c.blocked > 0 && fail_on.fails(info.severity);
-            }
-            c
-        })
+    let mut counts: Vec<Option<(Counts, BTreeMap<String, usize>)>> =
+        counts.into_iter().map(Some).collect();
+    index
+        .into_iter()
+        .filter_map(|(id, slot)| Some((id, counts[slot].take()?)))
         .collect()
 }
 
@@ -89,6 +147,8 @@ pub(crate) fn checkpoint_coverage(
 #[derive(Debug, Default)]
 struct Counts {
     decided: usize,
+    /// Decided PARTIAL or FAIL.
+    not_passed: usize,
     vacuous: usize,
     not_evaluated: usize,
     blocked: usize,

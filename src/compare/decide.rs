@@ -272,23 +272,54 @@ pub fn compare(
                 fails,
             });
         }
-        let suite_coverage = checkpoint_coverage(input.suite, input.head, input.fail_on);
+        let suite_coverage = checkpoint_coverage(
+            input.suite,
+            input.head,
+            input.base,
+            input.fail_on,
+            &input.gates.may_be_vacuous,
+        );
         for c in suite_coverage.iter().filter(|c| c.unevaluated) {
             let fails = input.unevaluated() == UnevaluatedPolicy::Fail;
             fail |= fails;
+            let what = c.change.as_ref().map_or_else(
+                || format!("was evaluated in no case: {}", c.reason),
+                |change| {
+                    format!(
+                        "{} (`gates.may_be_vacuous: [{}]` accepts this)",
+                        change.sentence(),
+                        c.id
+                    )
+                },
+            );
             reasons.push(format!(
-                "{}checkpoint `{}/{}` ({} severity) was evaluated in no case: {}{}",
+                "{}checkpoint `{}/{}` ({} severity) {what}{}",
                 if fails { "" } else { "warning: " },
                 input.suite,
                 c.id,
                 c.severity,
-                c.reason,
                 if fails {
                     "; the gate cannot vouch for it (`gates.unevaluated: warn` relaxes this)"
                 } else {
                     ""
                 }
             ));
+        }
+        for c in suite_coverage.iter().filter(|c| !c.unevaluated) {
+            if let Some(change) = &c.change {
+                reasons.push(format!(
+                    "checkpoint `{}/{}` ({} severity) {}{}",
+                    input.suite,
+                    c.id,
+                    c.severity,
+                    change.sentence(),
+                    if change.allowed {
+                        " (listed in `gates.may_be_vacuous`: not blocking)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
         }
         coverage.extend(suite_coverage);
         if let Some(cause) = infrastructure_failure(input.head) {

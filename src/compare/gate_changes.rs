@@ -301,7 +301,7 @@ fn classify(in_suite: bool, path: &str, a: Option<&Value>, b: Option<&Value>) ->
             let d = DEFAULT_MAX_JUDGE_ERROR_RATE;
             return order(num(a, d), num(b, d), true);
         }
-        "gates.unevaluated" => {
+        "gates.unevaluated" | "gates.inconclusive" => {
             let warns = |v: Option<&Value>| v.and_then(Value::as_str) == Some("warn");
             return match (warns(a), warns(b)) {
                 (false, true) => ChangeKind::Weakened,
@@ -310,6 +310,14 @@ fn classify(in_suite: bool, path: &str, a: Option<&Value>, b: Option<&Value>) ->
             };
         }
         _ => {}
+    }
+    // A checkpoint allowed to go unchecked is a rule relaxed.
+    if in_suite && path.starts_with("gates.may_be_vacuous") {
+        return match (a, b) {
+            (None, Some(_)) => ChangeKind::Weakened,
+            (Some(_), None) => ChangeKind::Strengthened,
+            _ => ChangeKind::Changed,
+        };
     }
     if in_suite && path.starts_with("gates.") {
         match leaf {

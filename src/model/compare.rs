@@ -331,9 +331,75 @@ pub struct CheckpointCoverage {
     /// The most common reason it was not decided, when it never was.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
-    /// Decided in no case while something kept it from being checked: the gate cannot
-    /// vouch for it.
+    /// Decided in no case while something kept it from being checked, or a
+    /// [`CoverageChange`] that hides a result from the comparison: the gate cannot vouch
+    /// for it.
     pub unevaluated: bool,
+    /// The checkpoint was checked on one side only: decided in some baseline case and in no
+    /// head case (its trigger never happened, e.g. a tool renamed), or the reverse.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<CoverageChange>,
+}
+
+/// A gating checkpoint checked on one side of the comparison only (see
+/// [`CheckpointCoverage::change`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoverageChange {
+    pub kind: CoverageChangeKind,
+    /// Baseline cases where it was decided (PASS, PARTIAL or FAIL).
+    pub base_decided: usize,
+    /// Head cases where it was decided, and of those, how many did not pass.
+    pub head_decided: usize,
+    pub head_not_passed: usize,
+    /// Listed in the suite's `gates.may_be_vacuous`: reported, never failing.
+    pub allowed: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoverageChangeKind {
+    /// Decided in some baseline case, vacuous in every head case.
+    NoLongerChecked,
+    /// Vacuous in every baseline case, decided in some head case.
+    NewlyChecked,
+}
+
+impl CoverageChange {
+    /// Whether it hides something from the comparison: a checkpoint no longer checked, or
+    /// newly checked and not passed where the baseline has nothing to compare with.
+    pub fn hides_a_result(&self) -> bool {
+        !self.allowed
+            && match self.kind {
+                CoverageChangeKind::NoLongerChecked => true,
+                CoverageChangeKind::NewlyChecked => self.head_not_passed > 0,
+            }
+    }
+
+    /// One sentence in plain words, after "checkpoint `ID` (severity) ".
+    pub fn sentence(&self) -> String {
+        let cases = |n: usize| {
+            if n == 1 {
+                "1 case".to_owned()
+            } else {
+                format!("{n} cases")
+            }
+        };
+        match self.kind {
+            CoverageChangeKind::NoLongerChecked => format!(
+                "was checked in {} of the baseline and in no case of this run: what triggers it never happened (a renamed tool or event?), so it no longer protects anything",
+                cases(self.base_decided)
+            ),
+            CoverageChangeKind::NewlyChecked if self.head_not_passed > 0 => format!(
+                "applied in no baseline case and now applies in {}, failing in {}: the baseline has nothing to compare it with",
+                cases(self.head_decided),
+                self.head_not_passed
+            ),
+            CoverageChangeKind::NewlyChecked => format!(
+                "applied in no baseline case and now applies in {}, passing in all",
+                cases(self.head_decided)
+            ),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,6 +4,7 @@ mod bad_input;
 mod cli;
 mod common;
 mod compare;
+mod coverage_change;
 mod dag_known;
 mod fail_closed;
 mod flaky;

@@ -101,6 +101,18 @@ fn loosening_edits_are_weakened() {
             "checkpoints[C2].severity",
         ),
         (
+            "alpha: 0.05",
+            "alpha: 0.05\n  inconclusive: warn",
+            Weakened,
+            "gates.inconclusive",
+        ),
+        (
+            "alpha: 0.05",
+            "alpha: 0.05\n  may_be_vacuous: [C1]",
+            Weakened,
+            "gates.may_be_vacuous",
+        ),
+        (
             "severity: critical, tier",
             "severity: low, tier",
             Weakened,

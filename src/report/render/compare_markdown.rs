@@ -217,7 +217,7 @@ fn unevaluated(md: &mut String, r: &CompareReport) {
     for c in r.coverage.iter().filter(|c| c.unevaluated) {
         let _ = writeln!(
             md,
-            "- {} checkpoint {} ({}) was evaluated in no case: {}",
+            "- {} checkpoint {} ({}) {}",
             if r.settings.unevaluated == crate::spec::model::UnevaluatedPolicy::Fail {
                 "🔴"
             } else {
@@ -225,7 +225,10 @@ fn unevaluated(md: &mut String, r: &CompareReport) {
             },
             md_code(&format!("{}/{}", c.suite, c.id)),
             c.severity,
-            md_prose(&c.reason)
+            c.change.as_ref().map_or_else(
+                || format!("was evaluated in no case: {}", md_prose(&c.reason)),
+                |change| md_prose(&change.sentence())
+            )
         );
     }
 }

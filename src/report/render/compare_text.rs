@@ -19,7 +19,8 @@ pub(crate) fn headline(r: &CompareReport) -> String {
         .filter(|m| m.status == MetricStatus::Regression && r.fail_on.fails(m.severity))
         .count();
     let breaches = r.absolute_breaches.iter().filter(|b| b.fails).count();
-    let unevaluated = unevaluated_failing(r);
+    let unevaluated = unevaluated_failing(r, false);
+    let one_sided = unevaluated_failing(r, true);
     match r.verdict {
         Verdict::CouldNotEvaluate => {
             "most cases failed for one infrastructure cause; no verdict on the agent".to_owned()
@@ -44,6 +45,12 @@ pub(crate) fn headline(r: &CompareReport) -> String {
                 parts.push(format!(
                     "{} that no case could evaluate",
                     plural(unevaluated, "checkpoint", "checkpoints")
+                ));
+            }
+            if one_sided > 0 {
+                parts.push(format!(
+                    "{} checked on one side only",
+                    plural(one_sided, "gating checkpoint", "gating checkpoints")
                 ));
             }
             if !r.rules.as_ref().is_none_or(|x| x.removed_suites.is_empty()) {
@@ -126,10 +133,14 @@ fn not_comparable_failing(r: &CompareReport) -> usize {
     }
 }
 
-/// Unevaluated checkpoints that fail the gate (`gates.unevaluated: fail`).
-fn unevaluated_failing(r: &CompareReport) -> usize {
+/// Unevaluated checkpoints that fail the gate (`gates.unevaluated: fail`): those with a
+/// coverage change (`changed`) or the others.
+fn unevaluated_failing(r: &CompareReport, changed: bool) -> usize {
     if r.settings.unevaluated == crate::spec::model::UnevaluatedPolicy::Fail {
-        r.coverage.iter().filter(|c| c.unevaluated).count()
+        r.coverage
+            .iter()
+            .filter(|c| c.unevaluated && c.change.is_some() == changed)
+            .count()
     } else {
         0
     }

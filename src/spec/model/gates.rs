@@ -62,6 +62,10 @@ pub struct GatesSpec {
     /// fails the gate (exit 2), `warn` reports `inconclusive` and exits 0. Never a green pass.
     #[serde(default)]
     pub inconclusive: Option<InconclusivePolicy>,
+    /// Checkpoint ids that may be checked on one side of a comparison only: decided in the
+    /// baseline and vacuous in every head case (or the reverse) is then reported, not failed.
+    #[serde(default)]
+    pub may_be_vacuous: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]

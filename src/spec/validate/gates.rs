@@ -87,6 +87,16 @@ pub(super) fn gates(
             );
         }
     }
+    for id in &g.may_be_vacuous {
+        if !checkpoint_ids.contains(id) {
+            let close = super::context::did_you_mean(id, checkpoint_ids.iter().map(String::as_str));
+            cx.error(
+                locs.gate_field("may_be_vacuous").unwrap_or(suite_at),
+                format!("`gates.may_be_vacuous` names unknown checkpoint `{id}`{close}"),
+                "list ids of this suite's checkpoints: each may then be checked on one side of a comparison only",
+            );
+        }
+    }
     // Bounds no run can breach: allowed, but they gate nothing.
     for (name, gate) in &g.absolute {
         let (lo, hi) = metric_domain(name);
