@@ -61,11 +61,15 @@ pub enum BaselineError {
         help: String,
     },
 
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Unknown(Box<UnknownBaseline>),
+
     #[error("no baseline `{name}` for suite `{suite}` (looked for `{}`)", path.display())]
     #[diagnostic(
         code(agenteval::baseline::missing),
         help(
-            "create it on main with `agenteval-gate baseline update --name {name}`, or pass `--allow-missing-baseline` to pass with a note until one exists"
+            "create it on main with `agenteval-gate baseline update --name {name}`; without `--require-baseline` a suite with no baseline at all passes with a note until one exists"
         )
     )]
     Missing {
@@ -75,11 +79,43 @@ pub enum BaselineError {
     },
 }
 
+/// `--baseline NAME` names no baseline of a suite that has others: a typo, not a first pull
+/// request.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("no baseline `{name}` for suite `{suite}`; it has {}", others.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "))]
+#[diagnostic(code(agenteval::baseline::unknown_name), help("{help}"))]
+pub struct UnknownBaseline {
+    pub name: String,
+    pub suite: String,
+    pub others: Vec<String>,
+    pub help: String,
+}
+
+impl UnknownBaseline {
+    pub fn new(name: &str, suite: &str, others: Vec<String>) -> Self {
+        let close = others
+            .iter()
+            .map(|c| (strsim::jaro_winkler(name, c), c))
+            .filter(|(score, _)| *score >= 0.8)
+            .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
+            .map(|(_, c)| format!("did you mean `--baseline {c}`? "))
+            .unwrap_or_default();
+        Self {
+            help: format!(
+                "{close}the first-pull-request pass applies only to a suite with no baseline at all; if `{name}` is a new baseline name, create it on main with `agenteval-gate baseline update --name {name}`, or pass `--allow-missing-baseline` to pass with a note until it exists"
+            ),
+            name: name.to_owned(),
+            suite: suite.to_owned(),
+            others,
+        }
+    }
+}
+
 impl BaselineError {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Self::Io { .. } | Self::Lock { .. } => ExitCode::Io,
-            Self::InvalidName { .. } => ExitCode::Usage,
+            Self::InvalidName { .. } | Self::Unknown(_) => ExitCode::Usage,
             Self::Git { .. } => ExitCode::Config,
             Self::Invalid(_) | Self::Missing { .. } | Self::Partial { .. } => ExitCode::DataError,
         }

@@ -8,7 +8,7 @@ pub(crate) mod name;
 pub(crate) mod source;
 pub(crate) mod store;
 
-pub use error::BaselineError;
+pub use error::{BaselineError, UnknownBaseline};
 pub use name::{NameKind, check_name};
 
 // The API the integration tests, benches and fuzz targets use.

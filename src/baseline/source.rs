@@ -94,6 +94,37 @@ impl BaselineLoader {
         Ok(Some((file, history)))
     }
 
+    /// The other baseline names that hold a baseline of `suite` in this source, sorted.
+    pub(crate) fn other_names(&self, suite: &str) -> Result<Vec<String>, BaselineError> {
+        check_name(NameKind::Suite, suite)?;
+        let file = format!("{suite}.json");
+        let names = match &self.rev {
+            None => crate::baseline::store::list_names(&self.dir)
+                .into_iter()
+                .filter(|n| baseline_path(&self.dir, n, suite).is_file())
+                .collect(),
+            Some(rev) => {
+                let listed = |dir: &Path| {
+                    crate::fsutil::git::list_dir_at(rev, dir).map_err(|e| BaselineError::Git {
+                        rev: rev.clone(),
+                        message: e.to_string(),
+                        help: "check that the revision holds the baselines directory".to_owned(),
+                    })
+                };
+                let mut names = Vec::new();
+                for n in listed(&self.dir)? {
+                    if check_name(NameKind::Baseline, &n).is_ok()
+                        && listed(&self.dir.join(&n))?.contains(&file)
+                    {
+                        names.push(n);
+                    }
+                }
+                names
+            }
+        };
+        Ok(names.into_iter().filter(|n| *n != self.name).collect())
+    }
+
     /// Where the baseline of `suite` was looked for, for "missing" errors.
     pub(crate) fn location(&self, suite: &str) -> PathBuf {
         let path = baseline_path(&self.dir, &self.name, suite);

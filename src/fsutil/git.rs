@@ -84,7 +84,13 @@ pub fn read_text_at(rev: &str, path: &Path) -> Result<String, InputError> {
 pub fn list_dir_at(rev: &str, dir: &Path) -> Result<Vec<String>, InputError> {
     let (cwd, rel) = anchor(dir);
     let object = format!("{rev}:./{}", rel.display());
-    let out = git(&cwd, &["ls-tree", "--name-only", "-z", &object]).map_err(InputError::Io)?;
+    // `--full-tree`: run in a sub-directory, ls-tree would otherwise list only the entries
+    // under that directory's own path inside the tree, i.e. none.
+    let out = git(
+        &cwd,
+        &["ls-tree", "--full-tree", "--name-only", "-z", &object],
+    )
+    .map_err(InputError::Io)?;
     if !out.status.success() {
         return Ok(Vec::new());
     }
@@ -146,6 +152,16 @@ mod tests {
         let dir = repo();
         let file = dir.path().join("suites/a/suite.yaml");
         std::fs::write(&file, "new\n").unwrap();
+        // Listed from the committed tree while the folder exists in the working tree too.
+        std::fs::create_dir(dir.path().join("suites/uncommitted")).unwrap();
+        assert_eq!(
+            list_dir_at("HEAD", &dir.path().join("suites")).unwrap(),
+            ["a"]
+        );
+        assert_eq!(
+            list_dir_at("HEAD", &dir.path().join("suites/a")).unwrap(),
+            ["suite.yaml"]
+        );
         assert_eq!(read_text_at("HEAD", &file).unwrap(), "old\n");
         std::fs::remove_dir_all(dir.path().join("suites")).unwrap();
         assert_eq!(

@@ -327,3 +327,45 @@ fn a_missing_baseline_passes_with_a_note_unless_required() {
         ))
         .stderr(predicate::str::contains("baseline update --name main"));
 }
+
+#[test]
+fn a_misspelt_baseline_name_is_a_usage_error_with_the_names_the_suite_has() {
+    // support-bot has baselines `main` and `stand-in-judge`: `mian` is a typo, not a first
+    // pull request, so it must not pass.
+    let out = bin()
+        .current_dir(repo())
+        .args(["compare", "--baseline", "mian", "--suite", "support-bot"])
+        .args(["--deterministic"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(64), "{stdout}\n{stderr}");
+    assert!(stdout.is_empty(), "no verdict printed: {stdout}");
+    assert!(
+        stderr.contains(
+            "no baseline `mian` for suite `support-bot`; it has `main`, `stand-in-judge`"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("did you mean `--baseline main`?"),
+        "{stderr}"
+    );
+
+    // A new baseline name on purpose: the documented flag passes with the note.
+    let out = bin()
+        .current_dir(repo())
+        .args(["compare", "--baseline", "mian", "--suite", "support-bot"])
+        .args(["--deterministic", "--allow-missing-baseline"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("suite `support-bot` has no baseline `mian` yet"),
+        "{stderr}"
+    );
+    // `--help` shows the flag the hint names.
+    let out = bin().args(["compare", "--help"]).output().unwrap();
+    assert!(outputs(&out).0.contains("--allow-missing-baseline"));
+}

@@ -279,8 +279,10 @@ pub(crate) struct CliCompare {
     /// says how the baseline gets created (the first pull request of a new suite).
     #[arg(long, env = "AGENTEVAL_REQUIRE_BASELINE")]
     pub require_baseline: bool,
-    /// Accepted for compatibility: passing without a baseline is now the default.
-    #[arg(long, hide = true, conflicts_with = "require_baseline")]
+    /// Pass with a note when the suite has other baselines but none named `--baseline` (a new
+    /// baseline name); without it that is a usage error (exit 64) with the names it has. A
+    /// suite with no baseline at all passes with a note either way.
+    #[arg(long, conflicts_with = "require_baseline")]
     pub allow_missing_baseline: bool,
     /// Read `baselines/` from git object REF (a sha, branch or `origin/agenteval-baselines`), or `worktree`
     /// [default: the PR's base commit in a `pull_request` event, else the working tree].

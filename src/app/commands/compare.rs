@@ -7,6 +7,7 @@ use crate::app::cli::{CliCompare, CliCompareFormat, CliOnOff};
 use crate::app::config::{Config, resolve_fail_on, resolve_resamples};
 use crate::app::error::Result;
 use crate::baseline::BaselineError;
+use crate::baseline::UnknownBaseline;
 use crate::baseline::source::BaselineLoader;
 use crate::compare::decide::{AlphaPlan, CompareOptions, apply_rules, no_baseline_report};
 use crate::compare::engine::SuiteInput;
@@ -54,6 +55,15 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
                     suite: suite.name.clone(),
                     path: loader.location(&suite.name),
                 }
+                .into());
+            }
+            let others = loader.other_names(&suite.name)?;
+            if !others.is_empty() && !args.allow_missing_baseline {
+                return Err(BaselineError::Unknown(Box::new(UnknownBaseline::new(
+                    &args.baseline,
+                    &suite.name,
+                    others,
+                )))
                 .into());
             }
             if !quiet {

@@ -286,3 +286,53 @@ fn a_pr_config_cannot_send_the_judge_key_to_its_own_listener() {
         "the PR's judge listener was contacted"
     );
 }
+
+#[test]
+fn without_suite_the_base_lists_the_suites_too() {
+    // The action's default: no `--suite`. The suites are listed from the base commit while
+    // the folder also exists in the working tree; `git ls-tree` run inside that folder used
+    // to list nothing, so every suite counted as "added by the pull request" and was judged
+    // by the PR's own rules.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let base = repository(root, |r| {
+        replace(r, SUITE, &[("  fail_on: critical", "  fail_on: never")]);
+    });
+    let event = root.join("event.json");
+    std::fs::write(
+        &event,
+        format!(r#"{{"pull_request": {{"number": 5, "base": {{"sha": "{base}"}}}}}}"#),
+    )
+    .unwrap();
+    let without_suite: Vec<&str> = REGRESSED_INPUTS
+        .iter()
+        .copied()
+        .filter(|a| !matches!(*a, "--suite" | "support-bot"))
+        .collect();
+    assert_eq!(without_suite.len(), REGRESSED_INPUTS.len() - 2);
+    let out = bin()
+        .current_dir(root)
+        .args(["compare", "--baseline", "main", "--format", "json"])
+        .args(&without_suite)
+        .arg("--deterministic")
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", &event)
+        .output()
+        .unwrap();
+    let (json, stderr) = expect(&out, 2);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["verdict"], "fail", "{stderr}");
+    let changes = report["rules"]["changes"].as_array().unwrap();
+    assert!(
+        changes
+            .iter()
+            .all(|c| c["kind"] != "added" || c["path"] != "suite"),
+        "no suite counted as added: {changes:?}"
+    );
+    assert!(
+        changes
+            .iter()
+            .any(|c| c["path"] == "gates.fail_on" && c["kind"] == "weakened"),
+        "{changes:?}"
+    );
+}
