@@ -47,8 +47,7 @@ pub(crate) fn checkpoint_coverage(
             if in_base && !c.unevaluated && fail_on.fails(info.severity) {
                 let b = base_counts
                     .get(info.id.as_str())
-                    .map(|(b, _)| b)
-                    .unwrap_or(&NO_RESULTS);
+                    .map_or(&NO_RESULTS, |(b, _)| b);
                 c.change = coverage_change(b, n, may_be_vacuous.contains(&info.id));
                 c.unevaluated = c
                     .change

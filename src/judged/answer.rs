@@ -2,18 +2,22 @@
 //! every kind of question the gate asks, as one [`AnswerFormat`] of the
 //! transport (`llm/`).
 //!
-//! An answer that does not parse is never guessed at: the call fails with
+//! An answer that does not parse is never guessed at: the transport asks once
+//! more with the parse error, then the call fails with
 //! [`crate::llm::error::CallError::Invalid`] and the item becomes N/A
-//! `judge_error`. Only answers that parse are cached.
+//! `judge_error`. Only answers that parse are cached. What is not a guess:
+//! the one JSON object of an answer that has prose around it (a preface line
+//! is common without a schema), and the one `Score:` line of a score answer
+//! wherever it stands; two objects or two score lines are an error.
 //!
 //! - [`AnswerFormat::Checkpoint`]: one JSON object `{verdict, criterion,
-//!   notes, cited_spans}` (bare, or alone in one fenced ```` ```json ````
-//!   block), no other keys, `verdict` one of `PASS`/`PARTIAL`/`FAIL`,
+//!   notes, cited_spans}` (bare, alone in one fenced ```` ```json ````
+//!   block, or the only JSON object in the text), no other keys, `verdict` one of `PASS`/`PARTIAL`/`FAIL`,
 //!   `criterion` the 1-based number of a partial criterion for PARTIAL and
 //!   null otherwise. Sent as a JSON Schema where the server supports it.
-//! - [`AnswerFormat::Score`]: free reasoning whose last non-empty line is
-//!   exactly `Score: N` with N in the scale, and no other line starting
-//!   with `Score:`. Step metrics use 1–5; the 0–3 scale is there for
+//! - [`AnswerFormat::Score`]: free reasoning with exactly one line
+//!   `Score: N` (any case, optionally bold, `N/max` accepted), N in the
+//!   scale; the other lines, before or after it, are the reasoning. Step metrics use 1–5; the 0–3 scale is there for
 //!   trace-level judges.
 //! - [`AnswerFormat::Semantic`]: one JSON object `{equivalent, notes}`.
 //! - [`AnswerFormat::Gpa`]: one JSON object with the seven GPA dimensions,
@@ -193,9 +197,32 @@ impl crate::llm::answer::AnswerFormat for AnswerFormat {
     }
 }
 
-/// The JSON object of an answer: the whole text, or the whole of one fenced block.
+/// The JSON object of an answer: the whole text, the whole of one fenced block, or else the
+/// only JSON object in the text (prose or a fence around it). None, or more than one, is an
+/// error.
 pub(crate) fn json_body(text: &str) -> Result<&str, String> {
     let t = text.trim();
+    match whole_body(t) {
+        Ok(body) => Ok(body),
+        // The scan starts a parse at every `{`: only on answers of a sane size.
+        Err(why) if t.len() > SCAN_LIMIT => Err(why),
+        Err(why) => match objects_in(t).as_slice() {
+            [one] => Ok(one),
+            [] => Err(why),
+            many => Err(format!(
+                "the answer holds {} JSON objects; exactly one may",
+                many.len()
+            )),
+        },
+    }
+}
+
+/// Longest answer searched for its one JSON object (far above any `max_tokens`).
+const SCAN_LIMIT: usize = 64 * 1024;
+
+/// The text itself, or the inside of one fenced block that is the whole text, when it is
+/// delimited as one JSON object.
+fn whole_body(t: &str) -> Result<&str, String> {
     let body = if let Some(rest) = t.strip_prefix("```") {
         let rest = rest.strip_prefix("json").unwrap_or(rest);
         let rest = rest
@@ -214,6 +241,26 @@ pub(crate) fn json_body(text: &str) -> Result<&str, String> {
     } else {
         Err("the answer is not a single JSON object".to_owned())
     }
+}
+
+/// The JSON objects of `text` that are not inside another one, in order: from each `{`, the
+/// longest prefix that is one JSON value.
+fn objects_in(text: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(offset) = text[at..].find('{') {
+        let start = at + offset;
+        let mut values =
+            serde_json::Deserializer::from_str(&text[start..]).into_iter::<serde::de::IgnoredAny>();
+        if let Some(Ok(_)) = values.next() {
+            let end = start + values.byte_offset();
+            found.push(&text[start..end]);
+            at = end;
+        } else {
+            at = start + 1;
+        }
+    }
+    found
 }
 
 fn parse_verdict(text: &str, criteria: usize) -> Result<Parsed, String> {
@@ -270,22 +317,39 @@ fn parse_score(text: &str, min: u8, max: u8) -> Result<Parsed, String> {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    let Some((last, before)) = lines.split_last() else {
+    if lines.is_empty() {
         return Err("the answer is empty".to_owned());
-    };
-    let score_lines = lines
-        .iter()
-        .filter(|l| l.to_ascii_lowercase().starts_with("score:"))
-        .count();
-    if score_lines > 1 {
-        return Err(format!(
-            "{score_lines} lines start with `Score:`; exactly one may"
-        ));
     }
-    let Some(value) = last.strip_prefix("Score:") else {
-        return Err("the last line is not `Score: N`".to_owned());
+    let value_of = |line: &str| -> Option<String> {
+        let bare = line.trim_matches(|c| matches!(c, '*' | '#' | '_' | ' '));
+        let head = bare.get(..6)?;
+        head.eq_ignore_ascii_case("score:").then(|| {
+            bare[6..]
+                .trim_matches(|c| matches!(c, '*' | '_' | ' '))
+                .to_owned()
+        })
     };
-    let value = value.trim();
+    let scored: Vec<(usize, String)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| value_of(l).map(|v| (i, v)))
+        .collect();
+    let (at, value) = match scored.as_slice() {
+        [] => return Err("no line is `Score: N`".to_owned()),
+        [(at, value)] => (*at, value.as_str()),
+        many => {
+            return Err(format!(
+                "{} lines start with `Score:`; exactly one may",
+                many.len()
+            ));
+        }
+    };
+    // `4/5` on a 1–5 scale; another denominator is another scale.
+    let value = match value.split_once('/') {
+        Some((n, of)) if of.trim() == max.to_string() => n.trim(),
+        Some(_) => return Err(format!("`Score: {value}` is not on the {min}–{max} scale")),
+        None => value,
+    };
     if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) || value.len() > 2 {
         return Err(format!("`Score: {value}` is not a whole number"));
     }
@@ -295,9 +359,15 @@ fn parse_score(text: &str, min: u8, max: u8) -> Result<Parsed, String> {
     if !(min..=max).contains(&score) {
         return Err(format!("score {score} is outside {min}–{max}"));
     }
+    let reasoning: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != at)
+        .map(|(_, l)| *l)
+        .collect();
     Ok(Parsed::Score {
         score,
-        reasoning: crate::output::cap_chars(&before.join(" "), NOTES_CHARS),
+        reasoning: crate::output::cap_chars(&reasoning.join(" "), NOTES_CHARS),
     })
 }
 
@@ -322,16 +392,29 @@ mod tests {
             }
         );
         assert!(CP.parse(&format!("```json\n{ok}\n```")).is_ok());
+        // The one object of an answer with prose around it (issue 21 item 5).
+        for wrapped in [
+            format!("Here is my verdict:\n{ok}"),
+            format!("Sure! {ok} Hope this helps."),
+            format!("My assessment:\n\n```json\n{ok}\n```\nThe agent {{mostly}} complied."),
+        ] {
+            assert_eq!(
+                CP.parse(&wrapped).unwrap(),
+                CP.parse(ok).unwrap(),
+                "{wrapped}"
+            );
+        }
         for bad in [
             "PASS",
-            "Sure! {\"verdict\": \"PASS\", \"notes\": \"x\"}",
+            "Sure! {\"verdict\": \"PASS\"} or {\"verdict\": \"FAIL\", \"notes\": \"x\"}",
+            "Sure! {\"verdict\": \"PASS\", \"notes\": \"x\"",
             r#"{"verdict": "pass", "notes": "x"}"#,
             r#"{"verdict": "PASS", "notes": "x", "confidence": 1}"#,
             r#"{"verdict": "PARTIAL", "notes": "x"}"#,
             r#"{"verdict": "PARTIAL", "criterion": 3, "notes": "x"}"#,
             r#"{"verdict": "PASS", "criterion": 1, "notes": "x"}"#,
             r#"{"verdict": "PASS", "criterion": "1", "notes": "x"}"#,
-            "```json\n{\"verdict\": \"PASS\", \"notes\": \"x\"}\n``` and more",
+            "```json\n{\"verdict\": \"PASS\", \"notes\": \"x\"}\n``` and {\"more\": 1}",
             "",
         ] {
             assert!(CP.parse(bad).is_err(), "accepted {bad:?}");
@@ -344,7 +427,7 @@ mod tests {
     }
 
     #[test]
-    fn scores_need_exactly_one_final_score_line() {
+    fn scores_need_exactly_one_score_line() {
         assert_eq!(
             STEP.parse("Covers everything.\n\nScore: 4\n").unwrap(),
             Parsed::Score {
@@ -352,15 +435,34 @@ mod tests {
                 reasoning: "Covers everything.".into()
             }
         );
+        // Where models put it (issue 21 item 5): first, bold, lower case, out of 5.
+        for (text, reasoning) in [
+            (
+                "Score: 4\nReason: covers everything.",
+                "Reason: covers everything.",
+            ),
+            ("**Score: 4**\nfine", "fine"),
+            ("score: 4", ""),
+            ("Thinking.\n**Score:** 4/5\nDone.", "Thinking. Done."),
+        ] {
+            assert_eq!(
+                STEP.parse(text).unwrap(),
+                Parsed::Score {
+                    score: 4,
+                    reasoning: reasoning.into()
+                },
+                "{text}"
+            );
+        }
         for bad in [
             "Score: 6",
             "Score: 0",
             "Score: 4.5",
             "Score: four",
-            "score: 4",
             "Score: 3\nScore: 4",
-            "Score: 4\nbecause",
-            "**Score: 4**",
+            "Score: 3\n**score:** 4",
+            "Score: 4/10",
+            "The score is 4",
             "",
         ] {
             assert!(STEP.parse(bad).is_err(), "accepted {bad:?}");

@@ -35,6 +35,7 @@ pub(crate) fn from_stats(
         budget_exhausted: stats.budget_exhausted,
         retries: stats.retries,
         fallbacks: stats.fallbacks,
+        reasked: stats.reasked,
         input_tokens: stats.input_tokens,
         output_tokens: stats.output_tokens,
         error_rate: None,
@@ -80,6 +81,7 @@ pub(crate) fn merge<'a>(parts: impl IntoIterator<Item = &'a JudgeSummary>) -> Ju
         o.budget_exhausted += p.budget_exhausted;
         o.retries += p.retries;
         o.fallbacks += p.fallbacks;
+        o.reasked += p.reasked;
         o.input_tokens += p.input_tokens;
         o.output_tokens += p.output_tokens;
         for (k, v) in &p.error_classes {

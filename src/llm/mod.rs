@@ -21,6 +21,7 @@ pub(crate) mod pipeline;
 pub(crate) mod profile;
 pub(crate) mod prompts;
 pub(crate) mod provider;
+pub(crate) mod reask;
 pub(crate) mod replay;
 pub(crate) mod retry;
 pub(crate) mod settings;

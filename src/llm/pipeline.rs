@@ -10,7 +10,9 @@
 //! 3. The rest are sent, at most `concurrency` at a time, each through the
 //!    fallback chain: per provider, the cache, then the call with retries
 //!    ([`super::retry`]), then strict parsing. The first provider whose
-//!    answer parses wins, and its answer is cached under its own key.
+//!    answer parses wins, and its answer is cached under its own key. A
+//!    question whose answers did not parse is asked once more of the provider
+//!    that gave the last one, after all first answers ([`super::reask`]).
 //! 4. A question no provider answered is `Failed` with the first error: the
 //!    caller makes it N/A `judge_error`, never a pass.
 //!
@@ -33,6 +35,7 @@ use super::error::{CallError, JudgeError};
 use super::openai::OpenAiJudge;
 use super::prompts::Prompt;
 use super::provider::{Completion, Judge, JudgeIdentity, Params, cost_of};
+use super::reask::Unparsed;
 use super::replay::ReplayJudge;
 use super::retry::RetryPolicy;
 pub use super::stats::RunStats;
@@ -74,17 +77,17 @@ type CacheLookup<P> = Result<Option<Answer<P>>, ()>;
 /// The engine of one suite's judge run.
 #[derive(Clone)]
 pub struct Engine {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
-struct Inner {
-    chain: Vec<Arc<dyn Judge>>,
+pub(super) struct Inner {
+    pub(super) chain: Vec<Arc<dyn Judge>>,
     mode: JudgeMode,
     cache: Cache,
     retry: RetryPolicy,
-    concurrency: usize,
-    budget: Arc<Budget>,
-    params: Params,
+    pub(super) concurrency: usize,
+    pub(super) budget: Arc<Budget>,
+    pub(super) params: Params,
     stats: Mutex<RunStats>,
 }
 
@@ -250,14 +253,20 @@ impl Engine {
             let engine = Arc::clone(&self.inner);
             let request = request.clone();
             tasks.spawn(async move {
-                let outcome = engine.answer(&request, key).await;
+                let (outcome, unparsed) = engine.answer(&request, key).await;
                 drop(permit);
-                (i, outcome)
+                (i, outcome, unparsed)
             });
         }
+        let mut unparsed = Vec::new();
         while let Some(joined) = tasks.join_next().await {
             match joined {
-                Ok((i, outcome)) => outcomes[i] = Some(outcome),
+                Ok((i, outcome, u)) => {
+                    if let (Outcome::Failed(_), Some(u)) = (&outcome, u) {
+                        unparsed.push((i, u));
+                    }
+                    outcomes[i] = Some(outcome);
+                }
                 Err(e) => {
                     // A panicking call is a failed call: recorded, never a pass.
                     let mut s = inner.stats.lock().unwrap_or_else(PoisonError::into_inner);
@@ -267,6 +276,7 @@ impl Engine {
                 }
             }
         }
+        self.reask_all(requests, unparsed, &mut outcomes).await;
         let outcomes = outcomes
             .into_iter()
             .map(|o| {
@@ -294,7 +304,7 @@ impl Engine {
 }
 
 impl Inner {
-    fn stats(&self) -> std::sync::MutexGuard<'_, RunStats> {
+    pub(super) fn stats(&self) -> std::sync::MutexGuard<'_, RunStats> {
         self.stats.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -303,13 +313,14 @@ impl Inner {
         &self,
         request: &Request<F>,
         primary_key: String,
-    ) -> Outcome<F::Parsed> {
+    ) -> (Outcome<F::Parsed>, Option<Unparsed>) {
         let completion = Completion {
             prompt: request.prompt.clone(),
             format: AnswerShape::of(&request.format),
             params: self.params,
         };
         let mut first: Option<CallError> = None;
+        let mut unparsed = None;
         for (j, judge) in self.chain.iter().enumerate() {
             let key = if j == 0 {
                 primary_key.clone()
@@ -330,50 +341,24 @@ impl Inner {
                 s.cache_hits += 1;
                 s.answered += 1;
                 s.fallbacks += 1;
-                return Outcome::Answered(Answer {
-                    parsed,
-                    by: judge.identity().clone(),
-                    cached: true,
-                });
+                return (
+                    Outcome::Answered(Answer {
+                        parsed,
+                        by: judge.identity().clone(),
+                        cached: true,
+                    }),
+                    None,
+                );
             }
-            let error = match self.call(judge.as_ref(), &completion).await {
-                Ok(raw) => {
-                    let cost = cost_of(judge.price(), raw.input_tokens, raw.output_tokens);
-                    {
-                        let mut s = self.stats();
-                        s.input_tokens += raw.input_tokens;
-                        s.output_tokens += raw.output_tokens;
-                        match cost {
-                            Some(c) => s.cost_usd += c,
-                            None => s.cost_incomplete = true,
-                        }
-                    }
-                    match request.format.parse(&raw.text) {
-                        Ok(parsed) => {
-                            let entry = Entry::new(
-                                judge.identity(),
-                                raw.text,
-                                raw.input_tokens,
-                                raw.output_tokens,
-                                cost,
-                            );
-                            let wrote = self.cache.put(&key, &entry);
-                            let mut s = self.stats();
-                            if wrote.is_err() {
-                                s.cache_write_errors += 1;
-                            }
-                            s.answered += 1;
-                            if j > 0 {
-                                s.fallbacks += 1;
-                            }
-                            return Outcome::Answered(Answer {
-                                parsed,
-                                by: judge.identity().clone(),
-                                cached: false,
-                            });
-                        }
-                        Err(why) => CallError::Invalid(why),
-                    }
+            let error = match self.ask(j, &completion, request, &key).await {
+                Ok(answer) => return (Outcome::Answered(answer), None),
+                Err(CallError::Invalid(why)) => {
+                    unparsed = Some(Unparsed {
+                        judge: j,
+                        key,
+                        why: why.clone(),
+                    });
+                    CallError::Invalid(why)
                 }
                 Err(e) => e,
             };
@@ -386,7 +371,55 @@ impl Inner {
         if error.is_unavailability() {
             s.unavailable += 1;
         }
-        Outcome::Failed(error)
+        (Outcome::Failed(error), unparsed)
+    }
+
+    /// Provider `j` of the chain, asked `completion` for `request`: its answer parsed and
+    /// cached under `key`, or why not (`Invalid` for an answer that did not parse).
+    pub(super) async fn ask<F: AnswerFormat>(
+        &self,
+        j: usize,
+        completion: &Completion,
+        request: &Request<F>,
+        key: &str,
+    ) -> Result<Answer<F::Parsed>, CallError> {
+        let judge = &self.chain[j];
+        let raw = self.call(judge.as_ref(), completion).await?;
+        let cost = cost_of(judge.price(), raw.input_tokens, raw.output_tokens);
+        {
+            let mut s = self.stats();
+            s.input_tokens += raw.input_tokens;
+            s.output_tokens += raw.output_tokens;
+            match cost {
+                Some(c) => s.cost_usd += c,
+                None => s.cost_incomplete = true,
+            }
+        }
+        let parsed = request
+            .format
+            .parse(&raw.text)
+            .map_err(CallError::Invalid)?;
+        let entry = Entry::new(
+            judge.identity(),
+            raw.text,
+            raw.input_tokens,
+            raw.output_tokens,
+            cost,
+        );
+        let wrote = self.cache.put(key, &entry);
+        let mut s = self.stats();
+        if wrote.is_err() {
+            s.cache_write_errors += 1;
+        }
+        s.answered += 1;
+        if j > 0 {
+            s.fallbacks += 1;
+        }
+        Ok(Answer {
+            parsed,
+            by: judge.identity().clone(),
+            cached: false,
+        })
     }
 
     /// One provider, with retries.

@@ -14,6 +14,8 @@ pub struct RunStats {
     pub retries: u64,
     /// Questions answered by a fallback provider.
     pub fallbacks: u64,
+    /// Questions asked once more after an answer that did not parse.
+    pub reasked: u64,
     /// Questions no provider answered (N/A `judge_error`).
     pub errors: u64,
     pub budget_exhausted: u64,

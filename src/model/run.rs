@@ -136,6 +136,9 @@ pub struct JudgeSummary {
     /// Questions answered by a fallback provider.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub fallbacks: u64,
+    /// Questions asked once more because the first answer did not parse.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasked: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub input_tokens: u64,
     #[serde(default, skip_serializing_if = "is_zero")]

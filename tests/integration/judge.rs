@@ -7,6 +7,7 @@ mod cli;
 mod engine;
 mod gpa;
 mod profiles;
+mod prose;
 mod rca;
 mod rubric;
 mod stand_in;
