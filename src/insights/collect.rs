@@ -11,8 +11,13 @@
 //! - a trace-judge dimension scored 0 or 1 (out of 3): the judge, the
 //!   dimension, its rationale and cited spans.
 //!
-//! Critiques group on (source, label, node, normalised message); the
-//! system-wide view groups the same (source, label, message) over nodes.
+//! Critiques group on (source, label, node, normalised key); the system-wide
+//! view groups the same (source, label, key) over nodes. The key is the
+//! message, except where a judge wrote it: then it is what the gate knows for
+//! itself (the verdict and matched criterion of a tier-3 checkpoint, "judged
+//! below the threshold" for a step, "low score" for a trace-judge dimension),
+//! so an issue's id never depends on the judge's wording or identity; the
+//! judge's prose stays the example message.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
@@ -40,6 +45,9 @@ pub(crate) struct Critique {
     pub label: String,
     pub node: IssueNode,
     pub message: String,
+    /// What the critique groups on before normalising: the message, or for judged
+    /// critiques the gate's own words (see the module docs).
+    pub key: String,
     pub case: String,
     pub step: Option<String>,
     pub spans: Vec<String>,
@@ -86,6 +94,11 @@ pub(crate) fn critiques_of_case(case: &CaseReport) -> Vec<Critique> {
                 },
                 agent: step.agent.clone(),
             },
+            key: if step.scored_by.contains("judge:") {
+                judged_step_key(&step.notes)
+            } else {
+                message.clone()
+            },
             message,
             case: case.id.clone(),
             step: Some(step.id.clone()),
@@ -117,6 +130,14 @@ pub(crate) fn critiques_of_case(case: &CaseReport) -> Vec<Critique> {
                 agent: None,
             },
             message: format!("{}: {}", cp.result, cp.notes),
+            key: if cp.evaluated_by.starts_with("judge:") {
+                cp.matched_criterion.as_ref().map_or_else(
+                    || format!("{} (judged)", cp.result),
+                    |c| format!("{} (judged): {c}", cp.result),
+                )
+            } else {
+                format!("{}: {}", cp.result, cp.notes)
+            },
             case: case.id.clone(),
             step: None,
             spans,
@@ -137,12 +158,27 @@ pub(crate) fn critiques_of_case(case: &CaseReport) -> Vec<Critique> {
                 agent: None,
             },
             message: t.rationale.clone(),
+            key: format!("low score (at most {LOW_TRACE_SCORE} of {})", t.max),
             case: case.id.clone(),
             step: None,
             spans: t.cited_spans.clone(),
         });
     }
     out
+}
+
+/// The grouping key of a failed step a judge scored: the rules' own note when the rules
+/// scored it too (`rules: …; judge:…`), and that a judge scored it below the threshold;
+/// never the judge's rationale or name.
+fn judged_step_key(notes: &str) -> String {
+    let rules = notes
+        .strip_prefix("rules: ")
+        .and_then(|rest| rest.split_once("; judge:"))
+        .map(|(rules, _)| rules);
+    match rules {
+        Some(rules) => format!("judged below the step type's threshold; rules: {rules}"),
+        None => "judged below the step type's threshold".to_owned(),
+    }
 }
 
 /// Occurrences of a system-wide issue: total count, and per node (count, display, group id).
@@ -167,7 +203,7 @@ pub(crate) fn collect_insights_of(cases: &[&CaseReport]) -> Insights {
     for case in cases {
         for c in critiques_of_case(case) {
             critiques += 1;
-            let key = (c.source, c.label, c.node, normalize_message(&c.message));
+            let key = (c.source, c.label, c.node, normalize_message(&c.key));
             let acc = groups.entry(key).or_default();
             acc.count += 1;
             acc.cases.insert(c.case.clone());
@@ -255,7 +291,7 @@ fn system_issues(groups: &[IssueGroup], cases: &[&CaseReport], total: usize) -> 
     for case in cases {
         for c in critiques_of_case(case) {
             case_sets
-                .entry((c.source, c.label, normalize_message(&c.message)))
+                .entry((c.source, c.label, normalize_message(&c.key)))
                 .or_default()
                 .insert(case.id.as_str());
         }

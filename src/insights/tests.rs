@@ -234,3 +234,95 @@ fn passing_steps_and_checkpoints_are_not_critiques() {
     assert_eq!(insights.critiques, 0);
     assert!(insights.groups.is_empty() && insights.system.is_empty());
 }
+
+/// Cases with judged critiques: a judged PLAN step (rules and judge), a tier-3 checkpoint
+/// judged PARTIAL, a GPA dimension scored 1; the judge is `by` and writes `prose`.
+fn judged_run(by: &str, prose: &[String]) -> Vec<CaseReport> {
+    prose
+        .iter()
+        .enumerate()
+        .map(|(i, why)| {
+            let mut plan = step(
+                "s1",
+                StepType::Plan,
+                "",
+                Some("support_agent"),
+                &format!("rules: the plan names no tool; {by}: success 2: {why}"),
+            );
+            plan.scored_by = format!("rules+{by}");
+            let mut cp = failed_checkpoint("T3-01", &format!("{why} (span 00ab{i:04})"));
+            cp.tier = 3;
+            cp.result = CheckpointState::Partial;
+            cp.evaluated_by = by.to_owned();
+            cp.matched_criterion = Some("States a number that is not the balance".into());
+            let mut c = case(&format!("c-{i:02}"), vec![plan], vec![cp]);
+            c.trace_judges
+                .push(crate::model::trace_judges::TraceJudgeScore {
+                    judge: "gpa".into(),
+                    dimension: "plan_quality".into(),
+                    score: Some(1.0),
+                    max: 3.0,
+                    rationale: why.clone(),
+                    cited_spans: vec![],
+                    invalid_citations: vec![],
+                    evaluated_by: by.to_owned(),
+                    na_reason: None,
+                });
+            c
+        })
+        .collect()
+}
+
+fn ids(insights: &crate::model::insights::Insights) -> Vec<String> {
+    let mut ids: Vec<String> = insights.groups.iter().map(|g| g.id.clone()).collect();
+    ids.sort();
+    ids
+}
+
+proptest::proptest! {
+    /// Issue 21 item 7: the same problems judged by another judge, in other words, are the
+    /// same issues (ids, counts); the judge's words are only the example.
+    #[test]
+    fn issue_ids_do_not_depend_on_the_judge_or_its_wording(
+        first in proptest::collection::vec("[a-zA-Z0-9 .,'`\"$-]{0,80}", 1..6),
+        second_seed in proptest::collection::vec("[a-zA-Z0-9 .,'`\"$-]{0,80}", 6),
+    ) {
+        let second: Vec<String> = second_seed.into_iter().take(first.len()).collect();
+        let a = collect_insights(&judged_run("judge:openai/gpt-a", &first));
+        let b = collect_insights(&judged_run("judge:anthropic/claude-b", &second));
+        proptest::prop_assert_eq!(ids(&a), ids(&b));
+        proptest::prop_assert_eq!(a.groups.len(), 3, "{:#?}", a.groups);
+        for (x, y) in a.groups.iter().zip(&b.groups) {
+            proptest::prop_assert_eq!(x.count, y.count);
+            proptest::prop_assert_eq!(&x.message, &y.message);
+        }
+    }
+}
+
+#[test]
+fn judged_critiques_keep_the_judges_words_as_the_example() {
+    let prose = vec!["The plan skipped the lookup entirely.".to_owned()];
+    let insights = collect_insights(&judged_run("judge:openai/gpt-a", &prose));
+    let step = insights
+        .groups
+        .iter()
+        .find(|g| g.node.display().starts_with("PLAN"))
+        .expect("the PLAN group");
+    assert_eq!(
+        step.message,
+        "judged below the step type's threshold; rules: the plan names no tool"
+    );
+    assert!(
+        step.example_message.contains("skipped the lookup"),
+        "{step:#?}"
+    );
+    let cp = insights
+        .groups
+        .iter()
+        .find(|g| g.node.name == "T3-01")
+        .expect("the checkpoint group");
+    assert_eq!(
+        cp.message,
+        "partial (judged): states a number that is not the balance"
+    );
+}

@@ -248,8 +248,9 @@ async fn timeouts_malformed_bodies_refusals_and_bad_answers_are_failures() {
             "refusal",
             1,
         ),
-        (ResponseTemplate::new(200).set_body_json(chat("PASS")), "invalid answer", 1),
-        (ResponseTemplate::new(200).set_body_json(chat(r#"{"verdict": "PASS", "notes": "x", "confidence": 0.9}"#)), "invalid answer", 1),
+        // An answer that does not parse is asked once more, then fails.
+        (ResponseTemplate::new(200).set_body_json(chat("PASS")), "invalid answer", 2),
+        (ResponseTemplate::new(200).set_body_json(chat(r#"{"verdict": "PASS", "notes": "x", "confidence": 0.9}"#)), "invalid answer", 2),
         (ResponseTemplate::new(503).insert_header("retry-after", "1"), "server error", 2),
     ];
     for (response, class, calls) in cases {
