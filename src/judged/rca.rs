@@ -300,6 +300,22 @@ pub(crate) fn resolve(q: &RcaQuestion, outcome: &Outcome) -> (CaseRootCause, boo
 /// `k`'s trace) and set each one's `root_cause`; the judge section of this
 /// pass, or `None` without a judge (failed cases are then N/A "no judge
 /// configured"). Exit 69 when every question failed to reach a judge.
+/// With `scoring.root_cause: judge`, the step the judge named is the case's root-cause step
+/// everywhere the flags are read (the compare's "new root cause", the DAG, the HTML report):
+/// its flag is set and the rules' flags are cleared. A root cause not named (N/A) leaves the
+/// rules' attribution as it is.
+fn mark_root_cause(case: &mut CaseReport, rc: &CaseRootCause) {
+    let (RootCauseStatus::Named, Some(named)) = (rc.status, rc.step.as_deref()) else {
+        return;
+    };
+    if !case.steps.iter().any(|s| s.id == named) {
+        return;
+    }
+    for s in &mut case.steps {
+        s.root_cause = s.id == named;
+    }
+}
+
 pub(crate) fn judge_root_causes(
     judge: Option<&SuiteJudge>,
     suite: &Suite,
@@ -359,6 +375,7 @@ pub(crate) fn judge_root_causes(
                 .warnings
                 .push(format!("judged root cause: {}", rc.reason));
         }
+        mark_root_cause(&mut cases[*k], &rc);
         cases[*k].root_cause = Some(rc);
     }
     summary.root_cause_questions = questions.len() as u64;

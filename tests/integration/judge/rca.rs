@@ -285,7 +285,13 @@ async fn a_replay_cache_miss_is_not_available_and_no_judge_is_said_so() {
     );
     // Without a judge the steps are still attributed (greedy), only the case's root cause waits.
     let steps = case(&none, FAILED)["steps"].as_array().unwrap();
-    assert!(steps.iter().any(|st| st["root_cause"] == true));
+    let flagged: Vec<&str> = steps
+        .iter()
+        .filter(|st| st["root_cause"] == true)
+        .map(|st| st["id"].as_str().unwrap())
+        .collect();
+    // The rules blame s6 (what the next test's judge does not name).
+    assert_eq!(flagged, ["s6"]);
 }
 
 #[test]
@@ -323,4 +329,39 @@ fn the_stand_in_answers_root_cause_questions_with_its_labelled_rule() {
             .starts_with("stand-in rule, not a model: the first step that reports an error (s7)"),
         "{rc}"
     );
+}
+
+fn flagged(report: &Value) -> Vec<String> {
+    case(report, FAILED)["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|st| st["root_cause"] == true)
+        .map(|st| st["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_judged_root_cause_is_the_flagged_step_the_compare_and_dag_read() {
+    // Issue 21 item 3: the rules blame s6; the scripted judge names s2. The step flags (read
+    // by the compare's "most common new root cause", the Mermaid DAG and the HTML report)
+    // follow the judge.
+    let s = WhoAndWhen::new();
+    let server = scripted(
+        r#"{"step": "s2", "agent": "Location-Based_Services_Expert", "reason": "scripted test answer: the plan picked the wrong search"}"#,
+    )
+    .await;
+    let (out, report) = s.run(&live(&server, &s.cache()));
+    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+    assert_eq!(case(&report, FAILED)["root_cause"]["step"], "s2");
+    assert_eq!(flagged(&report), ["s2"]);
+    // A judge that names no step (an invalid answer) leaves the rules' attribution.
+    let s = WhoAndWhen::new();
+    let server = scripted(r#"{"step": "s99", "agent": null, "reason": "scripted"}"#).await;
+    let (_, report) = s.run(&live(&server, &s.cache()));
+    assert_eq!(
+        case(&report, FAILED)["root_cause"]["status"],
+        "not_available"
+    );
+    assert_eq!(flagged(&report), ["s6"]);
 }
