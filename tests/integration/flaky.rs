@@ -212,6 +212,30 @@ fn a_regression_one_trial_misses_is_caught_by_three_trials_with_each_case_histor
         "{md}"
     );
 
+    // JUnit too (issue 20): the failing metric names the worse cases with their history,
+    // and the suite's system-out lists its flaky cases.
+    let junit = bin()
+        .current_dir(repo())
+        .args(["report", "--format", "junit"])
+        .arg(&three)
+        .output()
+        .unwrap();
+    let (junit, _) = outputs(&junit);
+    assert!(
+        junit.contains(
+            "worse: sb-004 1 → 0.3333333333333333 (failed 2 of 3 trials; passed 3 of 3 before)"
+        ),
+        "{junit}"
+    );
+    assert!(
+        junit.contains("<system-out>flaky: 3 of 24 cases flaky in up to 3 earlier trials per case"),
+        "{junit}"
+    );
+    assert!(
+        junit.contains("  sb-002: checkpoint:P2-01 passed 1 of 3, checkpoint:P2-04 passed 1 of 3, task_success passed 1 of 3"),
+        "{junit}"
+    );
+
     let show = bin()
         .current_dir(repo())
         .args(["baseline", "show", "--name", "three", "--baselines-dir"])

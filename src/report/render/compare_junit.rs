@@ -26,6 +26,13 @@ pub fn render_compare_junit(r: &CompareReport) -> String {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     s.set_message(format!("{} regression: {detail}", m.severity))
                         .set_type("regression");
+                    // The worse cases with their trials and history, and flaky carriers.
+                    if let Some(loc) = &m.localization {
+                        let cases = super::flaky::junit_detail(&m.name, loc);
+                        if !cases.is_empty() {
+                            s.set_description(xml(&cases).into_owned());
+                        }
+                    }
                     s
                 }
                 MetricStatus::NotComparable if r.fail_on.fails(m.severity) => {
@@ -48,6 +55,10 @@ pub fn render_compare_junit(r: &CompareReport) -> String {
             let mut tc = TestCase::new(xml(&m.name).into_owned(), status);
             tc.set_classname(xml(suite).into_owned());
             ts.add_test_case(tc);
+        }
+        let flaky = super::flaky::junit_suite(r, suite);
+        if !flaky.is_empty() {
+            ts.set_system_out(xml(&flaky).into_owned());
         }
         junit.add_test_suite(ts);
     }

@@ -176,6 +176,53 @@ pub(crate) fn text(out: &mut String, r: &CompareReport) {
     }
 }
 
+/// For `JUnit`: a failing metric's worse cases with their trials and history, and whether
+/// only flaky cases carry it, one per line (plain text; the caller escapes for XML).
+pub(crate) fn junit_detail(metric: &str, loc: &Localization) -> String {
+    let mut lines: Vec<String> = loc
+        .flipped_cases
+        .iter()
+        .map(|c| {
+            let history = case_history(metric, c, str::to_owned)
+                .map(|h| format!(" ({h})"))
+                .unwrap_or_default();
+            format!("worse: {} {} → {}{history}", c.case, c.base, c.head)
+        })
+        .collect();
+    if !loc.carried_by_flaky.is_empty() {
+        lines.push(format!(
+            "carried only by flaky cases: {} (their earlier trials disagree: this change may be their noise)",
+            ids(&loc.carried_by_flaky, str::to_owned)
+        ));
+    }
+    lines.join("\n")
+}
+
+/// For `JUnit`: a suite's flaky cases, flakiest first, one per line; empty without any.
+pub(crate) fn junit_suite(r: &CompareReport, suite: &str) -> String {
+    let Some(f) = r
+        .flakiness
+        .iter()
+        .find(|f| f.suite == suite && !f.flaky.is_empty())
+    else {
+        return String::new();
+    };
+    let mut lines = vec![format!("flaky: {}", suite_words(f))];
+    lines.extend(
+        f.flaky
+            .iter()
+            .take(SHOWN)
+            .map(|c| format!("  {}", case_words(c, str::to_owned))),
+    );
+    if f.flaky.len() > SHOWN {
+        lines.push(format!(
+            "  … and {} more in the JSON report",
+            f.flaky.len() - SHOWN
+        ));
+    }
+    lines.join("\n")
+}
+
 /// `baseline show`: the baseline's flaky cases with their rates, as a table.
 pub(crate) fn baseline_table(f: &SuiteFlakiness) -> String {
     let mut out = format!("  {}\n", suite_words(f));
