@@ -3,6 +3,7 @@
 
 pub(crate) mod discover;
 pub(crate) mod draft;
+pub mod expr;
 mod error;
 pub(crate) mod gates;
 pub(crate) mod json;
