@@ -19,9 +19,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, LazyLock};
 
-use cel::common::ast::{EntryExpr, Expr as Ast};
-use cel::{Context, Env, IdedExpr, Program};
+use cel::{Context, Env, Program};
 use serde_json::Value;
+
+mod walk;
+use walk::{Walk, prescan_depth};
 
 /// Longest expression, in characters.
 pub const MAX_EXPR_CHARS: usize = 1_000;
@@ -54,8 +56,8 @@ pub struct Expr {
 struct Comprehension {
     /// `var.a.b`, when the range is a variable path: its length is known
     /// before evaluation.
-    range: Option<(String, Vec<String>)>,
-    body_nodes: u64,
+    pub(super) range: Option<(String, Vec<String>)>,
+    pub(super) body_nodes: u64,
 }
 
 /// Why an expression does not compile, with its place in the expression.
@@ -69,7 +71,7 @@ pub struct CompileError {
 }
 
 impl CompileError {
-    fn at(source: &str, char_offset: usize, message: String, help: &str) -> Self {
+    pub(super) fn at(source: &str, char_offset: usize, message: String, help: &str) -> Self {
         let (line, column) = line_col(source, char_offset);
         Self {
             message,
@@ -170,7 +172,9 @@ pub fn compile(source: &str, allowed: &[&str]) -> Result<Expr, CompileError> {
     if let Some(unknown) = vars.iter().find(|v| !allowed.contains(&v.as_str())) {
         return Err(CompileError::at(
             source,
-            source.find(unknown.as_str()).map_or(0, |b| source[..b].chars().count()),
+            source
+                .find(unknown.as_str())
+                .map_or(0, |b| source[..b].chars().count()),
             format!("unknown variable `{unknown}`"),
             &format!(
                 "the variables here are {}",
@@ -190,181 +194,6 @@ pub fn compile(source: &str, allowed: &[&str]) -> Result<Expr, CompileError> {
         nodes,
         comprehensions,
     })
-}
-
-/// Nesting of brackets and unary operators, before the parser sees the
-/// text (its recursion is what a deep expression would exhaust).
-fn prescan_depth(source: &str) -> Result<(), CompileError> {
-    let mut depth = 0usize;
-    let mut unary = 0usize;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (i, c) in source.chars().enumerate() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '"' | '\'' => quote = Some(c),
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        if matches!(c, '!' | '-') {
-            unary += 1;
-        } else if !c.is_whitespace() {
-            unary = 0;
-        }
-        if depth.max(unary) > MAX_EXPR_DEPTH {
-            return Err(too_deep(source, i));
-        }
-    }
-    Ok(())
-}
-
-fn too_deep(source: &str, at: usize) -> CompileError {
-    CompileError::at(
-        source,
-        at,
-        format!("it nests deeper than {MAX_EXPR_DEPTH} levels"),
-        "flatten it: `a && b && c` chains and comprehensions read better than nested parentheses",
-    )
-}
-
-struct Walk<'a> {
-    source: &'a str,
-    program: &'a Program,
-    /// Comprehension variables in scope.
-    bound: Vec<String>,
-    vars: BTreeSet<String>,
-    captures: BTreeSet<String>,
-    nodes: u64,
-    comprehensions: Vec<Comprehension>,
-    /// Comprehensions being walked (0 = top level).
-    inside: usize,
-    error: Option<CompileError>,
-}
-
-impl Walk<'_> {
-    fn fail(&mut self, id: u64, message: String, help: &str) {
-        if self.error.is_none() {
-            let at = self
-                .program
-                .source_info()
-                .offset_for(id)
-                .map_or(0, |(start, _)| start as usize);
-            self.error = Some(CompileError::at(self.source, at, message, help));
-        }
-    }
-
-    fn visit(&mut self, e: &IdedExpr, depth: usize) {
-        if self.error.is_some() {
-            return;
-        }
-        self.nodes += 1;
-        if depth > MAX_EXPR_DEPTH {
-            let at = self
-                .program
-                .source_info()
-                .offset_for(e.id)
-                .map_or(0, |(start, _)| start as usize);
-            self.error = Some(too_deep(self.source, at));
-            return;
-        }
-        match &e.expr {
-            Ast::Unspecified | Ast::Literal(_) => {}
-            Ast::Ident(name) => {
-                if !self.bound.iter().any(|b| b == name) {
-                    self.vars.insert(name.clone());
-                }
-            }
-            Ast::Select(s) => {
-                if let Ast::Ident(root) = &s.operand.expr
-                    && root == "captures"
-                    && !self.bound.iter().any(|b| b == root)
-                {
-                    self.captures.insert(s.field.clone());
-                }
-                self.visit(&s.operand, depth + 1);
-            }
-            Ast::Call(c) => {
-                if let Some(t) = &c.target {
-                    self.visit(t, depth + 1);
-                }
-                for a in &c.args {
-                    self.visit(a, depth + 1);
-                }
-            }
-            Ast::List(l) => {
-                for x in &l.elements {
-                    self.visit(x, depth + 1);
-                }
-            }
-            Ast::Map(m) => {
-                for entry in &m.entries {
-                    if let EntryExpr::MapEntry(me) = &entry.expr {
-                        self.visit(&me.key, depth + 1);
-                        self.visit(&me.value, depth + 1);
-                    }
-                }
-            }
-            Ast::Struct(_) => self.fail(
-                e.id,
-                "message literals (`Type{…}`) are not supported".into(),
-                "use a map literal `{'key': value}`",
-            ),
-            Ast::Comprehension(c) => {
-                if self.inside > 0 {
-                    self.fail(
-                        e.id,
-                        "a comprehension (`all`, `exists`, `map`, `filter`…) inside another one could take quadratic time"
-                            .into(),
-                        "compare with a captured list instead (`x in captures.ids`), or split the rule over two matchers",
-                    );
-                    return;
-                }
-                let range = path(&c.iter_range, &self.bound);
-                // The range is evaluated outside the loop.
-                self.visit(&c.iter_range, depth + 1);
-                self.inside += 1;
-                let before = self.nodes;
-                self.bound.push(c.iter_var.clone());
-                if let Some(v2) = &c.iter_var2 {
-                    self.bound.push(v2.clone());
-                }
-                self.bound.push(c.accu_var.clone());
-                for part in [&c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
-                    self.visit(part, depth + 1);
-                }
-                self.bound
-                    .truncate(self.bound.len() - 2 - usize::from(c.iter_var2.is_some()));
-                self.inside -= 1;
-                self.comprehensions.push(Comprehension {
-                    range,
-                    body_nodes: self.nodes - before,
-                });
-            }
-        }
-    }
-}
-
-/// `var.a.b` as (`var`, [`a`, `b`]) when `e` is a path on a free variable.
-fn path(e: &IdedExpr, bound: &[String]) -> Option<(String, Vec<String>)> {
-    match &e.expr {
-        Ast::Ident(name) if !bound.contains(name) => Some((name.clone(), Vec::new())),
-        Ast::Select(s) if !s.test => {
-            let (root, mut fields) = path(&s.operand, bound)?;
-            fields.push(s.field.clone());
-            Some((root, fields))
-        }
-        _ => None,
-    }
 }
 
 /// The size of a value for the cost bound: its JSON nodes, plus one per 64

@@ -3,8 +3,8 @@
 
 pub(crate) mod discover;
 pub(crate) mod draft;
-pub mod expr;
 mod error;
+pub mod expr;
 pub(crate) mod gates;
 pub(crate) mod json;
 pub(crate) mod judge;

@@ -16,12 +16,27 @@ fn the_issue_examples_evaluate() {
     let captures = json!({"old_bags": 2, "pax": [1, 2],
         "profile": {"payment_methods": {"gc_1": {}, "cc_2": {}}}});
     let vars = [("args", args), ("captures", captures)];
-    assert_eq!(run("int(args.total_baggages) >= captures.old_bags", &vars), Ok(true));
-    assert_eq!(run("args.total_baggages < captures.old_bags", &vars), Ok(false));
-    assert_eq!(run("size(args.passengers) == size(captures.pax)", &vars), Ok(true));
-    assert_eq!(run("args.payment_id in captures.profile.payment_methods", &vars), Ok(true));
     assert_eq!(
-        run("args.payment_methods.all(p, p.payment_id in captures.profile.payment_methods)", &vars),
+        run("int(args.total_baggages) >= captures.old_bags", &vars),
+        Ok(true)
+    );
+    assert_eq!(
+        run("args.total_baggages < captures.old_bags", &vars),
+        Ok(false)
+    );
+    assert_eq!(
+        run("size(args.passengers) == size(captures.pax)", &vars),
+        Ok(true)
+    );
+    assert_eq!(
+        run("args.payment_id in captures.profile.payment_methods", &vars),
+        Ok(true)
+    );
+    assert_eq!(
+        run(
+            "args.payment_methods.all(p, p.payment_id in captures.profile.payment_methods)",
+            &vars
+        ),
         Ok(true)
     );
     assert_eq!(run("args.payment_id in ['a', 'b']", &vars), Ok(false));
@@ -32,9 +47,17 @@ fn errors_are_results_not_panics() {
     let vars = [("args", json!({"a": 1}))];
     let err = run("args.missing > 1", &vars).unwrap_err();
     assert!(err.contains("missing"), "{err}");
-    assert!(run("args.a", &vars).unwrap_err().contains("not true or false"));
+    assert!(
+        run("args.a", &vars)
+            .unwrap_err()
+            .contains("not true or false")
+    );
     assert!(run("args.a / 0 == 1", &vars).is_err());
-    assert!(run("captures.x == 1", &vars).unwrap_err().contains("no value here"));
+    assert!(
+        run("captures.x == 1", &vars)
+            .unwrap_err()
+            .contains("no value here")
+    );
 }
 
 #[test]
@@ -60,7 +83,12 @@ fn compile_errors_say_where() {
 #[test]
 fn expensive_shapes_are_refused_at_compile_time() {
     let long = format!("args.a == '{}'", "x".repeat(MAX_EXPR_CHARS));
-    assert!(compile(&long, VARS).unwrap_err().message.contains("over the limit of 1000"));
+    assert!(
+        compile(&long, VARS)
+            .unwrap_err()
+            .message
+            .contains("over the limit of 1000")
+    );
     for deep in [
         format!("{}1{}", "(".repeat(200), ")".repeat(200)),
         format!("{}true", "!".repeat(500)),
@@ -70,7 +98,11 @@ fn expensive_shapes_are_refused_at_compile_time() {
         vec!["a"; 490].join(".") + ">0",
     ] {
         let e = compile(&deep, VARS).unwrap_err();
-        assert!(e.message.contains("nests deeper than 24"), "{}: {e:?}", &deep[..20]);
+        assert!(
+            e.message.contains("nests deeper than 24"),
+            "{}: {e:?}",
+            &deep[..20]
+        );
     }
     let nested = compile("args.l.all(x, args.l.exists(y, x == y))", VARS).unwrap_err();
     assert!(nested.message.contains("inside another"), "{nested:?}");
@@ -87,8 +119,17 @@ fn evaluation_over_its_cap_is_not_run() {
     let big: Vec<i64> = (0..200_000).collect();
     let vars = [("args", json!({"l": big}))];
     let err = run("args.l.all(x, x in args.l)", &vars).unwrap_err();
-    assert!(err.starts_with("not run: on these values it could take up to"), "{err}");
+    assert!(
+        err.starts_with("not run: on these values it could take up to"),
+        "{err}"
+    );
     assert!(err.contains("over the cap of 1000000"), "{err}");
     // The same expression on a small list runs.
-    assert_eq!(run("args.l.all(x, x in args.l)", &[("args", json!({"l": [1, 2, 3]}))]), Ok(true));
+    assert_eq!(
+        run(
+            "args.l.all(x, x in args.l)",
+            &[("args", json!({"l": [1, 2, 3]}))]
+        ),
+        Ok(true)
+    );
 }
