@@ -233,6 +233,17 @@ fn airline_suite_results_match_its_readme() {
     assert!(failing("A2-09").is_empty());
     assert!(failing("A2-10").is_empty());
     assert_eq!(failing("A2-12"), ["task-3"]);
+    // Issue 24's rules (README, "Results").
+    assert_eq!(failing("A2-16"), ["task-18", "task-4"]);
+    assert_eq!(failing("A2-19"), ["task-13"]);
+    assert_eq!(
+        failing("A2-23"),
+        ["task-13", "task-3", "task-33", "task-5", "task-7"]
+    );
+    assert_eq!(failing("A2-24"), ["task-13", "task-3"]);
+    for quiet in ["A2-15", "A2-17", "A2-18", "A2-20", "A2-21", "A2-22"] {
+        assert!(failing(quiet).is_empty(), "{quiet}");
+    }
     assert_eq!(report["aggregate"]["metrics"]["spec_health_percent"], 100.0);
     assert_eq!(
         report["aggregate"]["metrics"]["task_success"],
