@@ -71,7 +71,10 @@ fn main() {
     );
     let mut times = Vec::new();
     for (name, keep) in [
-        ("no tier 2", (|_: &str, tier: u8| tier != 2) as fn(&str, u8) -> bool),
+        (
+            "no tier 2",
+            (|_: &str, tier: u8| tier != 2) as fn(&str, u8) -> bool,
+        ),
         ("A2-01..A2-14 (no expressions)", |id, tier| {
             tier != 2 || id <= "A2-14"
         }),
@@ -85,7 +88,10 @@ fn main() {
             assert_eq!(report.aggregate.cases_ok, indices.len());
             std::hint::black_box(report);
         });
-        println!("{name:<32} {n2:>2} tier-2 checkpoints  median {:>8.1} ms", secs * 1e3);
+        println!(
+            "{name:<32} {n2:>2} tier-2 checkpoints  median {:>8.1} ms",
+            secs * 1e3
+        );
         times.push(secs);
     }
     let (base, today, all) = (times[0], times[1], times[2]);

@@ -102,7 +102,13 @@ impl Event {
             return None;
         }
         if let Some(e) = &m.where_ {
-            let holds = match self.eval_where(e, &out, log) {
+            // A pre-filter has not bound the other matchers' captures: an
+            // expression that reads captures could go either way.
+            let outcome = match mode {
+                Mode::Lenient(polarity) if !e.captures.is_empty() => Ok(polarity),
+                _ => self.eval_where(e, &out, log),
+            };
+            let holds = match outcome {
                 Ok(b) => b,
                 Err(why) => match mode {
                     Mode::Lenient(polarity) => polarity,
