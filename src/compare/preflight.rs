@@ -49,8 +49,10 @@ pub(crate) fn gate_warnings(
             ),
         });
     }
-    if !judge_configured {
-        let fails = suite.gates.unevaluated.unwrap_or_default() == UnevaluatedPolicy::Fail;
+    // With `gates.unevaluated: warn` the suite has accepted N/A tier-3
+    // checkpoints: the comparison reports them, lint does not nag.
+    let fails = suite.gates.unevaluated.unwrap_or_default() == UnevaluatedPolicy::Fail;
+    if !judge_configured && fails {
         for cp in suite
             .checkpoints
             .iter()
@@ -59,14 +61,8 @@ pub(crate) fn gate_warnings(
             out.push(GateWarning {
                 checkpoint: Some(cp.id.clone()),
                 message: format!(
-                    "checkpoint `{}` ({}) is tier 3 and no judge is configured: it will be N/A in every case{}",
-                    cp.id,
-                    cp.severity,
-                    if fails {
-                        ", and the gate will fail because it cannot vouch for it"
-                    } else {
-                        ""
-                    }
+                    "checkpoint `{}` ({}) is tier 3 and no judge is configured: it will be N/A in every case, and the gate will fail because it cannot vouch for it",
+                    cp.id, cp.severity,
                 ),
                 help: "configure a judge (`--judge`, see README), lower its severity below `fail_on`, or set `gates.unevaluated: warn`".into(),
             });

@@ -177,6 +177,8 @@ mod tests {
         }
         let mut t = Span::new("tool1", "execute_tool lookup", SpanKind::Tool, n);
         t.tool = Some(ToolExecution {
+            arguments_text: None,
+            result_text: None,
             name: "lookup".into(),
             call_id: None,
             arguments: Some(serde_json::json!({"id": "A-1"})),

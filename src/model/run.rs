@@ -447,6 +447,9 @@ pub enum NaKind {
     NoJudge,
     /// The judge failed, ran out of budget, or had no cached verdict.
     JudgeError,
+    /// A `where` expression could not be evaluated (an error, or over its
+    /// cost cap): the checkpoint could not be checked.
+    ExprError,
 }
 
 impl NaKind {

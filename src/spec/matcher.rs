@@ -1,10 +1,13 @@
 //! Compiled tier-2 matchers: tool-name globs (via `globset`), regexes and
 //! captures, built once by [`crate::spec::validate`].
 
+use std::sync::Arc;
+
 use regex::Regex;
 use serde_json::Value;
 
-use crate::spec::model::{EventKind, EventStatus};
+use crate::spec::expr::Expr;
+use crate::spec::model::{CountRange, EventKind, EventStatus};
 
 /// A compiled tier-2 event matcher; all set fields must match.
 #[derive(Debug, Clone, Default)]
@@ -23,7 +26,34 @@ pub struct Matcher {
     pub is_final: Option<bool>,
     /// In name order.
     pub captures: Vec<Capture>,
+    /// `where:`, evaluated last.
+    pub where_: Option<Arc<Expr>>,
+    pub any_of: Vec<Matcher>,
+    pub all_of: Vec<Matcher>,
+    pub not: Option<Box<Matcher>>,
+    pub turn_tool_calls: Option<CountRange>,
+    pub turn_replies: Option<CountRange>,
 }
+
+/// The variables a matcher's `where` may read.
+pub(crate) const EVENT_VARS: &[&str] = &[
+    "args",
+    "result",
+    "content",
+    "agent",
+    "kind",
+    "status",
+    "tool",
+    "turn",
+    "turn_tool_calls",
+    "turn_replies",
+    "captures",
+    "evidence",
+    "metadata",
+];
+
+/// The variables an `applies_to.where` may read.
+pub(crate) const CASE_VARS: &[&str] = &["evidence", "metadata", "tags", "case", "expected_tools"];
 
 /// `capture: {name: pointer}`: the value at `pointer` in the event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,7 +113,18 @@ fn strip_root<'a>(pointer: &'a str, root: &str) -> Option<&'a str> {
 impl Matcher {
     /// Whether this matcher can only match tool events.
     pub fn tool_only(&self) -> bool {
-        !self.tools.is_empty() || self.kind == Some(EventKind::Tool)
+        !self.tools.is_empty()
+            || self.kind == Some(EventKind::Tool)
+            || (!self.all_of.is_empty() && self.all_of.iter().any(Self::tool_only))
+            || (!self.any_of.is_empty() && self.any_of.iter().all(Self::tool_only))
+    }
+
+    /// Whether this matcher or a sub-matcher has a `where`.
+    pub fn has_where(&self) -> bool {
+        self.where_.is_some()
+            || self.any_of.iter().any(Self::has_where)
+            || self.all_of.iter().any(Self::has_where)
+            || self.not.as_deref().is_some_and(Self::has_where)
     }
 }
 

@@ -103,6 +103,11 @@ pub struct Scope {
     /// Any of these case ids (empty = no id condition).
     pub cases: Vec<String>,
     pub evidence: Option<StateAssert>,
+    /// `where` over the case.
+    pub where_: Option<std::sync::Arc<crate::spec::expr::Expr>>,
+    pub any_of: Vec<Scope>,
+    pub all_of: Vec<Scope>,
+    pub not: Option<Box<Scope>>,
 }
 
 /// `task.success`: every source given must hold.
@@ -149,10 +154,6 @@ pub enum StateOp {
 }
 
 #[derive(Debug, Clone)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "one per checkpoint, built once per suite"
-)]
 pub enum SequenceAssert {
     /// First occurrence: an X before the first Y.
     BeforeThen {
@@ -173,7 +174,8 @@ pub enum SequenceAssert {
     /// the given side.
     Each {
         each: Matcher,
-        other: Matcher,
+        /// The steps to find, in order (one or more).
+        other: Vec<Matcher>,
         side: Side,
         /// At most this many events away (1 = adjacent).
         within: Option<u32>,

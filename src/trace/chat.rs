@@ -302,16 +302,22 @@ fn tool_span(
         .unwrap_or_else(|| "tool".to_owned());
     let mut span = Span::new(id, name.clone(), SpanKind::Tool, seq);
     let mut tool = ToolExecution {
+        arguments_text: None,
+        result_text: None,
         name,
         call_id: message.tool_call_id.clone(),
         arguments: None,
         result: Some(decode_embedded(Value::String(message.content.clone()))),
     };
+    if tool.result.as_ref().is_some_and(|r| !r.is_string()) {
+        tool.result_text = Some(message.content.clone());
+    }
     if let Some(i) = index {
         let p = &mut pending[i];
         p.answered = true;
         tool.call_id = tool.call_id.or_else(|| p.call.id.clone());
         tool.arguments = Some(p.call.arguments.clone());
+        tool.arguments_text.clone_from(&p.call.arguments_text);
         span.attributes.insert(
             Span::REQUESTED_BY.to_owned(),
             Value::String(p.requested_by.clone()),

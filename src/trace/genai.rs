@@ -262,6 +262,8 @@ fn take_tool(span: &mut Span, attrs: &mut Attrs, output_is_json: bool) {
         .or_else(|| name_suffix(&span.name, &["execute_tool", "call_tool"]))
         .unwrap_or_else(|| span.name.clone());
     let tool = span.tool.get_or_insert_with(|| ToolExecution {
+        arguments_text: None,
+        result_text: None,
         name: name.clone(),
         call_id: None,
         arguments: None,

@@ -230,15 +230,18 @@ pub(crate) fn tool_call_from_value(value: &Value) -> Option<ToolCall> {
         .and_then(|f| str_field(f, "name"))
         .or_else(|| str_field(obj, "name"))
         .or_else(|| str_field(obj, "tool.name"))?;
-    let arguments = function
+    let raw = function
         .and_then(|f| f.get("arguments"))
         .or_else(|| obj.get("arguments"))
         .or_else(|| obj.get("input"))
         .or_else(|| obj.get("args"))
         .or_else(|| obj.get("tool.args"))
-        .cloned()
-        .map_or(Value::Null, decode_embedded);
+        .cloned();
+    let recorded = raw.as_ref().and_then(Value::as_str).map(str::to_owned);
+    let arguments = raw.map_or(Value::Null, decode_embedded);
+    let arguments_text = recorded.filter(|_| !arguments.is_string());
     Some(ToolCall {
+        arguments_text,
         id: str_field(obj, "id")
             .or_else(|| str_field(obj, "call_id"))
             .map(str::to_owned),

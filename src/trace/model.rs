@@ -257,6 +257,13 @@ pub struct ToolExecution {
     pub arguments: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,
+    /// The arguments as the trace recorded them, when that was JSON text
+    /// (`args_match` reads it: key order and spacing as written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments_text: Option<String>,
+    /// The result as recorded, when that was JSON text (`result_match`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_text: Option<String>,
 }
 
 /// A tool call requested by a model.
@@ -268,6 +275,9 @@ pub struct ToolCall {
     /// Decoded like [`ToolExecution::arguments`]; `Value::Null` when absent.
     #[serde(default)]
     pub arguments: Value,
+    /// The arguments as recorded, when they were JSON text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments_text: Option<String>,
 }
 
 /// A chat message, normalised from `OpenAI` messages, `GenAI` `parts` and

@@ -140,6 +140,8 @@ fn turn_span(i: usize, turn: Turn) -> Span {
         let mut span = Span::new(&id, *terminal, SpanKind::Tool, i + 1);
         span.status = terminal_status(&content);
         span.tool = Some(ToolExecution {
+            arguments_text: None,
+            result_text: None,
             name: (*terminal).to_owned(),
             call_id: None,
             arguments: None,

@@ -104,6 +104,8 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
             Err(output) => output,
         });
         span.tool.get_or_insert(ToolExecution {
+            arguments_text: None,
+            result_text: None,
             name,
             call_id,
             arguments,

@@ -206,6 +206,8 @@ mod tests {
         tool.agent = Some("helper".into());
         tool.status = Status::error("boom\nstack");
         tool.tool = Some(ToolExecution {
+            arguments_text: None,
+            result_text: None,
             name: "search".into(),
             call_id: Some("c1".into()),
             arguments: Some(serde_json::json!({"q": "x"})),

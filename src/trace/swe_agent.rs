@@ -191,6 +191,7 @@ fn step_spans(
     };
     let calls = if real_calls.is_empty() {
         vec![ToolCall {
+            arguments_text: None,
             id: None,
             name: command.to_owned(),
             arguments: Value::String(rest.trim().to_owned()),
@@ -236,6 +237,8 @@ fn step_spans(
     tool.parent = Some("root".to_owned());
     tool.status = observation_status(&observation);
     tool.tool = Some(ToolExecution {
+        arguments_text: None,
+        result_text: None,
         name: call.name.clone(),
         call_id: call.id.clone(),
         arguments: Some(call.arguments.clone()),

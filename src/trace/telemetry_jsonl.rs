@@ -218,6 +218,8 @@ fn span_of(event: ToolEvent, seq: usize, line: usize, warnings: &mut Vec<String>
         event.exit_code.as_ref(),
     );
     span.tool = Some(ToolExecution {
+        arguments_text: None,
+        result_text: None,
         name: event.tool_name,
         call_id: None,
         arguments: event.args.map(decode_embedded),

@@ -113,6 +113,7 @@ mod tests {
         s.output_messages.push(Message {
             role: "assistant".into(),
             tool_calls: vec![ToolCall {
+                arguments_text: None,
                 id: Some(call_id.into()),
                 name: "get_weather".into(),
                 arguments: args,
@@ -125,6 +126,8 @@ mod tests {
     fn tool(id: &str, seq: usize, call_id: Option<&str>, args: Option<Value>) -> Span {
         let mut s = Span::new(id, "get_weather", SpanKind::Tool, seq);
         s.tool = Some(ToolExecution {
+            arguments_text: None,
+            result_text: None,
             name: "get_weather".into(),
             call_id: call_id.map(str::to_owned),
             arguments: args,

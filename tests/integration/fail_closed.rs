@@ -257,4 +257,21 @@ fn lint_warns_up_front_about_what_the_gate_cannot_do() {
     );
     assert!(all.contains("suite.yaml:"), "located: {all}");
     assert!(all.contains("2 warnings"), "{all}");
+
+    // Issue 24: with `gates.unevaluated: warn` the N/A is accepted, so lint
+    // does not warn about it (nor suggest the setting already made).
+    let dir = with_critical_tier3("  unevaluated: warn\n");
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["lint", "--suite", "support-bot"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let all = format!("{stdout}{stderr}");
+    assert!(
+        !all.contains("is tier 3 and no judge is configured"),
+        "{all}"
+    );
+    assert!(!all.contains("gates.unevaluated: warn"), "{all}");
 }

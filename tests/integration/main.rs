@@ -16,6 +16,7 @@ mod insights;
 mod judge;
 mod metric_families;
 mod policy;
+mod policy_expr;
 mod power;
 mod runner;
 mod schema;

@@ -152,6 +152,8 @@ fn airline_diff(
 
 /// task-31 (reward 1): the user's "Yes, please proceed with the
 /// cancellation" is removed; the agent cancels on "Let's cancel that instead".
+/// A2-24 (issue 24: the agent asks, then the user says yes) fails with it:
+/// both are the confirmation rule.
 #[test]
 fn airline_episode_without_its_confirmation_fails_only_a2_08() {
     let changed = airline_diff("task-31", |t| {
@@ -164,17 +166,26 @@ fn airline_episode_without_its_confirmation_fails_only_a2_08() {
     });
     assert_eq!(
         changed,
-        [(
-            "task-31".into(),
-            "A2-08".into(),
-            "PASS".into(),
-            "FAIL".into()
-        )]
+        [
+            (
+                "task-31".into(),
+                "A2-08".into(),
+                "PASS".into(),
+                "FAIL".into()
+            ),
+            (
+                "task-31".into(),
+                "A2-24".into(),
+                "PASS".into(),
+                "FAIL".into()
+            )
+        ]
     );
 }
 
 /// task-26 (reward 1): the agent cancels N6F783, a reservation of the user
-/// it never read, instead of NQNU5R, which it read.
+/// it never read, instead of NQNU5R, which it read. A2-15 (issue 24:
+/// cancellation eligibility, shown by a read of that reservation) fails too.
 #[test]
 fn airline_episode_cancelling_an_unread_reservation_fails_only_a2_09() {
     let changed = airline_diff("task-26", |t| {
@@ -189,12 +200,20 @@ fn airline_episode_cancelling_an_unread_reservation_fails_only_a2_09() {
     });
     assert_eq!(
         changed,
-        [(
-            "task-26".into(),
-            "A2-09".into(),
-            "PASS".into(),
-            "FAIL".into()
-        )]
+        [
+            (
+                "task-26".into(),
+                "A2-09".into(),
+                "PASS".into(),
+                "FAIL".into()
+            ),
+            (
+                "task-26".into(),
+                "A2-15".into(),
+                "PASS".into(),
+                "FAIL".into()
+            )
+        ]
     );
 }
 
@@ -214,6 +233,17 @@ fn airline_suite_results_match_its_readme() {
     assert!(failing("A2-09").is_empty());
     assert!(failing("A2-10").is_empty());
     assert_eq!(failing("A2-12"), ["task-3"]);
+    // Issue 24's rules (README, "Results").
+    assert_eq!(failing("A2-16"), ["task-18", "task-4"]);
+    assert_eq!(failing("A2-19"), ["task-13"]);
+    assert_eq!(
+        failing("A2-23"),
+        ["task-13", "task-3", "task-33", "task-5", "task-7"]
+    );
+    assert_eq!(failing("A2-24"), ["task-13", "task-3"]);
+    for quiet in ["A2-15", "A2-17", "A2-18", "A2-20", "A2-21", "A2-22"] {
+        assert!(failing(quiet).is_empty(), "{quiet}");
+    }
     assert_eq!(report["aggregate"]["metrics"]["spec_health_percent"], 100.0);
     assert_eq!(
         report["aggregate"]["metrics"]["task_success"],

@@ -61,15 +61,18 @@ fn inject(kind: &str, dir: &Path) -> Value {
 /// change with it). The cases are pinned so that an injection that silently
 /// stops applying fails the test.
 const KINDS: [(&str, &str, &[&str], &[&str]); 5] = [
+    // A2-24 (the agent asks, then the user says yes) loses its pair too.
     (
         "no-confirmation",
         "A2-08",
         &[
             "task-0", "task-11", "task-2", "task-26", "task-31", "task-4", "task-5", "task-6",
         ],
-        &[],
+        &["A2-24"],
     ),
-    // Reading no reservation before a change also breaks A2-05 ("some read first").
+    // Reading no reservation before a change also breaks A2-05 ("some read
+    // first"), a cancellation's eligibility (A2-15) is then unknown, and a
+    // basic-economy re-flight (A2-19, task-13) is no longer seen as one.
     (
         "unread-change",
         "A2-09",
@@ -77,9 +80,11 @@ const KINDS: [(&str, &str, &[&str], &[&str]); 5] = [
             "task-13", "task-2", "task-20", "task-26", "task-3", "task-31", "task-33", "task-4",
             "task-5", "task-6", "task-7",
         ],
-        &["A2-05"],
+        &["A2-05", "A2-15", "A2-19"],
     ),
-    // Without the lookup a booking's user (A2-14) and a transfer (A2-04) are unidentified too.
+    // Without the lookup a booking's user (A2-14) and a transfer (A2-04) are
+    // unidentified too; where the lookup shared its turn with text (task-5),
+    // that turn no longer breaks A2-23.
     (
         "no-identification",
         "A2-01",
@@ -87,7 +92,7 @@ const KINDS: [(&str, &str, &[&str], &[&str]); 5] = [
             "task-0", "task-11", "task-2", "task-3", "task-31", "task-33", "task-4", "task-5",
             "task-6", "task-7",
         ],
-        &["A2-14", "A2-04"],
+        &["A2-14", "A2-04", "A2-23"],
     ),
     (
         "basic-economy-change",

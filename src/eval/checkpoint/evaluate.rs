@@ -43,7 +43,10 @@ pub(crate) fn evaluate_checkpoints(inputs: &CheckpointInputs<'_>) -> Vec<Checkpo
         .checkpoints
         .iter()
         .any(|c| matches!(c.check, Check::Sequence(_)));
-    let log = inputs.trace.filter(|_| sequences).map(EventLog::from_trace);
+    let log = inputs
+        .trace
+        .filter(|_| sequences)
+        .map(|t| EventLog::from_trace(t).with_case(inputs.evidence, &inputs.case.metadata));
     // Constraints that are active for this case: no `active_when`, or it holds on the evidence.
     let active: Vec<_> = suite
         .constraints

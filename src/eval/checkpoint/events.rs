@@ -3,7 +3,8 @@
 //! order, nested sub-agent spans included (messages come from
 //! [`crate::trace::conversation`]).
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
@@ -26,6 +27,10 @@ pub(crate) struct Event {
     /// A message's text or an LLM call's output; `None` for tools, whose
     /// text is their result.
     pub text: Option<String>,
+    /// The arguments and result as the trace recorded them, when that was
+    /// JSON text (key order and spacing as written).
+    pub args_raw: Option<String>,
+    pub result_raw: Option<String>,
     /// Compact JSON of `args` and the result as text, made on first use
     /// (most matchers never read them).
     args_text: OnceCell<String>,
@@ -34,11 +39,24 @@ pub(crate) struct Event {
     pub error: bool,
     /// The last LLM event of the root agent.
     pub is_final: bool,
+    /// The LLM turn of its agent the event belongs to: the number of that
+    /// agent's LLM events up to and including it (0 before the first).
+    pub turn: u32,
+    /// Tool events and assistant messages of that turn.
+    pub turn_tool_calls: u32,
+    pub turn_replies: u32,
 }
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct EventLog {
     pub events: Vec<Event>,
+    /// The case's evidence and metadata, for `where` (`Null` when absent).
+    pub evidence: Value,
+    pub metadata: Value,
+    /// The first `where` that could not be evaluated since the last
+    /// [`EventLog::take_error`]: the checkpoint being evaluated is then
+    /// unevaluated, whatever the search found.
+    pub(crate) error: RefCell<Option<String>>,
 }
 
 fn text(v: &Value) -> String {
@@ -61,6 +79,9 @@ impl EventLog {
                         SpanKind::Agent => EventKind::Agent,
                         _ => return None,
                     };
+                    let (args_raw, result_raw) = s.tool.as_ref().map_or((None, None), |t| {
+                        (t.arguments_text.clone(), t.result_text.clone())
+                    });
                     let (tool, args, result) = match (&s.tool, kind) {
                         (Some(t), _) => (
                             Some(t.name.clone()),
@@ -76,6 +97,8 @@ impl EventLog {
                     };
                     let mut e = Event::new(&s.id, &s.name, kind, s.agent.clone());
                     e.tool = tool;
+                    e.args_raw = args_raw;
+                    e.result_raw = result_raw;
                     e.args = args;
                     e.result = result;
                     if kind != EventKind::Tool {
@@ -104,22 +127,76 @@ impl EventLog {
         if let Some(i) = last_llm {
             events[i].is_final = true;
         }
-        Self { events }
+        number_turns(&mut events);
+        Self {
+            events,
+            ..Self::default()
+        }
     }
 
-    /// Index of the first event matching `m` (captures only need a value).
+    /// The case's evidence and metadata, for `where`.
+    #[must_use]
+    pub(crate) fn with_case(
+        mut self,
+        evidence: Option<&Value>,
+        metadata: &BTreeMap<String, Value>,
+    ) -> Self {
+        self.evidence = evidence.cloned().unwrap_or(Value::Null);
+        self.metadata = Value::Object(
+            metadata
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        );
+        self
+    }
+
+    /// The first `where` error since the last call.
+    pub(crate) fn take_error(&self) -> Option<String> {
+        self.error.borrow_mut().take()
+    }
+
+    /// Index of the first event matching `m`.
     pub(crate) fn first(&self, m: &Matcher) -> Option<usize> {
-        self.events.iter().position(|e| e.matches(m))
+        let none = super::matching::Bindings::new();
+        (0..self.events.len()).find(|&i| self.events[i].bind(m, &none, self).is_some())
     }
 
     pub(crate) fn matching<'a>(
         &'a self,
         m: &'a Matcher,
     ) -> impl Iterator<Item = (usize, &'a Event)> + 'a {
+        let none = super::matching::Bindings::new();
         self.events
             .iter()
             .enumerate()
-            .filter(move |(_, e)| e.matches(m))
+            .filter(move |(_, e)| e.bind(m, &none, self).is_some())
+    }
+}
+
+/// Set `turn`, `turn_tool_calls` and `turn_replies`: a turn of an agent
+/// starts at its LLM event; its tool events and assistant messages count.
+pub(super) fn number_turns(events: &mut [Event]) {
+    let mut current: BTreeMap<Option<String>, u32> = BTreeMap::new();
+    let mut counts: BTreeMap<(Option<String>, u32), (u32, u32)> = BTreeMap::new();
+    for e in events.iter_mut() {
+        let turn = current.entry(e.agent.clone()).or_insert(0);
+        if e.kind == EventKind::Llm {
+            *turn += 1;
+        }
+        e.turn = *turn;
+        let count = counts.entry((e.agent.clone(), e.turn)).or_default();
+        match e.kind {
+            EventKind::Tool => count.0 += 1,
+            EventKind::Assistant => count.1 += 1,
+            _ => {}
+        }
+    }
+    for e in events.iter_mut() {
+        if let Some(&(calls, replies)) = counts.get(&(e.agent.clone(), e.turn)) {
+            e.turn_tool_calls = calls;
+            e.turn_replies = replies;
+        }
     }
 }
 
@@ -134,11 +211,16 @@ impl Event {
             args: Value::Null,
             result: Value::Null,
             text: None,
+            args_raw: None,
+            result_raw: None,
             args_text: OnceCell::new(),
             result_text: OnceCell::new(),
             agent,
             error: false,
             is_final: false,
+            turn: 0,
+            turn_tool_calls: 0,
+            turn_replies: 0,
         }
     }
 

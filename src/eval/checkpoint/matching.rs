@@ -6,11 +6,30 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::spec::expr::Expr;
 use crate::spec::json::{json_eq, json_subset};
 use crate::spec::matcher::{Capture, CaptureSource, Matcher};
 use crate::spec::model::{EventKind, EventStatus};
 
-use super::Event;
+use super::{Event, EventLog};
+
+/// How a `where` that cannot be evaluated counts.
+#[derive(Debug, Clone, Copy)]
+enum Mode {
+    /// As no match, recorded.
+    Strict,
+    /// As this answer (flipped under `not`), not recorded.
+    Lenient(bool),
+}
+
+impl Mode {
+    fn negated(self) -> Self {
+        match self {
+            Self::Strict => Self::Strict,
+            Self::Lenient(p) => Self::Lenient(!p),
+        }
+    }
+}
 
 /// Capture name → value, for one candidate set of events.
 pub(crate) type Bindings = BTreeMap<String, Value>;
@@ -25,15 +44,35 @@ fn contains(pattern: &Value, value: &Value, text: &str) -> bool {
 }
 
 impl Event {
-    /// Whether every field set in `m` matches this event and every capture
-    /// finds a value (captures are not compared with anything here).
-    pub(crate) fn matches(&self, m: &Matcher) -> bool {
-        self.fields_match(m) && m.captures.iter().all(|c| self.captured(c).is_some())
+    /// Whether this event may match `m` on its own: every field matches and
+    /// every capture finds a value; a `where` that cannot be evaluated
+    /// counts as a match and is not recorded. For pre-filters and notes;
+    /// verdicts use [`Event::bind`].
+    pub(crate) fn matches(&self, m: &Matcher, log: &EventLog) -> bool {
+        self.bind_in(m, &Bindings::new(), log, Mode::Lenient(true))
+            .is_some()
     }
 
     /// `bindings` extended with this event's captures, when the event
     /// matches and each capture equals any value already bound to its name.
-    pub(crate) fn bind(&self, m: &Matcher, bindings: &Bindings) -> Option<Bindings> {
+    /// A `where` that cannot be evaluated does not match, and its error is
+    /// recorded on `log` (the checkpoint is then unevaluated).
+    pub(crate) fn bind(
+        &self,
+        m: &Matcher,
+        bindings: &Bindings,
+        log: &EventLog,
+    ) -> Option<Bindings> {
+        self.bind_in(m, bindings, log, Mode::Strict)
+    }
+
+    fn bind_in(
+        &self,
+        m: &Matcher,
+        bindings: &Bindings,
+        log: &EventLog,
+        mode: Mode,
+    ) -> Option<Bindings> {
         if !self.fields_match(m) {
             return None;
         }
@@ -48,7 +87,85 @@ impl Event {
                 }
             }
         }
+        for sub in &m.all_of {
+            out = self.bind_in(sub, &out, log, mode)?;
+        }
+        if !m.any_of.is_empty() {
+            out = m
+                .any_of
+                .iter()
+                .find_map(|sub| self.bind_in(sub, &out, log, mode))?;
+        }
+        if let Some(not) = &m.not
+            && self.bind_in(not, &out, log, mode.negated()).is_some()
+        {
+            return None;
+        }
+        if let Some(e) = &m.where_ {
+            // A pre-filter has not bound the other matchers' captures: an
+            // expression that reads captures could go either way.
+            let outcome = match mode {
+                Mode::Lenient(polarity) if !e.captures.is_empty() => Ok(polarity),
+                _ => self.eval_where(e, &out, log),
+            };
+            let holds = match outcome {
+                Ok(b) => b,
+                Err(why) => match mode {
+                    Mode::Lenient(polarity) => polarity,
+                    Mode::Strict => {
+                        let mut slot = log.error.borrow_mut();
+                        if slot.is_none() {
+                            *slot = Some(format!(
+                                "`where: {}` on {}: {why}",
+                                crate::output::truncate_chars(&e.source, 80),
+                                self.describe()
+                            ));
+                        }
+                        false
+                    }
+                },
+            };
+            if !holds {
+                return None;
+            }
+        }
         Some(out)
+    }
+
+    /// The variables `e` reads, for this event.
+    fn eval_where(&self, e: &Expr, bindings: &Bindings, log: &EventLog) -> Result<bool, String> {
+        let mut owned: Vec<(&str, Value)> = Vec::new();
+        for name in &e.vars {
+            let v = match name.as_str() {
+                "content" => Value::String(self.content().to_owned()),
+                "agent" => self.agent.clone().map_or(Value::Null, Value::String),
+                "kind" => Value::String(self.kind.as_str().to_owned()),
+                "status" => Value::String(if self.error { "error" } else { "ok" }.to_owned()),
+                "tool" => self.tool.clone().map_or(Value::Null, Value::String),
+                "turn" => Value::from(self.turn),
+                "turn_tool_calls" => Value::from(self.turn_tool_calls),
+                "turn_replies" => Value::from(self.turn_replies),
+                "captures" => Value::Object(
+                    bindings
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                ),
+                _ => continue,
+            };
+            owned.push((name.as_str(), v));
+        }
+        let mut vars: BTreeMap<&str, &Value> = owned.iter().map(|(k, v)| (*k, v)).collect();
+        for name in &e.vars {
+            match name.as_str() {
+                "args" => vars.insert("args", &self.args),
+                "result" => vars.insert("result", &self.result),
+                "evidence" => vars.insert("evidence", &log.evidence),
+                "metadata" => vars.insert("metadata", &log.metadata),
+                _ => None,
+            };
+        }
+        e.evaluate(&vars)
     }
 
     /// The value a capture reads; `None` when the event has none there.
@@ -94,6 +211,7 @@ impl Event {
         }
         if let Some(re) = &m.args_match
             && !re.is_match(self.args_text())
+            && !self.args_raw.as_deref().is_some_and(|t| re.is_match(t))
         {
             return false;
         }
@@ -104,6 +222,7 @@ impl Event {
         }
         if let Some(re) = &m.result_match
             && !re.is_match(self.result_text())
+            && !self.result_raw.as_deref().is_some_and(|t| re.is_match(t))
         {
             return false;
         }
@@ -114,6 +233,12 @@ impl Event {
         }
         if let Some(re) = &m.content_matches
             && !re.is_match(self.content())
+        {
+            return false;
+        }
+        if m.turn_tool_calls
+            .is_some_and(|r| !r.holds(self.turn_tool_calls))
+            || m.turn_replies.is_some_and(|r| !r.holds(self.turn_replies))
         {
             return false;
         }

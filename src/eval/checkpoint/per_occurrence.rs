@@ -20,31 +20,46 @@ const CITED: usize = 20;
 
 pub(super) fn each(
     each: &Matcher,
-    other: &Matcher,
+    steps: &[Matcher],
     side: Side,
     within: Option<u32>,
     none_between: Option<&Matcher>,
     log: &EventLog,
 ) -> Verdict {
-    // The first event (in search order) that matches `other`, unless a
-    // fence event comes first. An event matching both counts as the match.
-    let search = |range: &mut dyn Iterator<Item = usize>, bindings: &Bindings| {
+    // The steps in search order (nearest to the `each` event first): each
+    // step is the first event in that order that matches it, unless a fence
+    // event comes first. An event matching a step and the fence counts as
+    // the step.
+    let search = |range: &mut dyn Iterator<Item = usize>, bindings: &Bindings, backwards: bool| {
+        let order: Vec<&Matcher> = if backwards {
+            steps.iter().rev().collect()
+        } else {
+            steps.iter().collect()
+        };
+        let mut bindings = bindings.clone();
+        let mut hits = Vec::with_capacity(steps.len());
         for x in range {
             let e = &log.events[x];
-            if e.bind(other, bindings).is_some() {
-                return Some(x);
+            if let Some(next) = e.bind(order[hits.len()], &bindings, log) {
+                bindings = next;
+                hits.push(x);
+                if hits.len() == order.len() {
+                    return Some(hits);
+                }
+                continue;
             }
-            if none_between.is_some_and(|z| e.matches(z)) {
+            if none_between.is_some_and(|z| e.bind(z, &bindings, log).is_some()) {
                 return None;
             }
         }
         None
     };
+    let none = Bindings::new();
     let occurrences: Vec<(usize, Bindings)> = log
         .events
         .iter()
         .enumerate()
-        .filter_map(|(i, e)| e.bind(each, &Bindings::new()).map(|b| (i, b)))
+        .filter_map(|(i, e)| e.bind(each, &none, log).map(|b| (i, b)))
         .collect();
     if occurrences.is_empty() {
         return Verdict::not_applicable(
@@ -54,7 +69,7 @@ pub(super) fn each(
     }
     let n = log.events.len();
     let window = within.map_or(usize::MAX, |w| w as usize);
-    let mut found = Vec::new();
+    let mut found: Vec<(usize, Vec<usize>)> = Vec::new();
     let mut missing = Vec::new();
     for (k, (y, bindings)) in occurrences.iter().enumerate() {
         let y = *y;
@@ -65,7 +80,7 @@ pub(super) fn each(
                     Since::Start => 0,
                 };
                 lo = lo.max(y.saturating_sub(window));
-                search(&mut (lo..y).rev(), bindings)
+                search(&mut (lo..y).rev(), bindings, true)
             }
             Side::After(until) => {
                 let mut hi = match until {
@@ -73,11 +88,11 @@ pub(super) fn each(
                     Until::End => n,
                 };
                 hi = hi.min(y.saturating_add(window).saturating_add(1));
-                search(&mut ((y + 1)..hi), bindings)
+                search(&mut ((y + 1)..hi), bindings, false)
             }
         };
         match hit {
-            Some(x) => found.push((y, x)),
+            Some(xs) => found.push((y, xs)),
             None => missing.push((y, bindings)),
         }
     }
@@ -96,14 +111,16 @@ pub(super) fn each(
     if none_between.is_some() {
         window_text.push_str(" with no `none_between` event in between");
     }
+    if steps.len() > 1 {
+        window_text.push_str(&format!(" (all {} steps, in order)", steps.len()));
+    }
     if missing.is_empty() {
         let cited = found
             .iter()
-            .flat_map(|(y, x)| {
-                [
-                    log.events[*y].span_id.clone(),
-                    log.events[*x].span_id.clone(),
-                ]
+            .flat_map(|(y, xs)| {
+                std::iter::once(*y)
+                    .chain(xs.iter().copied())
+                    .map(|i| log.events[i].span_id.clone())
             })
             .take(CITED);
         return Verdict::pass(
@@ -148,201 +165,4 @@ pub(super) fn each(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::run::CheckpointState::{Fail, NotApplicable, Pass};
-    use crate::spec::model::EventKind::{Assistant, User};
-    use crate::spec::suite::Side;
-    use serde_json::json;
-
-    use super::super::testing::{capturing, log, message, of_kind, on_tool, tool, tool_by};
-
-    fn yes() -> Matcher {
-        Matcher {
-            content_matches: Some(regex::Regex::new(r"(?i)\byes\b").unwrap()),
-            ..of_kind(User)
-        }
-    }
-
-    /// user yes → write 1 → user yes → write 2 (the "confirmation before each write" trace).
-    fn confirmed() -> Vec<super::super::Event> {
-        vec![
-            message("u1", User, "Yes, book it"),
-            tool("t1", "book", json!({}), json!("ok")),
-            message("a1", Assistant, "Cancel too? Say yes"),
-            message("u2", User, "yes"),
-            tool("t2", "cancel", json!({}), json!("ok")),
-        ]
-    }
-
-    fn writes() -> Matcher {
-        Matcher {
-            tools: vec![crate::spec::matcher::ToolGlob::new("{book,cancel}").unwrap()],
-            ..Matcher::default()
-        }
-    }
-
-    #[test]
-    fn preceded_by_needs_a_match_since_the_previous_occurrence() {
-        let before = Side::Before(Since::Previous);
-        let v = each(&writes(), &yes(), before, None, None, &log(confirmed()));
-        assert_eq!(v.state, Pass, "{}", v.notes);
-        assert_eq!(v.cited_spans, ["t1", "u1", "t2", "u2"]);
-        // Remove the second confirmation: the first "yes" does not count for write 2.
-        let mut events = confirmed();
-        events.remove(3);
-        let v = each(&writes(), &yes(), before, None, None, &log(events.clone()));
-        assert_eq!(v.state, Fail);
-        assert_eq!(v.cited_spans, ["t2"]);
-        assert!(
-            v.notes
-                .starts_with("1 of 2 `each` events have no `preceded_by` match"),
-            "{}",
-            v.notes
-        );
-        // Since the start, the first "yes" is enough.
-        let v = each(
-            &writes(),
-            &yes(),
-            Side::Before(Since::Start),
-            None,
-            None,
-            &log(events),
-        );
-        assert_eq!(v.state, Pass);
-    }
-
-    #[test]
-    fn within_and_none_between_narrow_the_search() {
-        let before = Side::Before(Since::Start);
-        // u2 is 1 event before t2; u1 is 1 event before t1.
-        let v = each(&writes(), &yes(), before, Some(1), None, &log(confirmed()));
-        assert_eq!(v.state, Pass);
-        let mut events = confirmed();
-        events.insert(4, message("a2", Assistant, "Cancelling now"));
-        let v = each(
-            &writes(),
-            &yes(),
-            before,
-            Some(1),
-            None,
-            &log(events.clone()),
-        );
-        assert_eq!(v.state, Fail, "the yes is 2 events before t2");
-        assert!(v.notes.contains("within 1 event"), "{}", v.notes);
-        assert_eq!(
-            each(&writes(), &yes(), before, Some(2), None, &log(events)).state,
-            Pass
-        );
-        // The user's LAST message must confirm: a later "no, wait" fences off the yes.
-        let mut events = confirmed();
-        events.insert(4, message("u3", User, "no, wait"));
-        let fence = of_kind(User);
-        let v = each(
-            &writes(),
-            &yes(),
-            before,
-            None,
-            Some(&fence),
-            &log(events.clone()),
-        );
-        assert_eq!(v.state, Fail);
-        assert_eq!(v.cited_spans, ["t2"]);
-        assert_eq!(
-            each(&writes(), &yes(), before, None, None, &log(events)).state,
-            Pass
-        );
-    }
-
-    #[test]
-    fn followed_by_looks_until_the_next_occurrence_or_the_end() {
-        let report = Matcher {
-            content_contains: Some("done".into()),
-            ..of_kind(Assistant)
-        };
-        let events = vec![
-            tool("t1", "book", json!({}), json!("ok")),
-            tool("t2", "cancel", json!({}), json!("ok")),
-            message("a1", Assistant, "both done"),
-        ];
-        let after_next = Side::After(Until::Next);
-        let v = each(
-            &writes(),
-            &report,
-            after_next,
-            None,
-            None,
-            &log(events.clone()),
-        );
-        assert_eq!(v.state, Fail, "t1's report would have to come before t2");
-        assert_eq!(v.cited_spans, ["t1"]);
-        let v = each(
-            &writes(),
-            &report,
-            Side::After(Until::End),
-            None,
-            None,
-            &log(events),
-        );
-        assert_eq!(v.state, Pass);
-    }
-
-    #[test]
-    fn no_occurrence_is_not_applicable() {
-        let v = each(
-            &on_tool("refund"),
-            &yes(),
-            Side::Before(Since::Previous),
-            None,
-            None,
-            &log(confirmed()),
-        );
-        assert_eq!(v.state, NotApplicable);
-        assert!(v.notes.contains("no event matches `each`"));
-    }
-
-    /// "Read THIS reservation before cancelling it", with the read done by
-    /// a sub-agent and the cancellation by the main agent.
-    #[test]
-    fn captures_must_agree_across_sub_agents() {
-        let cancel = capturing(on_tool("cancel"), "rid", "/args/id");
-        let read = capturing(on_tool("read"), "rid", "/result/id");
-        let events = |cancelled: &str| {
-            vec![
-                tool_by(
-                    "r1",
-                    "read",
-                    json!({"id": "A"}),
-                    json!({"id": "A"}),
-                    "researcher",
-                ),
-                tool_by(
-                    "r2",
-                    "read",
-                    json!({"id": "B"}),
-                    json!({"id": "B"}),
-                    "researcher",
-                ),
-                tool("c1", "cancel", json!({"id": cancelled}), json!("ok")),
-            ]
-        };
-        let side = Side::Before(Since::Start);
-        let v = each(&cancel, &read, side, None, None, &log(events("A")));
-        assert_eq!(v.state, Pass, "{}", v.notes);
-        assert_eq!(v.cited_spans, ["c1", "r1"]);
-        let v = each(&cancel, &read, side, None, None, &log(events("C")));
-        assert_eq!(v.state, Fail);
-        assert!(v.notes.contains("(rid = \"C\")"), "{}", v.notes);
-        // Numbers compare by value.
-        let amount = capturing(on_tool("refund"), "amt", "/args/amount");
-        let quoted = capturing(on_tool("read"), "amt", "/result/price");
-        let events = vec![
-            tool("r", "read", json!({}), json!({"price": 120})),
-            tool("f", "refund", json!({"amount": 120.0}), json!("ok")),
-        ];
-        assert_eq!(
-            each(&amount, &quoted, side, None, None, &log(events)).state,
-            Pass
-        );
-    }
-}
+mod tests;

@@ -52,7 +52,7 @@ fn greedy(log: &EventLog, steps: &[Matcher]) -> Result<Vec<usize>, (usize, usize
     let mut found = Vec::with_capacity(steps.len());
     let mut from = 0;
     for (k, m) in steps.iter().enumerate() {
-        match log.events[from..].iter().position(|e| e.matches(m)) {
+        match log.events[from..].iter().position(|e| e.matches(m, log)) {
             Some(offset) => {
                 found.push(from + offset);
                 from += offset + 1;
@@ -81,7 +81,7 @@ fn dfs(
             return None;
         }
         *budget -= 1;
-        if let Some(next) = log.events[i].bind(&steps[step], bindings) {
+        if let Some(next) = log.events[i].bind(&steps[step], bindings, log) {
             path.push(i);
             match dfs(log, steps, step + 1, i + 1, &next, path, budget) {
                 Some(true) => return Some(true),

@@ -24,8 +24,12 @@ pub(super) fn message(id: &str, kind: EventKind, text: &str) -> Event {
     e
 }
 
-pub(super) fn log(events: Vec<Event>) -> EventLog {
-    EventLog { events }
+pub(super) fn log(mut events: Vec<Event>) -> EventLog {
+    super::events::number_turns(&mut events);
+    EventLog {
+        events,
+        ..EventLog::default()
+    }
 }
 
 pub(super) fn on_tool(name: &str) -> Matcher {

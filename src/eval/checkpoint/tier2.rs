@@ -2,6 +2,7 @@
 //! semantics in docs/suites.md). First-occurrence forms live here, the
 //! per-occurrence forms in `per_occurrence`.
 
+use crate::model::run::NaKind;
 use crate::spec::json::brief;
 use crate::spec::matcher::Matcher;
 use crate::spec::suite::SequenceAssert;
@@ -13,7 +14,23 @@ use super::{EventLog, Verdict};
 
 const BY: &str = "tier2";
 
+/// A sequence's verdict; when a `where` could not be evaluated on the way,
+/// N/A (`expr_error`) with the reason instead, which the gate counts as
+/// unevaluated.
 pub(crate) fn eval_sequence(assert: &SequenceAssert, log: &EventLog) -> Verdict {
+    log.take_error();
+    let verdict = eval_inner(assert, log);
+    match log.take_error() {
+        Some(why) => Verdict::not_applicable_because(
+            NaKind::ExprError,
+            format!("could not be evaluated: {why}"),
+            BY,
+        ),
+        None => verdict,
+    }
+}
+
+fn eval_inner(assert: &SequenceAssert, log: &EventLog) -> Verdict {
     match assert {
         SequenceAssert::BeforeThen { before, then } => before_then(before, then, log),
         SequenceAssert::Never(m) => match log.first(m) {
@@ -91,7 +108,7 @@ fn before_then(before: &Matcher, then: &Matcher, log: &EventLog) -> Verdict {
         .events
         .iter()
         .enumerate()
-        .find_map(|(i, e)| e.bind(then, &Bindings::new()).map(|b| (i, b)));
+        .find_map(|(i, e)| e.bind(then, &Bindings::new(), log).map(|b| (i, b)));
     let Some((y, bindings)) = first_then else {
         return Verdict::not_applicable(
             "no event matches `then`, so the order cannot be checked",
@@ -99,7 +116,7 @@ fn before_then(before: &Matcher, then: &Matcher, log: &EventLog) -> Verdict {
         );
     };
     let then_event = &log.events[y];
-    if let Some(x) = (0..y).find(|&x| log.events[x].bind(before, &bindings).is_some()) {
+    if let Some(x) = (0..y).find(|&x| log.events[x].bind(before, &bindings, log).is_some()) {
         return Verdict::pass(
             format!(
                 "{} (position {}) precedes the first `then` event {} (position {}){}",
@@ -113,7 +130,7 @@ fn before_then(before: &Matcher, then: &Matcher, log: &EventLog) -> Verdict {
         )
         .citing([log.events[x].span_id.clone(), then_event.span_id.clone()]);
     }
-    let uncaptured = (0..y).find(|&x| log.events[x].matches(before));
+    let uncaptured = (0..y).find(|&x| log.events[x].matches(before, log));
     let notes = match (uncaptured, log.first(before)) {
         (Some(x), _) => format!(
             "{} (position {}) is preceded by {} (position {}), but by none{}",

@@ -66,6 +66,20 @@ pub struct AppliesToSpec {
     /// that reason.
     #[serde(default)]
     pub evidence: Option<AssertSpec>,
+    /// A CEL predicate over the case: `evidence`, `metadata`, `tags`, `case`
+    /// (its id), `expected_tools`. An error makes the checkpoint unevaluated.
+    #[serde(default, rename = "where")]
+    #[schemars(with = "Option<String>")]
+    pub where_: Option<SpannedString>,
+    /// At least one of these conditions holds.
+    #[serde(default)]
+    pub any_of: Vec<AppliesToSpec>,
+    /// Every one of these conditions holds.
+    #[serde(default)]
+    pub all_of: Vec<AppliesToSpec>,
+    /// This condition does not hold.
+    #[serde(default)]
+    pub not: Option<Box<AppliesToSpec>>,
 }
 
 /// Tier-1 assertion: a JSON Pointer and one or more operators (all must hold).

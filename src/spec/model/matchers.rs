@@ -6,6 +6,9 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
+use serde_saphyr::Spanned;
+
+use super::SpannedString;
 
 /// Matches trace events. All given fields must match.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -52,6 +55,49 @@ pub struct EventMatcher {
     /// cancelling it"). An event without a value at the pointer does not match.
     #[serde(default)]
     pub capture: BTreeMap<String, String>,
+    /// A CEL predicate over the event (`args`, `result`, `content`, `agent`,
+    /// `kind`, `status`, `tool`, `turn`, `turn_tool_calls`, `turn_replies`),
+    /// the values captured so far (`captures`), the case's `evidence` and
+    /// `metadata`. Evaluated after the other fields match; an error makes the
+    /// checkpoint unevaluated (docs/suites.md, "Expressions").
+    #[serde(default, rename = "where")]
+    #[schemars(with = "Option<String>")]
+    pub where_: Option<SpannedString>,
+    /// At least one of these matchers matches the same event (the first that
+    /// does binds its captures).
+    #[serde(default)]
+    #[schemars(with = "Vec<EventMatcher>")]
+    pub any_of: Vec<Spanned<EventMatcher>>,
+    /// Every one of these matchers matches the same event.
+    #[serde(default)]
+    #[schemars(with = "Vec<EventMatcher>")]
+    pub all_of: Vec<Spanned<EventMatcher>>,
+    /// This matcher does not match the event (no captures inside).
+    #[serde(default)]
+    #[schemars(with = "Option<Box<EventMatcher>>")]
+    pub not: Option<Box<Spanned<EventMatcher>>>,
+    /// The number of tool calls in the LLM turn the event belongs to.
+    #[serde(default)]
+    pub turn_tool_calls: Option<CountRange>,
+    /// The number of text replies (assistant messages) in the event's turn.
+    #[serde(default)]
+    pub turn_replies: Option<CountRange>,
+}
+
+/// `{min, max}`, both inclusive, either optional.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CountRange {
+    #[serde(default)]
+    pub min: Option<u32>,
+    #[serde(default)]
+    pub max: Option<u32>,
+}
+
+impl CountRange {
+    pub fn holds(self, n: u32) -> bool {
+        self.min.is_none_or(|a| n >= a) && self.max.is_none_or(|b| n <= b)
+    }
 }
 
 impl EventMatcher {
@@ -69,6 +115,12 @@ impl EventMatcher {
             && self.status.is_none()
             && self.is_final.is_none()
             && self.capture.is_empty()
+            && self.where_.is_none()
+            && self.any_of.is_empty()
+            && self.all_of.is_empty()
+            && self.not.is_none()
+            && self.turn_tool_calls.is_none()
+            && self.turn_replies.is_none()
     }
 }
 

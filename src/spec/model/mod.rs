@@ -23,7 +23,7 @@ pub use checkpoint::{
     AppliesToSpec, AssertSpec, CheckpointSpec, EnvConstraintSpec, PartialCriterionSpec,
 };
 pub use gates::{AbsoluteGateSpec, GatesSpec, MetricGateSpec, SmokeTierSpec, TiersSpec};
-pub use matchers::{EventKind, EventMatcher, EventStatus, ToolPattern};
+pub use matchers::{CountRange, EventKind, EventMatcher, EventStatus, ToolPattern};
 pub use scoring::{PartialMode, ScoringSpec, ThresholdsSpec};
 pub use sequence::{CountSpec, NeverSpec, SequenceSpec, Since, SpannedMatcher, Until};
 pub use suite::{

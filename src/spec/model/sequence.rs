@@ -52,15 +52,21 @@ pub struct SequenceSpec {
     #[serde(default)]
     #[schemars(with = "Option<EventMatcher>")]
     pub each: Option<SpannedMatcher>,
+    /// One matcher, or a list `[X1, X2, …]` that must occur in this order
+    /// in the window before the `each` event.
     #[serde(default)]
-    #[schemars(with = "Option<EventMatcher>")]
-    pub preceded_by: Option<SpannedMatcher>,
+    #[schemars(with = "Option<NeverSchema>")]
+    pub preceded_by: Option<Spanned<NeverSpec>>,
+    /// One matcher, or a list that must occur in this order in the window
+    /// after the `each` event.
     #[serde(default)]
-    #[schemars(with = "Option<EventMatcher>")]
-    pub followed_by: Option<SpannedMatcher>,
+    #[schemars(with = "Option<NeverSchema>")]
+    pub followed_by: Option<Spanned<NeverSpec>>,
     /// Per occurrence: no event matching this may lie between the `each`
-    /// event and its match, e.g. `{kind: user}` with a user-message
-    /// `preceded_by`: the user's LAST message before each Y must match.
+    /// event and its match (with a list, between the `each` event and the
+    /// farthest step; the events the steps matched do not count), e.g.
+    /// `{kind: user}` with a user-message `preceded_by`: the user's LAST
+    /// message before each Y must match.
     #[serde(default)]
     #[schemars(with = "Option<EventMatcher>")]
     pub none_between: Option<SpannedMatcher>,
@@ -111,8 +117,9 @@ impl SequenceSpec {
             all.extend(order.iter());
         }
         all.extend(self.each.iter());
-        all.extend(self.preceded_by.iter());
-        all.extend(self.followed_by.iter());
+        for steps in [&self.preceded_by, &self.followed_by].into_iter().flatten() {
+            all.extend(steps.value.matchers());
+        }
         all.extend(self.none_between.iter());
         all
     }
@@ -151,7 +158,7 @@ pub enum Until {
     End,
 }
 
-/// `never: X` or `never: [X, Y, …]`.
+/// `never: X` or `never: [X, Y, …]` (also `preceded_by`/`followed_by`).
 #[derive(Debug, Clone)]
 pub enum NeverSpec {
     One(Box<EventMatcher>),

@@ -11,7 +11,9 @@ use crate::spec::suite::{Case, Check, Checkpoint, Constraint, Scope};
 use super::assert::state_assert;
 use super::catalog::Catalog;
 use super::context::{Ctx, did_you_mean, loc};
+use super::expr::where_expr;
 use super::sequence::sequence_assert;
+use crate::spec::matcher::CASE_VARS;
 
 /// Every checkpoint id written in the file, compiled or not: references to
 /// a checkpoint that has its own error must not raise a second one.
@@ -93,11 +95,18 @@ fn scope(
     id: &str,
     cases: &[Case],
 ) -> Result<Scope, ()> {
-    if spec.tags.is_empty() && spec.cases.is_empty() && spec.evidence.is_none() {
+    if spec.tags.is_empty()
+        && spec.cases.is_empty()
+        && spec.evidence.is_none()
+        && spec.where_.is_none()
+        && spec.any_of.is_empty()
+        && spec.all_of.is_empty()
+        && spec.not.is_none()
+    {
         cx.error(
             at,
             format!("`applies_to` of `{id}` selects nothing"),
-            "give `tags: [...]`, `cases: [...]` or `evidence: {path: ..., equals: ...}`; remove `applies_to` to apply everywhere",
+            "give `tags: [...]`, `cases: [...]`, `evidence: {path: ..., equals: ...}`, `where`, `any_of`, `all_of` or `not`; remove `applies_to` to apply everywhere",
         );
         return Err(());
     }
@@ -138,6 +147,25 @@ fn scope(
         Some(a) => Some(state_assert(cx, a, id).ok_or(())?),
         None => None,
     };
+    let where_ = match &spec.where_ {
+        Some(w) => Some(where_expr(cx, w, CASE_VARS, id).ok_or(())?),
+        None => None,
+    };
+    let mut subs = |cx: &mut Ctx<'_>, list: &[AppliesToSpec]| -> Vec<Scope> {
+        list.iter()
+            .filter_map(|sub| {
+                let s = scope(cx, sub, at, id, cases).ok();
+                ok &= s.is_some();
+                s
+            })
+            .collect()
+    };
+    let any_of = subs(cx, &spec.any_of);
+    let all_of = subs(cx, &spec.all_of);
+    let not = match spec.not.as_deref() {
+        Some(sub) => Some(Box::new(scope(cx, sub, at, id, cases)?)),
+        None => None,
+    };
     if !ok {
         return Err(());
     }
@@ -145,6 +173,10 @@ fn scope(
         tags: spec.tags.iter().map(|t| t.value.clone()).collect(),
         cases: spec.cases.iter().map(|c| c.value.clone()).collect(),
         evidence,
+        where_,
+        any_of,
+        all_of,
+        not,
     })
 }
 

@@ -6,12 +6,16 @@ use regex::Regex;
 use serde_json::Value;
 use serde_saphyr::Location;
 
-use crate::spec::matcher::{Capture, CaptureSource, Matcher, ToolGlob, compile_regex, shown};
+use crate::spec::matcher::{
+    Capture, CaptureSource, EVENT_VARS, Matcher, ToolGlob, compile_regex, shown,
+};
 use crate::spec::model::{EventKind, EventMatcher, EventStatus};
 
 use super::args_schema::{check_pointer, check_value};
 use super::catalog::Catalog;
-use super::context::{Ctx, did_you_mean};
+use super::context::{Ctx, did_you_mean, loc};
+use super::expr::where_expr;
+use super::key_order::key_order_dependent;
 
 const GLOB_HINT: &str = "`*` matches any run, `?` one character, `{a,b}` either name";
 
@@ -88,6 +92,20 @@ pub(super) fn matcher(
     };
     let args_match = regex(cx, "args_match", &spec.args_match);
     let result_match = regex(cx, "result_match", &spec.result_match);
+    for (key, pattern) in [
+        ("args_match", &spec.args_match),
+        ("result_match", &spec.result_match),
+    ] {
+        if let Some(keys) = pattern.as_deref().and_then(key_order_dependent) {
+            cx.warning(
+                at,
+                format!(
+                    "`{key}` in `{id}` names the keys {keys} in one order; it matches the recorded text (keys as the agent wrote them) or the compact JSON (keys sorted), so another order of the same arguments slips past it"
+                ),
+                "match one key at a time (`args_contains: {key: value}`), or compare fields with `where: \"args.a == 1 && args.b == 2\"`",
+            );
+        }
+    }
     let content_matches = regex(cx, "content_matches", &spec.content_matches);
 
     let mut captures = Vec::new();
@@ -105,6 +123,50 @@ pub(super) fn matcher(
         }
     }
 
+    let where_ = spec.where_.as_ref().and_then(|w| {
+        let e = where_expr(cx, w, EVENT_VARS, id);
+        ok &= e.is_some();
+        e
+    });
+    let mut subs = |cx: &mut Ctx<'_>, list: &[serde_saphyr::Spanned<EventMatcher>]| {
+        list.iter()
+            .filter_map(|sub| {
+                let m = matcher(cx, &sub.value, loc(sub), id, catalog);
+                ok &= m.is_some();
+                m
+            })
+            .collect::<Vec<_>>()
+    };
+    let any_of = subs(cx, &spec.any_of);
+    let all_of = subs(cx, &spec.all_of);
+    let not = spec.not.as_deref().and_then(|sub| {
+        if has_capture(&sub.value) {
+            cx.error(
+                loc(sub),
+                format!("`not` in `{id}` cannot capture: a value from an event that does not match means nothing"),
+                "move the `capture` out of `not`",
+            );
+            ok = false;
+        }
+        let m = matcher(cx, &sub.value, loc(sub), id, catalog);
+        ok &= m.is_some();
+        m.map(Box::new)
+    });
+    for (key, range) in [
+        ("turn_tool_calls", spec.turn_tool_calls),
+        ("turn_replies", spec.turn_replies),
+    ] {
+        if let Some(r) = range
+            && (r.min.is_none() && r.max.is_none() || r.min > r.max && r.max.is_some())
+        {
+            cx.error(
+                at,
+                format!("`{key}` in `{id}` needs `min` ≤ `max` (one of them at least)"),
+                "e.g. `turn_tool_calls: {min: 2}`",
+            );
+            ok = false;
+        }
+    }
     if !never_matches(cx, spec, at, id) {
         ok = false;
     }
@@ -118,12 +180,18 @@ pub(super) fn matcher(
         || spec.agent.is_some()
         || spec.kind.is_some()
         || spec.status.is_some()
-        || spec.is_final.is_some();
+        || spec.is_final.is_some()
+        || spec.where_.is_some()
+        || !spec.any_of.is_empty()
+        || !spec.all_of.is_empty()
+        || spec.not.is_some()
+        || spec.turn_tool_calls.is_some()
+        || spec.turn_replies.is_some();
     if !selecting {
         cx.error(
             at,
             format!("a matcher in `{id}` selects nothing and would match every event"),
-            "give at least `tool`, `kind` or `agent`",
+            "give at least `tool`, `kind`, `agent` or `where`",
         );
         ok = false;
     }
@@ -143,7 +211,23 @@ pub(super) fn matcher(
         status: spec.status,
         is_final: spec.is_final,
         captures,
+        where_,
+        any_of,
+        all_of,
+        not,
+        turn_tool_calls: spec.turn_tool_calls,
+        turn_replies: spec.turn_replies,
     })
+}
+
+/// Whether a matcher or one of its sub-matchers captures.
+pub(super) fn has_capture(m: &EventMatcher) -> bool {
+    !m.capture.is_empty()
+        || m.any_of
+            .iter()
+            .chain(&m.all_of)
+            .any(|s| has_capture(&s.value))
+        || m.not.as_deref().is_some_and(|s| has_capture(&s.value))
 }
 
 /// Combinations no event can satisfy; `false` after reporting one.

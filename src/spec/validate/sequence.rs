@@ -1,7 +1,7 @@
 //! Compile a tier-2 `sequence`: exactly one form, its options, and captures
 //! that have something to compare with.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_saphyr::Location;
 
@@ -169,8 +169,27 @@ fn each(
             return None;
         }
     };
+    let other = match &other.value {
+        NeverSpec::One(x) => vec![m(
+            cx,
+            &SpannedMatcher {
+                value: x.as_ref().clone(),
+                referenced: other.referenced,
+                defined: other.defined,
+            },
+        )],
+        NeverSpec::Sequence(items) if items.is_empty() => {
+            cx.error(
+                loc(other),
+                format!("the list of steps in `{id}` is empty"),
+                "give one matcher, or a list of matchers that must occur in order",
+            );
+            return None;
+        }
+        NeverSpec::Sequence(items) => items.iter().map(|x| m(cx, x)).collect(),
+    };
     if let Some(fence) = &spec.none_between
-        && !fence.value.capture.is_empty()
+        && super::matcher::has_capture(&fence.value)
     {
         cx.error(
             loc(fence),
@@ -181,7 +200,7 @@ fn each(
     }
     Some(SequenceAssert::Each {
         each: m(cx, each),
-        other: m(cx, other),
+        other,
         side,
         within: spec.within,
         none_between: spec.none_between.as_ref().map(|z| m(cx, z)),
@@ -231,20 +250,50 @@ fn options_fit(cx: &mut Ctx<'_>, spec: &SequenceSpec, at: Location, id: &str) ->
 /// one event's value with another's.
 fn captures_compare(cx: &mut Ctx<'_>, spec: &SequenceSpec, at: Location, id: &str) -> bool {
     let mut uses: BTreeMap<String, (usize, Location)> = BTreeMap::new();
-    let mut note = |m: &crate::spec::model::EventMatcher, where_: Location| {
-        for name in m.capture.keys() {
-            uses.entry(name.clone()).or_insert((0, where_)).0 += 1;
-        }
-    };
+    // Names captured per matcher (sub-matchers included), and names a
+    // `where` reads as `captures.NAME`: each counts as one use.
+    let mut read: BTreeMap<String, Location> = BTreeMap::new();
     for s in spec.matchers() {
-        note(&s.value, loc(s));
+        note(&s.value, loc(s), &mut uses, &mut read);
     }
-    if let Some(never) = &spec.never
-        && let NeverSpec::One(x) = &never.value
+    for list in [&spec.never, &spec.preceded_by, &spec.followed_by]
+        .into_iter()
+        .flatten()
     {
-        note(x, loc(never));
+        if let NeverSpec::One(x) = &list.value {
+            note(x, loc(list), &mut uses, &mut read);
+        }
     }
+    let captured: BTreeSet<String> = {
+        let mut names = BTreeSet::new();
+        for s in spec.matchers() {
+            walk(&s.value, &mut names);
+        }
+        for list in [&spec.never, &spec.preceded_by, &spec.followed_by]
+            .into_iter()
+            .flatten()
+        {
+            if let NeverSpec::One(x) = &list.value {
+                walk(x, &mut names);
+            }
+        }
+        names
+    };
     let mut ok = true;
+    for (name, at) in &read {
+        if !captured.contains(name) {
+            cx.error(
+                *at,
+                format!(
+                    "`where` in `{id}` reads `captures.{name}`, which no matcher of `{id}` captures"
+                ),
+                format!(
+                    "add `capture: {{{name}: /args/…}}` to the matcher whose value it compares with"
+                ),
+            );
+            ok = false;
+        }
+    }
     for (name, (count, where_)) in uses {
         if count < 2 {
             let form = spec.forms().first().copied().unwrap_or("sequence");
@@ -271,4 +320,36 @@ fn captures_compare(cx: &mut Ctx<'_>, spec: &SequenceSpec, at: Location, id: &st
         }
     }
     ok
+}
+
+/// Count the captures of `m` and its sub-matchers, and the `captures.NAME`
+/// its `where` reads, as uses.
+fn note(
+    m: &crate::spec::model::EventMatcher,
+    at: Location,
+    uses: &mut BTreeMap<String, (usize, Location)>,
+    read: &mut BTreeMap<String, Location>,
+) {
+    for name in m.capture.keys() {
+        uses.entry(name.clone()).or_insert((0, at)).0 += 1;
+    }
+    if let Some(w) = &m.where_
+        && let Ok(e) = crate::spec::expr::compile(&w.value, crate::spec::matcher::EVENT_VARS)
+    {
+        for name in e.captures {
+            uses.entry(name.clone()).or_insert((0, at)).0 += 1;
+            read.entry(name).or_insert(loc(w));
+        }
+    }
+    for sub in m.any_of.iter().chain(&m.all_of).chain(m.not.as_deref()) {
+        note(&sub.value, loc(sub), uses, read);
+    }
+}
+
+/// The names `m` and its sub-matchers capture.
+fn walk(m: &crate::spec::model::EventMatcher, names: &mut BTreeSet<String>) {
+    names.extend(m.capture.keys().cloned());
+    for sub in m.any_of.iter().chain(&m.all_of).chain(m.not.as_deref()) {
+        walk(&sub.value, names);
+    }
 }

@@ -49,6 +49,7 @@ impl TraceBuilder {
             tool_calls: calls
                 .iter()
                 .map(|(id, name, args)| ToolCall {
+                    arguments_text: None,
                     id: (!id.is_empty()).then(|| (*id).to_owned()),
                     name: (*name).into(),
                     arguments: args.clone(),
@@ -69,6 +70,8 @@ impl TraceBuilder {
     ) -> &mut Span {
         let s = self.push(SpanKind::Tool, name);
         s.tool = Some(ToolExecution {
+            arguments_text: None,
+            result_text: None,
             name: name.into(),
             call_id: (!call_id.is_empty()).then(|| call_id.to_owned()),
             arguments: args,

@@ -20,6 +20,8 @@ fn tool_span(
     s.parent = Some("root".into());
     s.agent = Some(agent.into());
     s.tool = Some(ToolExecution {
+        arguments_text: None,
+        result_text: None,
         name: name.into(),
         call_id: None,
         arguments: Some(args),

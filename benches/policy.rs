@@ -1,0 +1,119 @@
+//! Tier-2 policy evaluation of tau-bench airline episodes, with and without
+//! the issue-24 checkpoints (`where` expressions, combinators, ordered
+//! steps, per-turn fields).
+//!
+//! One suite directory (default `suites/airline-tau`, 19 episodes; pass the
+//! 200-episode suite written by `scripts/tau-bench-airline.py`), three
+//! variants of its checkpoints, each run the way `agenteval-gate run` does
+//! (read, parse, checkpoints, steps, report):
+//!
+//! - `no tier 2`: tier 1 and 3 only (the cost of everything else);
+//! - `A2-01..A2-14`: the tier-2 checkpoints without expressions (the suite
+//!   before issue 24);
+//! - `all tier 2`: A2-01..A2-24.
+//!
+//! Prints the median of each, the tier-2 share (variant − `no tier 2`) and
+//! the ratios.
+//!
+//! `cargo bench --bench policy -- [SUITE_DIR] [RUNS]`, or `bench/policy.sh`.
+
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark binary"
+)]
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use agenteval_gate::model::Tier;
+use agenteval_gate::runner::evaluate_replay;
+use agenteval_gate::runner::{EvalSettings, SuiteSettings, TierChoice};
+use agenteval_gate::spec::load_checked;
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let dir = args.first().map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("suites/airline-tau"),
+        PathBuf::from,
+    );
+    let runs: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(9);
+    let full = load_checked(&dir.join("suite.yaml")).unwrap().suite;
+    let settings = EvalSettings {
+        suite: SuiteSettings {
+            suites_dir: dir.parent().unwrap().to_path_buf(),
+            baselines_dir: dir.join("baselines"),
+            suites: vec![],
+        },
+        traces: None,
+        evidence: None,
+        tier: TierChoice::Full,
+        judge_run: agenteval_gate::judged::JudgeRun::default(),
+        seed: 42,
+        deterministic: true,
+        shard: None,
+        tags: std::collections::BTreeMap::default(),
+        allow_empty: false,
+        jobs: rayon::current_num_threads(),
+        jobs_cap: None,
+        trials: None,
+    };
+    let indices: Vec<usize> = (0..full.cases.len()).collect();
+    println!(
+        "policy bench: {} ({} episodes), {} threads, {runs} runs",
+        dir.display(),
+        full.cases.len(),
+        rayon::current_num_threads()
+    );
+    let mut times = Vec::new();
+    for (name, keep) in [
+        (
+            "no tier 2",
+            (|_: &str, tier: u8| tier != 2) as fn(&str, u8) -> bool,
+        ),
+        ("A2-01..A2-14 (no expressions)", |id, tier| {
+            tier != 2 || id <= "A2-14"
+        }),
+        ("all tier 2 (A2-01..A2-24)", |_, _| true),
+    ] {
+        let mut suite = full.clone();
+        suite.checkpoints.retain(|c| keep(&c.id, c.tier));
+        let n2 = suite.checkpoints.iter().filter(|c| c.tier == 2).count();
+        let secs = measure(runs, || {
+            let report = evaluate_replay(&suite, &indices, Tier::Full, &settings).unwrap();
+            assert_eq!(report.aggregate.cases_ok, indices.len());
+            std::hint::black_box(report);
+        });
+        println!(
+            "{name:<32} {n2:>2} tier-2 checkpoints  median {:>8.1} ms",
+            secs * 1e3
+        );
+        times.push(secs);
+    }
+    let (base, today, all) = (times[0], times[1], times[2]);
+    println!(
+        "tier-2 share: A2-01..A2-14 {:.1} ms, all {:.1} ms ({:.2}×); whole run {:.2}×",
+        (today - base) * 1e3,
+        (all - base) * 1e3,
+        (all - base) / (today - base),
+        all / today
+    );
+}
+
+/// Median wall time of `runs` calls after one warm-up.
+fn measure(runs: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}

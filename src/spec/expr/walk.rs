@@ -1,0 +1,184 @@
+//! The compile-time checks of an expression: nesting before parsing, then
+//! one walk over the parsed tree for depth, free variables, `captures.NAME`
+//! references and comprehensions.
+
+use cel::common::ast::{EntryExpr, Expr as Ast};
+use cel::{IdedExpr, Program};
+
+use super::{CompileError, Comprehension, MAX_EXPR_DEPTH};
+use std::collections::BTreeSet;
+
+/// Nesting of brackets and unary operators, before the parser sees the
+/// text (its recursion is what a deep expression would exhaust).
+pub(super) fn prescan_depth(source: &str) -> Result<(), CompileError> {
+    let mut depth = 0usize;
+    let mut unary = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in source.chars().enumerate() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if matches!(c, '!' | '-') {
+            unary += 1;
+        } else if !c.is_whitespace() {
+            unary = 0;
+        }
+        if depth.max(unary) > MAX_EXPR_DEPTH {
+            return Err(too_deep(source, i));
+        }
+    }
+    Ok(())
+}
+
+fn too_deep(source: &str, at: usize) -> CompileError {
+    CompileError::at(
+        source,
+        at,
+        format!("it nests deeper than {MAX_EXPR_DEPTH} levels"),
+        "flatten it: `a && b && c` chains and comprehensions read better than nested parentheses",
+    )
+}
+
+pub(super) struct Walk<'a> {
+    pub(super) source: &'a str,
+    pub(super) program: &'a Program,
+    /// Comprehension variables in scope.
+    pub(super) bound: Vec<String>,
+    pub(super) vars: BTreeSet<String>,
+    pub(super) captures: BTreeSet<String>,
+    pub(super) nodes: u64,
+    pub(super) comprehensions: Vec<Comprehension>,
+    /// Comprehensions being walked (0 = top level).
+    pub(super) inside: usize,
+    pub(super) error: Option<CompileError>,
+}
+
+impl Walk<'_> {
+    fn fail(&mut self, id: u64, message: String, help: &str) {
+        if self.error.is_none() {
+            let at = self
+                .program
+                .source_info()
+                .offset_for(id)
+                .map_or(0, |(start, _)| start as usize);
+            self.error = Some(CompileError::at(self.source, at, message, help));
+        }
+    }
+
+    pub(super) fn visit(&mut self, e: &IdedExpr, depth: usize) {
+        if self.error.is_some() {
+            return;
+        }
+        self.nodes += 1;
+        if depth > MAX_EXPR_DEPTH {
+            let at = self
+                .program
+                .source_info()
+                .offset_for(e.id)
+                .map_or(0, |(start, _)| start as usize);
+            self.error = Some(too_deep(self.source, at));
+            return;
+        }
+        match &e.expr {
+            Ast::Unspecified | Ast::Literal(_) => {}
+            Ast::Ident(name) => {
+                if !self.bound.iter().any(|b| b == name) {
+                    self.vars.insert(name.clone());
+                }
+            }
+            Ast::Select(s) => {
+                if let Ast::Ident(root) = &s.operand.expr
+                    && root == "captures"
+                    && !self.bound.iter().any(|b| b == root)
+                {
+                    self.captures.insert(s.field.clone());
+                }
+                self.visit(&s.operand, depth + 1);
+            }
+            Ast::Call(c) => {
+                if let Some(t) = &c.target {
+                    self.visit(t, depth + 1);
+                }
+                for a in &c.args {
+                    self.visit(a, depth + 1);
+                }
+            }
+            Ast::List(l) => {
+                for x in &l.elements {
+                    self.visit(x, depth + 1);
+                }
+            }
+            Ast::Map(m) => {
+                for entry in &m.entries {
+                    if let EntryExpr::MapEntry(me) = &entry.expr {
+                        self.visit(&me.key, depth + 1);
+                        self.visit(&me.value, depth + 1);
+                    }
+                }
+            }
+            Ast::Struct(_) => self.fail(
+                e.id,
+                "message literals (`Type{…}`) are not supported".into(),
+                "use a map literal `{'key': value}`",
+            ),
+            Ast::Comprehension(c) => {
+                if self.inside > 0 {
+                    self.fail(
+                        e.id,
+                        "a comprehension (`all`, `exists`, `map`, `filter`…) inside another one could take quadratic time"
+                            .into(),
+                        "compare with a captured list instead (`x in captures.ids`), or split the rule over two matchers",
+                    );
+                    return;
+                }
+                let range = path(&c.iter_range, &self.bound);
+                // The range is evaluated outside the loop.
+                self.visit(&c.iter_range, depth + 1);
+                self.inside += 1;
+                let before = self.nodes;
+                self.bound.push(c.iter_var.clone());
+                if let Some(v2) = &c.iter_var2 {
+                    self.bound.push(v2.clone());
+                }
+                self.bound.push(c.accu_var.clone());
+                for part in [&c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
+                    self.visit(part, depth + 1);
+                }
+                self.bound
+                    .truncate(self.bound.len() - 2 - usize::from(c.iter_var2.is_some()));
+                self.inside -= 1;
+                self.comprehensions.push(Comprehension {
+                    range,
+                    body_nodes: self.nodes - before,
+                });
+            }
+        }
+    }
+}
+
+/// `var.a.b` as (`var`, [`a`, `b`]) when `e` is a path on a free variable.
+fn path(e: &IdedExpr, bound: &[String]) -> Option<(String, Vec<String>)> {
+    match &e.expr {
+        Ast::Ident(name) if !bound.contains(name) => Some((name.clone(), Vec::new())),
+        Ast::Select(s) if !s.test => {
+            let (root, mut fields) = path(&s.operand, bound)?;
+            fields.push(s.field.clone());
+            Some((root, fields))
+        }
+        _ => None,
+    }
+}
