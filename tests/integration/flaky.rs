@@ -222,9 +222,7 @@ fn a_regression_one_trial_misses_is_caught_by_three_trials_with_each_case_histor
         .unwrap();
     let (junit, _) = outputs(&junit);
     assert!(
-        junit.contains(
-            "worse: sb-004 1 → 0.3333333333333333 (failed 2 of 3 trials; passed 3 of 3 before)"
-        ),
+        junit.contains("worse: sb-004 1 → 0.333 (failed 2 of 3 trials; passed 3 of 3 before)"),
         "{junit}"
     );
     assert!(

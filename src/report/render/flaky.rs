@@ -186,7 +186,13 @@ pub(crate) fn junit_detail(metric: &str, loc: &Localization) -> String {
             let history = case_history(metric, c, str::to_owned)
                 .map(|h| format!(" ({h})"))
                 .unwrap_or_default();
-            format!("worse: {} {} → {}{history}", c.case, c.base, c.head)
+            let short = |v: f64| (v * 1000.0).round() / 1000.0;
+            format!(
+                "worse: {} {} → {}{history}",
+                c.case,
+                short(c.base),
+                short(c.head)
+            )
         })
         .collect();
     if !loc.carried_by_flaky.is_empty() {
