@@ -4,7 +4,7 @@
 //! lands after the baseline commit leaves a complete update and exits 0.
 
 use std::io::{Read, Write};
-use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -85,24 +85,24 @@ fn a_report_larger_than_the_read_cap_is_not_written() {
     );
 }
 
-/// A pipe whose buffer is already full, so that the gate's first write to
-/// stdout (the "baseline … written" line, printed after the commit) blocks
-/// until the test reads it.
-fn full_pipe() -> (std::io::PipeReader, std::io::PipeWriter) {
-    let (reader, mut writer) = std::io::pipe().unwrap();
-    let fd = writer.as_raw_fd();
-    // SAFETY: fcntl on a descriptor we own, flags only.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) };
-    let chunk = [b'.'; 4096];
-    loop {
-        match writer.write(&chunk) {
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-            Err(e) => panic!("{e}"),
+/// A socket whose buffer is already full, so that the gate's first write
+/// to stdout (the "baseline … written" line, printed after the commit)
+/// blocks until the test reads the other end.
+fn full_socket() -> (UnixStream, UnixStream) {
+    let (reader, mut writer) = UnixStream::pair().unwrap();
+    writer.set_nonblocking(true).unwrap();
+    for size in [4096, 1] {
+        let chunk = vec![b'.'; size];
+        loop {
+            match writer.write(&chunk) {
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) => panic!("{e}"),
+            }
         }
     }
-    unsafe { libc::fcntl(fd, libc::F_SETFL, flags) };
+    // The flag belongs to the socket, which the gate shares: blocking again.
+    writer.set_nonblocking(false).unwrap();
     (reader, writer)
 }
 
@@ -116,7 +116,7 @@ fn sigterm_after_the_baseline_commit_exits_0_with_the_update_written() {
         .arg(&report)
         .assert()
         .code(0);
-    let (mut reader, writer) = full_pipe();
+    let (mut reader, writer) = full_socket();
     let mut child = {
         let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("agenteval-gate"));
         for (k, _) in std::env::vars() {
@@ -136,7 +136,7 @@ fn sigterm_after_the_baseline_commit_exits_0_with_the_update_written() {
                 "--from-report",
             ])
             .arg(&report)
-            .stdout(Stdio::from(writer))
+            .stdout(Stdio::from(std::os::fd::OwnedFd::from(writer)))
             .stderr(Stdio::piped());
         cmd.spawn().unwrap()
     };
