@@ -81,15 +81,17 @@ pub fn detect_format(bytes: &[u8]) -> Option<TraceFormat> {
     detect::detect(bytes)
 }
 
-/// Peak memory per byte of input, measured with `bench/resources.sh` on the
-/// largest inputs of each shape (`trace --format json`: the spans, the DAG,
-/// the rules scores and the JSON written), rounded up; see
-/// docs/resources.md. Formats not measured there take the largest factor.
+/// Peak memory per byte of input of `trace --format json` (the spans, the
+/// DAG, the rules scores and the JSON written), measured with
+/// `bench/resources.sh` and rounded up (docs/resources.md): `OTel` SDK JSONL
+/// 21–27×, chat 58–75×, telemetry 39–44×; OTLP 7–8× (issue 22's 100 MB
+/// export). Chat-like formats not measured take the chat factor.
 fn memory_factor(format: TraceFormat) -> u64 {
     match format {
-        TraceFormat::Otlp | TraceFormat::OtelSdk | TraceFormat::OpenInference => 12,
-        TraceFormat::ChatMessages => 16,
-        _ => 16,
+        TraceFormat::Otlp => 12,
+        TraceFormat::OtelSdk | TraceFormat::OpenInference | TraceFormat::AttributeMap => 28,
+        TraceFormat::TelemetryJsonl => 48,
+        TraceFormat::ChatMessages | TraceFormat::SweAgent | TraceFormat::MultiAgentChat => 80,
     }
 }
 
