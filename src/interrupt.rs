@@ -92,6 +92,15 @@ pub fn received() -> Option<Interrupt> {
     Interrupt::from_raw(RECEIVED.load(Ordering::SeqCst))
 }
 
+/// The signal received so far, now cleared: the owner of a graceful
+/// section finished the work the signal arrived during, and says so
+/// itself, so `main` exits with the command's own code (a baseline update
+/// whose last commit is written exits 0, not 143). A later signal counts
+/// as a first one again.
+pub fn settle() -> Option<Interrupt> {
+    Interrupt::from_raw(RECEIVED.swap(0, Ordering::SeqCst))
+}
+
 /// Block SIGINT and SIGTERM in this thread (every thread started later
 /// inherits the mask) and start the watcher. Call first thing in `main`,
 /// once; later calls do nothing. Without it (library use, tests) signals

@@ -44,6 +44,9 @@ where
     if let Some(bytes) = cli.global.max_file_size {
         crate::fsutil::set_max_input_bytes(bytes);
     }
+    if let Some(bytes) = cli.global.max_memory {
+        crate::fsutil::set_max_memory(bytes);
+    }
 
     let code = match crate::app::commands::dispatch(cli) {
         Ok(code) => code,

@@ -241,6 +241,9 @@ pub(crate) fn write_baseline(
             source,
         }
     };
+    // Nothing is written that `compare` could not read back.
+    crate::fsutil::fits_read_cap(json.len()).map_err(io(&path))?;
+    crate::fsutil::fits_read_cap(hist_text.len()).map_err(io(&hist_path))?;
     write_atomic(&hist_path, hist_text.as_bytes()).map_err(io(&hist_path))?;
     // The commit point: from here on the new history line counts.
     write_atomic(&path, json.as_bytes()).map_err(io(&path))?;

@@ -13,12 +13,14 @@
 //! footing, the tier-3 checkpoints without a like judge verdict on both sides left out of
 //! both. Where every tier-3 verdict is there on both sides nothing changes.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::compare::pairing::Paired;
 use crate::model::compare::{MetricComparison, MetricStatus};
 use crate::model::metric_id::{MetricId, SuiteMetric};
-use crate::model::run::{CaseReport, CheckpointState, NaKind, RunReport, StepResult};
+use crate::model::run::{
+    CaseReport, CheckpointResult, CheckpointState, NaKind, RunReport, StepResult,
+};
 use crate::output::plural;
 
 /// What judge coverage took out of one metric's comparison.
@@ -76,8 +78,32 @@ fn step_footing(s: &StepResult) -> Footing {
     }
 }
 
+/// One trial of a case with its checkpoint results by id (file order), so that a
+/// checkpoint metric finds its result without a scan: a scan per metric and case made a
+/// suite of 10,000 checkpoints quadratic (issue 25).
+struct Trial<'a> {
+    case: &'a CaseReport,
+    checkpoints: HashMap<&'a str, Vec<&'a CheckpointResult>>,
+}
+
+impl<'a> Trial<'a> {
+    fn new(case: &'a CaseReport) -> Self {
+        let mut checkpoints: HashMap<&str, Vec<&CheckpointResult>> = HashMap::new();
+        for cp in &case.checkpoints {
+            checkpoints.entry(cp.id.as_str()).or_default().push(cp);
+        }
+        Self { case, checkpoints }
+    }
+
+    /// Every result of checkpoint `id`, in file order.
+    fn results(&self, id: &str) -> &[&'a CheckpointResult] {
+        self.checkpoints.get(id).map_or(&[], Vec::as_slice)
+    }
+}
+
 /// The footing of `metric` in one trial of a case; `None` for metrics no judge feeds.
-fn footing(case: &CaseReport, metric: &MetricId) -> Option<Footing> {
+fn footing(trial: &Trial<'_>, metric: &MetricId) -> Option<Footing> {
+    let case = trial.case;
     let steps = |keep: &dyn Fn(&StepResult) -> bool| {
         case.steps
             .iter()
@@ -90,7 +116,7 @@ fn footing(case: &CaseReport, metric: &MetricId) -> Option<Footing> {
         MetricId::StepType(t) => Some(steps(&|s| s.step_type.to_string() == *t)),
         MetricId::Step(wf) => Some(steps(&|s| s.workflow_step.as_deref() == Some(wf))),
         MetricId::Checkpoint(id) => {
-            let cp = case.checkpoints.iter().find(|c| c.id == *id)?;
+            let cp = trial.results(id).first()?;
             (cp.tier == 3).then(|| tier3_footing(cp))
         }
         MetricId::Suite(SuiteMetric::TaskSuccess) => {
@@ -116,7 +142,7 @@ fn footing(case: &CaseReport, metric: &MetricId) -> Option<Footing> {
     }
 }
 
-fn tier3_footing(cp: &crate::model::run::CheckpointResult) -> Footing {
+fn tier3_footing(cp: &CheckpointResult) -> Footing {
     match cp.result {
         CheckpointState::Pass | CheckpointState::Partial | CheckpointState::Fail => Footing {
             judged: cp.evaluated_by.starts_with("judge:"),
@@ -133,18 +159,20 @@ fn tier3_footing(cp: &crate::model::run::CheckpointResult) -> Footing {
 }
 
 /// A case's trials (in trial order) by case id.
-fn by_case(report: &RunReport) -> BTreeMap<&str, Vec<&CaseReport>> {
+fn by_case(report: &RunReport) -> BTreeMap<&str, Vec<Trial<'_>>> {
     let mut out: BTreeMap<&str, Vec<&CaseReport>> = BTreeMap::new();
     for c in &report.cases {
         out.entry(c.id.as_str()).or_default().push(c);
     }
-    for trials in out.values_mut() {
-        trials.sort_by_key(|c| c.trial);
-    }
-    out
+    out.into_iter()
+        .map(|(id, mut trials)| {
+            trials.sort_by_key(|c| c.trial);
+            (id, trials.into_iter().map(Trial::new).collect())
+        })
+        .collect()
 }
 
-fn merged(trials: &[&CaseReport], metric: &MetricId) -> Option<Footing> {
+fn merged(trials: &[Trial<'_>], metric: &MetricId) -> Option<Footing> {
     trials
         .iter()
         .filter_map(|c| footing(c, metric))
@@ -159,7 +187,11 @@ pub(crate) fn align(paired: &mut Paired, head: &RunReport, base: &RunReport) {
         == crate::judged::summary::judged_by(&head.judge);
     let (base_cases, head_cases) = (by_case(base), by_case(head));
     let mut gaps: BTreeMap<String, JudgeGap> = BTreeMap::new();
-    let metrics = paired.metrics.clone();
+    let metrics: Vec<(String, MetricId)> = paired
+        .metrics
+        .iter()
+        .map(|name| (name.clone(), MetricId::parse(name)))
+        .collect();
     let cases = paired.cases.clone();
     let compliance = SuiteMetric::CompliancePercent.as_str();
     for (c, case) in cases.iter().enumerate() {
@@ -167,12 +199,11 @@ pub(crate) fn align(paired: &mut Paired, head: &RunReport, base: &RunReport) {
         else {
             continue;
         };
-        for name in &metrics {
-            let id = MetricId::parse(name);
+        for (name, id) in &metrics {
             if matches!(id, MetricId::Suite(SuiteMetric::CompliancePercent)) {
                 continue;
             }
-            let (Some(fb), Some(fh)) = (merged(b, &id), merged(h, &id)) else {
+            let (Some(fb), Some(fh)) = (merged(b, id), merged(h, id)) else {
                 continue;
             };
             let Err(why) = compare_footing(fb, fh, same_judge) else {
@@ -200,30 +231,28 @@ pub(crate) fn align(paired: &mut Paired, head: &RunReport, base: &RunReport) {
 fn narrow_compliance(
     paired: &mut Paired,
     case: usize,
-    base: &[&CaseReport],
-    head: &[&CaseReport],
+    base: &[Trial<'_>],
+    head: &[Trial<'_>],
     same_judge: bool,
 ) -> bool {
     let ids: BTreeSet<&str> = base
         .iter()
         .chain(head)
-        .flat_map(|c| c.checkpoints.iter().filter(|cp| cp.tier == 3))
+        .flat_map(|t| t.case.checkpoints.iter().filter(|cp| cp.tier == 3))
         .map(|cp| cp.id.as_str())
         .collect();
-    let footing_of = |trials: &[&CaseReport], id: &str| {
+    let footing_of = |trials: &[Trial<'_>], id: &str| {
         trials
             .iter()
-            .flat_map(|c| c.checkpoints.iter().filter(|cp| cp.id == id))
-            .map(tier3_footing)
+            .flat_map(|t| t.results(id))
+            .map(|cp| tier3_footing(cp))
             .fold(Footing::default(), Footing::merge)
     };
     // Only checkpoints some side decided change a compliance value.
     let decided = |id: &str| {
-        base.iter().chain(head).any(|c| {
-            c.checkpoints
-                .iter()
-                .any(|cp| cp.id == id && cp.earned_weight.is_some())
-        })
+        base.iter()
+            .chain(head)
+            .any(|t| t.results(id).iter().any(|cp| cp.earned_weight.is_some()))
     };
     let left_out: BTreeSet<&str> = ids
         .into_iter()
@@ -239,8 +268,9 @@ fn narrow_compliance(
     for (is_base, trials) in [(true, base), (false, head)] {
         let values: Vec<f64> = trials
             .iter()
-            .filter_map(|c| {
-                let (earned, possible) = c
+            .filter_map(|t| {
+                let (earned, possible) = t
+                    .case
                     .checkpoints
                     .iter()
                     .filter(|cp| !left_out.contains(cp.id.as_str()))

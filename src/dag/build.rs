@@ -138,9 +138,9 @@ pub fn build_dag_with(trace: &Trace, options: BuildOptions) -> Dag {
         }
         Unrolled::Overflow(reason) => return Dag::flat(nodes, reason),
     };
-    match Dag::new(status, nodes.clone(), edges, notes) {
+    match Dag::try_new(status, nodes, edges, notes) {
         Ok(dag) => dag,
-        Err(e) => Dag::flat(nodes, format!("the inferred edges are not a DAG ({e})")),
+        Err((e, nodes)) => Dag::flat(nodes, format!("the inferred edges are not a DAG ({e})")),
     }
 }
 

@@ -225,14 +225,42 @@ pub fn sweep_temp_files(dir: &Path) -> usize {
 /// is replaced atomically (temp file + rename) so a reader never sees half
 /// a report; a FIFO or device is written to directly; a link is followed
 /// only to a FIFO or device (see [`write_output`]).
+///
+/// A file larger than the gate reads back (`--max-file-size`) is not
+/// written: a report or baseline the next step could not read is an error
+/// here, with the size it would need (issue 25).
 pub fn write_to(path: &Path, text: &str) -> Result<(), crate::output::OutputError> {
     if path.as_os_str() == "-" {
         return crate::output::write_stdout(text);
+    }
+    if let Err(source) = fits_read_cap(text.len()) {
+        return Err(crate::output::OutputError::Write {
+            path: path.to_path_buf(),
+            source,
+        });
     }
     write_output(path, text.as_bytes()).map_err(|source| crate::output::OutputError::Write {
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// `Ok` when `len` bytes are within the input cap, so the gate can read
+/// the file it is about to write; else an error naming both sizes.
+pub fn fits_read_cap(len: usize) -> std::io::Result<()> {
+    let limit = super::read::max_input_bytes();
+    let size = len as u64;
+    if size <= limit {
+        return Ok(());
+    }
+    Err(std::io::Error::other(format!(
+        "it would be {}, larger than the {} limit the gate reads files up to; pass \
+         `--max-file-size {}` (or set `AGENTEVAL_MAX_FILE_SIZE`) to this step and to every step that reads the \
+         file, or write fewer cases per report (`--shard`, or split the suite)",
+        super::read::human(size),
+        super::read::human(limit),
+        super::read::human_ceiling(size)
+    )))
 }
 
 #[cfg(test)]

@@ -5,14 +5,17 @@
 mod atomic;
 pub mod git;
 mod lock;
+mod memory;
 mod read;
 
 pub use atomic::{
-    TEMP_SUFFIX, check_directories_stay_inside, sweep_temp_files, write_atomic, write_output,
-    write_to,
+    TEMP_SUFFIX, check_directories_stay_inside, fits_read_cap, sweep_temp_files, write_atomic,
+    write_output, write_to,
 };
 pub use lock::DirLock;
+pub use memory::{memory_budget, set_max_memory};
 pub use read::{
     DEFAULT_MAX_INPUT_BYTES, InputError, max_input_bytes, parse_size, read_input, read_input_text,
     set_max_input_bytes, text_from_bytes,
 };
+pub(crate) use read::{human, human_ceiling};

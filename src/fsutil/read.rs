@@ -159,7 +159,7 @@ pub fn text_from_bytes(bytes: Vec<u8>) -> Result<String, InputError> {
 }
 
 /// `1048576` → `1 MiB`.
-fn human(bytes: u64) -> String {
+pub(crate) fn human(bytes: u64) -> String {
     const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
     for (unit, size) in UNITS {
         if bytes >= size && bytes.is_multiple_of(size) {
@@ -170,6 +170,18 @@ fn human(bytes: u64) -> String {
         }
     }
     format!("{bytes} bytes")
+}
+
+/// The smallest whole number of MiB (or GiB past 10 GiB) that holds
+/// `bytes`, in the `--max-file-size` syntax.
+pub(crate) fn human_ceiling(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    const GIB: u64 = 1 << 30;
+    if bytes > 10 * GIB {
+        format!("{}GiB", bytes.div_ceil(GIB))
+    } else {
+        format!("{}MiB", bytes.div_ceil(MIB))
+    }
 }
 
 /// Parse a size such as `1000`, `64KiB`, `256MiB`, `1GiB`, `10MB`, `2G`

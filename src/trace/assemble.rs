@@ -37,12 +37,12 @@ impl Draft {
     /// Build the finished trace.
     pub(crate) fn finish(mut self) -> Trace {
         dedupe_ids(&mut self.spans, &mut self.warnings);
-        // Spans are large: order them by moving each one once, so the stable
-        // sort in `Trace::finish` only confirms the order.
+        // Spans are large: order them in place by following the cycles of
+        // the permutation (no second array of spans), so the stable sort in
+        // `Trace::finish` only confirms the order.
         let mut order: Vec<usize> = (0..self.spans.len()).collect();
         order.sort_by_key(|&i| self.spans[i].order_key());
-        let mut slots: Vec<Option<Span>> = self.spans.into_iter().map(Some).collect();
-        self.spans = order.into_iter().filter_map(|i| slots[i].take()).collect();
+        permute_in_place(&mut self.spans, order);
         let trace = Trace {
             id: self.id,
             format: self.format,
@@ -56,6 +56,22 @@ impl Draft {
         inherit_agents(&mut trace.spans);
         tool_args::recover_arguments(&mut trace.spans, &mut trace.warnings);
         trace
+    }
+}
+
+/// Reorder `items` so that position `k` holds the item that was at
+/// `order[k]` (`order` a permutation), with swaps only.
+fn permute_in_place<T>(items: &mut [T], mut order: Vec<usize>) {
+    for start in 0..order.len() {
+        let mut at = start;
+        // Walk the cycle through `start`, pulling each wanted item forward.
+        while order[at] != start {
+            let from = order[at];
+            items.swap(at, from);
+            order[at] = at;
+            at = from;
+        }
+        order[at] = at;
     }
 }
 
@@ -225,6 +241,25 @@ mod tests {
                 .iter()
                 .all(|s| s.agent.as_deref() == Some("boss"))
         );
+    }
+
+    #[test]
+    fn permute_in_place_matches_a_copy() {
+        let mut state = 5u64;
+        for n in [0usize, 1, 2, 7, 100] {
+            let mut order: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                order.swap(i, (state >> 33) as usize % (i + 1));
+            }
+            let items: Vec<usize> = (0..n).map(|i| i * 10).collect();
+            let want: Vec<usize> = order.iter().map(|&i| items[i]).collect();
+            let mut got = items.clone();
+            permute_in_place(&mut got, order);
+            assert_eq!(got, want, "n = {n}");
+        }
     }
 
     #[test]

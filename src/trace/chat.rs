@@ -12,7 +12,7 @@
 //! in the tool span's `requested_by` attribute. A result starting `Error:`
 //! is an error. Episode-level facts go to `Trace::metadata`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -204,6 +204,59 @@ struct Pending {
     answered: bool,
 }
 
+/// Every tool call of an episode in request order, with an index of the
+/// unanswered ones by call id and the position of the oldest unanswered
+/// one, so that matching a result costs O(1) instead of a scan of every
+/// call so far (a scan made a 1M-message chat quadratic, issue 25).
+#[derive(Default)]
+struct Calls {
+    all: Vec<Pending>,
+    /// Unanswered calls by id, in request order.
+    waiting: HashMap<String, Vec<usize>>,
+    /// No call before this index is unanswered.
+    oldest: usize,
+}
+
+impl Calls {
+    fn push(&mut self, call: ToolCall, requested_by: String) {
+        if let Some(id) = &call.id {
+            self.waiting
+                .entry(id.clone())
+                .or_default()
+                .push(self.all.len());
+        }
+        self.all.push(Pending {
+            call,
+            requested_by,
+            answered: false,
+        });
+    }
+
+    /// The most recent unanswered call with id `id`.
+    fn latest_with_id(&self, id: &str) -> Option<usize> {
+        self.waiting.get(id).and_then(|v| v.last().copied())
+    }
+
+    fn oldest_unanswered(&mut self) -> Option<usize> {
+        while self.all.get(self.oldest).is_some_and(|p| p.answered) {
+            self.oldest += 1;
+        }
+        (self.oldest < self.all.len()).then_some(self.oldest)
+    }
+
+    fn answer(&mut self, i: usize) -> &mut Pending {
+        let p = &mut self.all[i];
+        p.answered = true;
+        if let Some(id) = &p.call.id
+            && let Some(v) = self.waiting.get_mut(id)
+            && let Some(at) = v.iter().rposition(|&j| j == i)
+        {
+            v.remove(at);
+        }
+        p
+    }
+}
+
 fn build(id: String, messages: &[ChatMessage], metadata: BTreeMap<String, Value>) -> Trace {
     let mut draft = Draft::new(id, TraceFormat::ChatMessages);
     draft.metadata = metadata;
@@ -211,7 +264,7 @@ fn build(id: String, messages: &[ChatMessage], metadata: BTreeMap<String, Value>
         .spans
         .push(Span::new("root", "agent", SpanKind::Agent, 0));
     let mut context: Vec<Message> = Vec::new();
-    let mut pending: Vec<Pending> = Vec::new();
+    let mut pending = Calls::default();
     for (i, raw) in messages.iter().enumerate() {
         let message = raw.to_message();
         let id = format!("m{i}");
@@ -224,11 +277,9 @@ fn build(id: String, messages: &[ChatMessage], metadata: BTreeMap<String, Value>
             "assistant" | "ai" | "model" => {
                 let mut span = Span::new(&id, "assistant", SpanKind::Llm, i + 1);
                 span.input_messages = std::mem::take(&mut context);
-                pending.extend(message.tool_calls.iter().map(|call| Pending {
-                    call: call.clone(),
-                    requested_by: id.clone(),
-                    answered: false,
-                }));
+                for call in &message.tool_calls {
+                    pending.push(call.clone(), id.clone());
+                }
                 span.output_messages.push(message);
                 span
             }
@@ -253,8 +304,8 @@ fn build(id: String, messages: &[ChatMessage], metadata: BTreeMap<String, Value>
         span.parent = Some("root".to_owned());
         draft.spans.push(span);
     }
-    warn_repeated_ids(&pending, &mut draft.warnings);
-    for p in pending.iter().filter(|p| !p.answered) {
+    warn_repeated_ids(&pending.all, &mut draft.warnings);
+    for p in pending.all.iter().filter(|p| !p.answered) {
         draft.warnings.push(format!(
             "tool call `{}` ({}) requested by `{}` never got a result",
             p.call.id.as_deref().unwrap_or("?"),
@@ -269,17 +320,14 @@ fn tool_span(
     id: &str,
     seq: usize,
     message: &Message,
-    pending: &mut [Pending],
+    pending: &mut Calls,
     warnings: &mut Vec<String>,
 ) -> Span {
     let wanted = message.tool_call_id.as_deref();
-    let by_id = wanted.and_then(|w| {
-        pending
-            .iter()
-            .rposition(|p| !p.answered && p.call.id.as_deref() == Some(w))
-    });
+    let by_id = wanted.and_then(|w| pending.latest_with_id(w));
     let index = by_id.or_else(|| {
-        let oldest = pending.iter().position(|p| !p.answered);
+        let oldest = pending.oldest_unanswered();
+        let pending = &pending.all;
         match (oldest, wanted) {
             (Some(o), Some(w)) => warnings.push(format!(
                 "tool result `{id}` answers call `{w}`, which is not waiting for a result; matched by order to call `{}` ({}) of `{}`",
@@ -297,7 +345,7 @@ fn tool_span(
         oldest
     });
     let name = index
-        .map(|i| pending[i].call.name.clone())
+        .map(|i| pending.all[i].call.name.clone())
         .or_else(|| message.name.clone())
         .unwrap_or_else(|| "tool".to_owned());
     let mut span = Span::new(id, name.clone(), SpanKind::Tool, seq);
@@ -313,8 +361,7 @@ fn tool_span(
         tool.result_text = Some(message.content.clone());
     }
     if let Some(i) = index {
-        let p = &mut pending[i];
-        p.answered = true;
+        let p = pending.answer(i);
         tool.call_id = tool.call_id.or_else(|| p.call.id.clone());
         tool.arguments = Some(p.call.arguments.clone());
         tool.arguments_text.clone_from(&p.call.arguments_text);

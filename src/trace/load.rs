@@ -46,6 +46,7 @@ pub fn read_trace(path: &Path) -> Result<Trace, TraceError> {
 pub fn parse_traces(bytes: &[u8], path: &Path) -> Result<Vec<Trace>, TraceError> {
     let input = Input::new(path, bytes);
     let plan = detect::plan(&input)?;
+    check_memory(&input, plan.format)?;
     let traces = run(&input, &plan)?;
     if traces.iter().all(|t| t.spans.is_empty()) {
         return Err(TraceError::Empty {
@@ -78,6 +79,50 @@ pub fn parse_trace(bytes: &[u8], path: &Path) -> Result<Trace, TraceError> {
 /// can read (including malformed JSON and empty input).
 pub fn detect_format(bytes: &[u8]) -> Option<TraceFormat> {
     detect::detect(bytes)
+}
+
+/// Peak memory per byte of input of `trace --format json` (the spans, the
+/// DAG, the rules scores and the JSON written), measured with
+/// `bench/resources.sh` and rounded up (docs/resources.md): `OTel` SDK JSONL
+/// 21–27×, chat 58–75×, telemetry 39–44×; OTLP 7–8× (issue 22's 100 MB
+/// export). Chat-like formats not measured take the chat factor.
+fn memory_factor(format: TraceFormat) -> u64 {
+    match format {
+        TraceFormat::Otlp => 12,
+        TraceFormat::OtelSdk | TraceFormat::OpenInference | TraceFormat::AttributeMap => 28,
+        TraceFormat::TelemetryJsonl => 48,
+        TraceFormat::ChatMessages | TraceFormat::SweAgent | TraceFormat::MultiAgentChat => 80,
+    }
+}
+
+/// Refuse an input whose ingestion would need more memory than the budget
+/// (`--max-memory`, else the memory available), with the size it needs:
+/// a clear error instead of the OOM killer ending the CI job (issue 25).
+fn check_memory(input: &Input<'_>, format: TraceFormat) -> Result<(), TraceError> {
+    let Some((budget, source)) = crate::fsutil::memory_budget() else {
+        return Ok(());
+    };
+    let size = input.bytes.len() as u64;
+    let factor = memory_factor(format);
+    let need = size.saturating_mul(factor);
+    if need <= budget {
+        return Ok(());
+    }
+    Err(input.invalid(
+        format!(
+            "reading this {} {} trace needs about {} of memory ({factor}× its size), more than {source} ({})",
+            crate::fsutil::human(size),
+            format.as_str(),
+            crate::fsutil::human(need),
+            crate::fsutil::human(budget)
+        ),
+        format!(
+            "run on a machine with more memory and pass `--max-memory {}` (or `AGENTEVAL_MAX_MEMORY`), or split \
+             the trace into smaller files (one trace, session or episode per file); docs/resources.md lists what \
+             each format needs",
+            crate::fsutil::human_ceiling(need)
+        ),
+    ))
 }
 
 fn run(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceError> {

@@ -90,31 +90,16 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
             .map(|e| (line, e))
             .map_err(|m| input.invalid_line(line, format!("not {WHAT}: {m}"), HELP))
     };
-    let events: Vec<(usize, ToolEvent)> = match plan.layout {
-        Layout::Lines => input
-            .values(WHAT)
-            .map(|record| {
-                let record = record?;
-                event(record.line, record.value)
-            })
-            .collect::<Result<_, _>>()?,
-        Layout::Document if plan.shape.is_array() => {
-            let maps: Vec<Map<String, Value>> =
-                input.parse_document("an array of telemetry events")?;
-            maps.into_iter()
-                .enumerate()
-                .map(|(i, m)| event(i + 1, m))
-                .collect::<Result<_, _>>()?
-        }
-        Layout::Document => vec![event(1, input.parse_document(WHAT)?)?],
-    };
     let mut draft = Draft::new(input.stem(), TraceFormat::TelemetryJsonl);
     let mut root = Span::new(ROOT_ID, "session", SpanKind::Agent, 0);
     root.agent = Some(MAIN_AGENT.to_owned());
     // The sub-agent each event would launch, to name its children's agent.
     let mut launches: HashMap<String, String> = HashMap::new();
-    let mut spans = Vec::with_capacity(events.len());
-    for (seq, (line, event)) in events.into_iter().enumerate() {
+    let mut spans = Vec::new();
+    // Each event becomes its span as it is read: no list of every event
+    // next to the spans made from them.
+    let mut add = |line: usize, map: Map<String, Value>| -> Result<(), TraceError> {
+        let (line, event) = event(line, map)?;
         if let Some(session) = event.session_id.as_ref().filter(|s| !s.is_null())
             && !draft.metadata.contains_key("session_id")
         {
@@ -123,7 +108,7 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
                 .metadata
                 .insert("session_id".to_owned(), session.clone());
         }
-        let span = span_of(event, seq + 1, line, &mut draft.warnings);
+        let span = span_of(event, spans.len() + 1, line, &mut draft.warnings);
         if let Some(tool) = &span.tool {
             launches.insert(
                 span.id.clone(),
@@ -131,6 +116,23 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
             );
         }
         spans.push(span);
+        Ok(())
+    };
+    match plan.layout {
+        Layout::Lines => {
+            for record in input.values(WHAT) {
+                let record = record?;
+                add(record.line, record.value)?;
+            }
+        }
+        Layout::Document if plan.shape.is_array() => {
+            let maps: Vec<Map<String, Value>> =
+                input.parse_document("an array of telemetry events")?;
+            for (i, m) in maps.into_iter().enumerate() {
+                add(i + 1, m)?;
+            }
+        }
+        Layout::Document => add(1, input.parse_document(WHAT)?)?,
     }
     for span in &mut spans {
         let is_child = span.attributes.get("span_type").and_then(Value::as_str) == Some("child");

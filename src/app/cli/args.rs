@@ -37,6 +37,9 @@ pub struct CliGlobal {
     /// Largest input file read (trace, suite, report, baseline…), e.g. `64MiB`, `1GiB` [default: 256MiB].
     #[arg(long, global = true, value_name = "SIZE", env = "AGENTEVAL_MAX_FILE_SIZE", value_parser = crate::fsutil::parse_size)]
     pub max_file_size: Option<u64>,
+    /// Most memory one input may need, e.g. `6GiB`; a trace that would need more is refused with the size it needs [default: the memory available at start].
+    #[arg(long, global = true, value_name = "SIZE", env = "AGENTEVAL_MAX_MEMORY", value_parser = crate::fsutil::parse_size)]
+    pub max_memory: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]

@@ -14,6 +14,7 @@ use crate::baseline::store::{
 };
 use crate::compare::flaky::baseline_flakiness;
 use crate::exit_code::ExitCode;
+use crate::interrupt::{self, Graceful, Interrupt};
 use crate::model::run::{RunReport, Tier};
 use crate::output::plural;
 use crate::output::to_json;
@@ -73,7 +74,27 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
             .flatten()
     });
     let cap = args.history_cap.unwrap_or(DEFAULT_HISTORY_CAP).max(1);
-    for report in reports {
+    // A signal from here on never lands between a commit and its message:
+    // it stops the loop before the next suite, and one that arrives after
+    // the last commit leaves a complete update (exit 0, issue 25 item 9).
+    let _graceful = Graceful::enter();
+    let suites: Vec<String> = reports.iter().map(|r| r.suite.clone()).collect();
+    for (done, report) in reports.into_iter().enumerate() {
+        if let Some(signal) = interrupt::received() {
+            warnln!(
+                "interrupted by {} before suite `{}`: baseline `{}` was updated for {} and not for {}; run \
+                 `baseline update` again for those",
+                signal.name(),
+                report.suite,
+                args.name,
+                name_list(&suites[..done]),
+                name_list(&suites[done..])
+            );
+            return Ok(match signal {
+                Interrupt::Int => ExitCode::Interrupted,
+                Interrupt::Term => ExitCode::Terminated,
+            });
+        }
         let file = BaselineFile {
             schema_version: BASELINE_SCHEMA_VERSION,
             baseline: BaselineMeta {
@@ -100,7 +121,26 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
             plural(points, "point", "points")
         )?;
     }
+    if let Some(signal) = interrupt::settle() {
+        noteln!(
+            "{} arrived after the last baseline was written: the update is complete ({})",
+            signal.name(),
+            plural(suites.len(), "suite", "suites")
+        );
+    }
     Ok(ExitCode::Success)
+}
+
+/// `none`, or the suites in backticks.
+fn name_list(suites: &[String]) -> String {
+    if suites.is_empty() {
+        return "none".to_owned();
+    }
+    suites
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A saved run report that may become a baseline: the full tier of the whole suite. A smoke

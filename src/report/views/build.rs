@@ -15,11 +15,11 @@
 //! - a case keeps at most [`MAX_DETAIL_STEPS`] steps (failing and root-cause
 //!   steps are always kept), notes at most [`MAX_NOTE_CHARS`] characters.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::compare::engine::SuiteInput;
 use crate::model::compare::{MetricComparison, MetricStatus};
-use crate::model::run::{CaseReport, CaseStatus, CheckpointState, RunReport};
+use crate::model::run::{CaseReport, CaseStatus, CheckpointResult, CheckpointState, RunReport};
 
 use crate::model::views::{
     CaseDetail, CaseRow, CompareViews, HistorySeries, SuiteViews, state_code,
@@ -116,11 +116,12 @@ fn suite_views(metrics: &[MetricComparison], input: &SuiteInput<'_>) -> SuiteVie
     for c in &head.cases {
         // Tier 1: checkpoint states that got worse than in the baseline.
         if let Some(b) = base_cases.get(c.id.as_str()) {
+            let b_by_id = first_by_id(&b.checkpoints);
             let worse: Vec<String> = c
                 .checkpoints
                 .iter()
                 .filter_map(|h| {
-                    let bs = b.checkpoints.iter().find(|x| x.id == h.id)?.result;
+                    let bs = b_by_id.get(h.id.as_str())?.result;
                     is_worse(bs, h.result).then(|| format!("{} {bs} → {}", h.id, h.result))
                 })
                 .collect();
@@ -257,12 +258,12 @@ fn history(input: &SuiteInput<'_>, metrics: &[&MetricComparison]) -> HistorySeri
 
 fn rows(head: &RunReport, base: Option<&BTreeMap<&str, &CaseReport>>) -> Vec<CaseRow> {
     let code = |c: &CaseReport| -> String {
+        let by_id = first_by_id(&c.checkpoints);
         head.checkpoint_catalog
             .iter()
             .map(|info| {
-                c.checkpoints
-                    .iter()
-                    .find(|r| r.id == info.id)
+                by_id
+                    .get(info.id.as_str())
                     .map_or('-', |r| state_code(r.result))
             })
             .collect()
@@ -286,14 +287,14 @@ fn rows(head: &RunReport, base: Option<&BTreeMap<&str, &CaseReport>>) -> Vec<Cas
 fn detail(c: &CaseReport, base: Option<&CaseReport>, reasons: Vec<String>) -> CaseDetail {
     let mut head = c.clone();
     let steps_omitted = trim(&mut head);
+    let head_by_id = first_by_id(&c.checkpoints);
     let base_checkpoints = base
         .map(|b| {
             b.checkpoints
                 .iter()
                 .filter(|bc| {
-                    c.checkpoints
-                        .iter()
-                        .find(|h| h.id == bc.id)
+                    head_by_id
+                        .get(bc.id.as_str())
                         .is_some_and(|h| h.result != bc.result)
                 })
                 .map(|bc| {
@@ -311,6 +312,16 @@ fn detail(c: &CaseReport, base: Option<&CaseReport>, reasons: Vec<String>) -> Ca
         base_compliance: base.and_then(|b| b.scores.compliance_percent),
         steps_omitted,
     }
+}
+
+/// A case's checkpoint results by id, the first of each id (a lookup per
+/// checkpoint instead of a scan: 10,000 checkpoints were quadratic, issue 25).
+fn first_by_id(checkpoints: &[CheckpointResult]) -> HashMap<&str, &CheckpointResult> {
+    let mut by_id = HashMap::with_capacity(checkpoints.len());
+    for cp in checkpoints {
+        by_id.entry(cp.id.as_str()).or_insert(cp);
+    }
+    by_id
 }
 
 /// Apply the per-case caps; returns how many steps were left out.
