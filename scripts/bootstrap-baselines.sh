@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --quiet
-bin=target/debug/agenteval-gate
+bin=${CARGO_TARGET_DIR:-target}/debug/agenteval-gate
 rm -rf baselines/main
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -77,9 +77,9 @@ mod tests {
     fn numbers_ids_and_quoted_values_normalise() {
         assert_eq!(
             n(
-                "tool `issue_refund` (span 33d86397eb11333a) (position 7) happened with no `before` event at all"
+                "tool `issue_refund` (span 33d86397eb11333a) (position 7) ran with no call to `issue_refund` before it"
             ),
-            "tool <v> (span <id>) (position <n>) happened with no <v> event at all"
+            "tool <v> (span <id>) (position <n>) ran with no call to <v> before it"
         );
         assert_eq!(
             n("the tool span failed: account A-9999 not found"),

@@ -98,7 +98,7 @@ fn run(n: usize, timeouts: usize, refunds: usize) -> Vec<CaseReport> {
             if i < refunds {
                 cps.push(failed_checkpoint(
                     "P2-02",
-                    &format!("tool `issue_refund` (span {:016x}) (position {}) happened with no `before` event at all", 0xabc0 + i, 7 + i),
+                    &format!("tool `issue_refund` (span {:016x}) (position {}) ran with no call to `issue_refund` before it", 0xabc0 + i, 7 + i),
                 ));
             }
             case(&format!("c-{i:02}"), steps, cps)

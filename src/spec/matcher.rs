@@ -126,6 +126,39 @@ impl Matcher {
             || self.all_of.iter().any(Self::has_where)
             || self.not.as_deref().is_some_and(Self::has_where)
     }
+
+    /// What the matcher looks for, in words for a verdict's notes (no
+    /// article): ``call to `request_approval` ``, ``successful call to `a` or
+    /// `b` ``, `tool call`, or ``event matching the checkpoint's `{role}` ``
+    /// when its conditions are more than tool names and a status.
+    pub fn phrase(&self, role: &str) -> String {
+        let extra = self.args_contains.is_some()
+            || self.args_match.is_some()
+            || self.result_contains.is_some()
+            || self.result_match.is_some()
+            || self.content_contains.is_some()
+            || self.content_matches.is_some()
+            || self.agent.is_some()
+            || self.is_final.is_some()
+            || self.kind.is_some_and(|k| k != EventKind::Tool);
+        if extra || (self.tools.is_empty() && self.kind.is_none()) {
+            return format!("event matching the checkpoint's `{role}`");
+        }
+        let status = match self.status {
+            Some(EventStatus::Ok) => "successful ",
+            Some(EventStatus::Error) => "failed ",
+            None => "",
+        };
+        if self.tools.is_empty() {
+            return format!("{status}tool call");
+        }
+        let names: Vec<String> = self
+            .tools
+            .iter()
+            .map(|t| format!("`{}`", shown(t.as_str())))
+            .collect();
+        format!("{status}call to {}", names.join(" or "))
+    }
 }
 
 /// Longest tool glob a suite may hold, in characters. Tool names are short

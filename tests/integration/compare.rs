@@ -173,17 +173,105 @@ fn the_pr_comment_leads_with_the_verdict_and_stays_under_the_limit() {
         md.starts_with("## ❌ agenteval-gate failed: 2 confirmed regressions at or above critical"),
         "{md}"
     );
-    let regressions_at = md.find("### What moved and where").unwrap();
+    let regressions_at = md.find("### What blocks, and where").unwrap();
     let first_regression = md[regressions_at..].find("checkpoint:P2-02").unwrap();
     let first_tolerated = md[regressions_at..].find("checkpoint:P2-01").unwrap();
     assert!(
         first_regression < first_tolerated,
         "critical regressions come first"
     );
-    assert!(md.contains("```mermaid\nflowchart TD"));
     assert!(md.contains("**Minimum detectable effect**"));
-    assert!(md.contains("<details><summary>All "));
+    // The long parts are the job summary's and the HTML report's.
+    assert!(!md.contains("```mermaid"), "{md}");
+    assert!(!md.contains("<details><summary>All "));
+    assert!(md.contains("this run's job summary"));
     assert!(md.chars().count() <= 65_536);
+}
+
+/// The PR comment as GitHub renders it (GFM tables, raw `<details>` kept).
+fn comment_html(md: &str) -> String {
+    let mut o = comrak::Options::default();
+    o.extension.autolink = true;
+    o.extension.table = true;
+    o.extension.strikethrough = true;
+    o.render.r#unsafe = true;
+    comrak::markdown_to_html(md, &o)
+}
+
+/// Issue 23, item 7: the regressed support-bot comment says what blocks,
+/// where and why in the three lines under its title, marks the blocking rows,
+/// folds the rest, and stays under 6,000 characters.
+#[test]
+fn the_pr_comment_says_what_blocks_where_and_why_first_and_stays_short() {
+    let out = bin()
+        .current_dir(repo())
+        .args(regressed_compare_args(&["--format", "markdown"]))
+        .output()
+        .unwrap();
+    let md = String::from_utf8(out.stdout).unwrap();
+    let chars = md.chars().count();
+    assert!(chars < 6_000, "{chars} characters:\n{md}");
+    let lines: Vec<&str> = md.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(lines[0].starts_with("## ❌ agenteval-gate failed"), "{md}");
+    let (what, place, why) = (lines[1], lines[2], lines[3]);
+    assert!(what.starts_with("- **What blocks:** "), "{what}");
+    for blocking in [
+        "`support-bot/checkpoint:P2-02` (critical) fell 100.0% → 0.0%",
+        "`support-bot/compliance_percent` (critical) fell 93.4% → 86.0%",
+    ] {
+        assert!(what.contains(blocking), "{what}");
+    }
+    assert!(
+        !what.contains("P2-01") && !what.contains("P2-04"),
+        "regressions below fail_on do not block: {what}"
+    );
+    assert!(
+        place.starts_with(
+            "- **Where:** 5 of 5 paired cases got worse: `sb-003`, `sb-004`, `sb-010` and 2 more"
+        ),
+        "{place}"
+    );
+    assert!(
+        place.contains("the arguments given to `issue_refund`"),
+        "{place}"
+    );
+    assert!(
+        why.starts_with("- **Why:** the rule “Never issue a refund without a supervisor approval first” broke; in `sb-003`: "),
+        "{why}"
+    );
+    assert!(
+        why.contains("ran with no call to `request_approval` before it"),
+        "{why}"
+    );
+    assert!(!md.contains("`before` event"), "no DSL keys in the why");
+
+    // Each moved metric's row says whether it blocks.
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| `")).collect();
+    let blocking: Vec<&str> = rows
+        .iter()
+        .filter(|l| l.ends_with("| 🛑 **blocks** |"))
+        .copied()
+        .collect();
+    assert_eq!(blocking.len(), 2, "{rows:#?}");
+    assert!(blocking[0].starts_with("| `checkpoint:P2-02` | critical |"));
+    assert!(
+        rows.iter()
+            .any(|l| l.starts_with("| `checkpoint:P2-01` | high |")
+                && l.ends_with("| tolerated: below critical |"))
+    );
+
+    // As rendered: the gate column is a column, what does not block is folded,
+    // and no escaped backtick shows literally.
+    let html = comment_html(&md);
+    assert!(html.contains("<th>gate</th>"), "{html}");
+    let folded = &html[html
+        .find("<details><summary>Not blocking: 3 more that moved")
+        .unwrap()..];
+    assert!(folded.contains("checkpoint:P2-01") && folded.contains("workflow_quality"));
+    let open = &html[..html.find("<details>").unwrap()];
+    assert!(!open.contains("<h4>🔴 <code>support-bot/checkpoint:P2-01"));
+    assert!(!html.contains('`'), "a backtick shows literally: {html}");
+    assert!(html.contains("<code>request_approval</code>"));
 }
 
 /// A copy of the examples whose support-bot smoke tier is exactly `smoke`.

@@ -11,7 +11,7 @@ use crate::output::to_json;
 use crate::report::ReportError;
 use crate::report::read::{ReportKind, kind_of, read_json, read_run_report};
 use crate::report::render::compare_junit::render_compare_junit;
-use crate::report::render::compare_markdown::render_compare_markdown;
+use crate::report::render::compare_markdown::render_compare_summary;
 use crate::report::render::compare_table::render_compare_table;
 use crate::report::render::html::{render_compare_html, render_run_html};
 use crate::report::render::{
@@ -66,7 +66,8 @@ fn render_run(report: &RunReport, format: CliReportFormat) -> Result<String> {
 fn render_compare(report: &CompareReport, format: CliReportFormat) -> Result<String> {
     Ok(match format {
         CliReportFormat::Table => render_compare_table(report),
-        CliReportFormat::Markdown => render_compare_markdown(report),
+        // A saved report read locally: the full report (the job summary's), not the short PR comment.
+        CliReportFormat::Markdown => render_compare_summary(report),
         CliReportFormat::Json => to_json(report),
         CliReportFormat::Junit => render_compare_junit(report),
         CliReportFormat::Html => render_compare_html(report).map_err(ReportError::Render)?,

@@ -141,16 +141,18 @@ fn before_then(before: &Matcher, then: &Matcher, log: &EventLog) -> Verdict {
             shown(&bindings)
         ),
         (None, Some(x)) => format!(
-            "{} (position {}) happened before the first `before` event {} (position {})",
+            "{} (position {}) ran before the first {}: {} (position {})",
             then_event.describe(),
             y + 1,
+            before.phrase("before"),
             log.events[x].describe(),
             x + 1
         ),
         (None, None) => format!(
-            "{} (position {}) happened with no `before` event at all",
+            "{} (position {}) ran with no {} before it",
             then_event.describe(),
-            y + 1
+            y + 1,
+            before.phrase("before")
         ),
     };
     Verdict::fail(notes, BY).citing([then_event.span_id.clone()])

@@ -11,12 +11,9 @@ use crate::model::compare::{CompareReport, MetricComparison, MetricStatus, Verdi
 use crate::output::escape::{md_code, md_code_cell, md_prose, md_text, mermaid_block};
 use crate::output::plural;
 
-use super::compare_text::{
-    effect, headline, judge_reason, method_line, moved, sigma, sigma_cell, status_icon, test_line,
-    tier_line,
-};
-use super::fmt::{delta, metric, pvalue};
-use crate::model::metric_id::MetricId;
+use super::compare_sections::{localization, mde, table};
+use super::compare_text::{headline, judge_reason, method_line, moved, status_icon, tier_line};
+use super::fmt::metric;
 
 /// GitHub's limit on a comment body, in characters.
 pub const MAX_COMMENT_CHARS: usize = 65_536;
@@ -34,8 +31,8 @@ the JSON report uploaded as the run's artifact (`agenteval-gate report FILE --fo
 /// The PR comment: at most [`MAX_COMMENT_CHARS`] characters.
 pub fn render_compare_markdown(r: &CompareReport) -> String {
     capped(
-        render(r, true),
-        || render(r, false),
+        render(r, COMMENT),
+        || render(r, COMMENT),
         |_| 1,
         MAX_COMMENT_CHARS,
         COMMENT_TRUNCATED,
@@ -47,8 +44,8 @@ pub fn render_compare_markdown(r: &CompareReport) -> String {
 /// report one click away.
 pub fn render_compare_summary(r: &CompareReport) -> String {
     capped(
-        render(r, true),
-        || render(r, false),
+        render(r, FULL),
+        || render(r, SHORT),
         char::len_utf8,
         MAX_SUMMARY_BYTES,
         SUMMARY_TRUNCATED,
@@ -90,7 +87,30 @@ fn capped(
     cut
 }
 
-fn render(r: &CompareReport, details: bool) -> String {
+/// How much of the report a rendering holds.
+#[derive(Clone, Copy)]
+struct Mode {
+    /// Every flipped case and the history charts (else 3 cases, no charts).
+    details: bool,
+    /// The PR comment: the blocking findings open, the rest folded or left to
+    /// the job summary and the HTML report (issue 23).
+    compact: bool,
+}
+
+const COMMENT: Mode = Mode {
+    details: false,
+    compact: true,
+};
+const FULL: Mode = Mode {
+    details: true,
+    compact: false,
+};
+const SHORT: Mode = Mode {
+    details: false,
+    compact: false,
+};
+
+fn render(r: &CompareReport, mode: Mode) -> String {
     let mut md = String::new();
     let (icon, word) = match (r.verdict, r.warn_only) {
         (Verdict::Fail, false) => ("❌", "failed"),
@@ -100,6 +120,7 @@ fn render(r: &CompareReport, details: bool) -> String {
         (Verdict::Inconclusive, _) => ("⚠️", "inconclusive"),
     };
     let _ = writeln!(md, "## {icon} agenteval-gate {word}: {}\n", headline(r));
+    super::compare_lead::lead(&mut md, r);
     let paired: usize = r.suites.iter().map(|s| s.paired_cases).sum();
     let sha = r
         .baseline
@@ -153,54 +174,41 @@ fn render(r: &CompareReport, details: bool) -> String {
         md.push_str("\nNo metric moved beyond noise.\n");
     } else {
         md.push_str("\n### Metrics that moved\n\n");
-        table(&mut md, &moved, r.suites.len() > 1);
+        table(&mut md, r, &moved, mode.compact);
     }
-
-    let regressions: Vec<&MetricComparison> = r
-        .metrics
-        .iter()
-        .filter(|m| matches!(m.status, MetricStatus::Regression | MetricStatus::Suspected))
-        .collect();
-    if !regressions.is_empty() {
-        md.push_str("\n### What moved and where\n");
-        let mut charts = 0;
-        for m in regressions {
-            localization(&mut md, m, details);
-            if details
-                && charts < MAX_HISTORY_CHARTS
-                && m.status == MetricStatus::Regression
-                && let Some(chart) = history_chart_of(r, m)
-            {
-                md.push('\n');
-                md.push_str(&chart);
-                charts += 1;
-            }
+    regressions(&mut md, r, mode);
+    if mode.compact {
+        super::insights::summary_line(&mut md, r);
+    } else {
+        super::insights::markdown(&mut md, r, mode.details);
+        if let Some(w) = &r.worst_case {
+            let _ = writeln!(
+                md,
+                "\n### Worst regressed case: {} ({})\n\nRoot cause in red, propagated failures in orange.\n\n{}",
+                md_code(&w.case),
+                md_code(&w.metric),
+                mermaid_block(&w.mermaid)
+            );
         }
-    }
-    super::insights::markdown(&mut md, r, details);
-    if let Some(w) = &r.worst_case {
-        let _ = writeln!(
-            md,
-            "\n### Worst regressed case: {} ({})\n\nRoot cause in red, propagated failures in orange.\n\n{}",
-            md_code(&w.case),
-            md_code(&w.metric),
-            mermaid_block(&w.mermaid)
-        );
     }
     mde(&mut md, r);
     super::flaky::markdown(&mut md, r);
-    if details {
-        let _ = writeln!(
-            md,
-            "\n<details><summary>All {} metrics</summary>\n",
-            r.metrics.len()
-        );
-        let all: Vec<&MetricComparison> = r.metrics.iter().collect();
-        table(&mut md, &all, r.suites.len() > 1);
-        md.push_str("\n</details>\n");
+    if mode.compact {
+        md.push_str(FULL_REPORT_NOTE);
+    } else {
+        if mode.details {
+            let _ = writeln!(
+                md,
+                "\n<details><summary>All {} metrics</summary>\n",
+                r.metrics.len()
+            );
+            let all: Vec<&MetricComparison> = r.metrics.iter().collect();
+            table(&mut md, r, &all, false);
+            md.push_str("\n</details>\n");
+        }
+        coverage(&mut md, r);
+        pairing(&mut md, r);
     }
-    coverage(&mut md, r);
-    pairing(&mut md, r);
     if !r.metrics.is_empty() {
         let _ = writeln!(
             md,
@@ -210,6 +218,97 @@ fn render(r: &CompareReport, details: bool) -> String {
         );
     }
     md
+}
+
+/// Where the rest of a compact comment is.
+const FULL_REPORT_NOTE: &str = "\n<sub>All metrics, recurring issues, the worst case's step graph, checkpoint coverage and pairing: \
+this run's job summary (the workflow run's **Summary** page) and the HTML report \
+(`agenteval-gate report FILE --format html` on the JSON report artifact).</sub>\n";
+
+/// Regressed and suspected metrics with their localization: the blocking ones
+/// open; in the comment the others folded into one `<details>`.
+fn regressions(md: &mut String, r: &CompareReport, mode: Mode) {
+    let regressions: Vec<&MetricComparison> = r
+        .metrics
+        .iter()
+        .filter(|m| matches!(m.status, MetricStatus::Regression | MetricStatus::Suspected))
+        .collect();
+    if regressions.is_empty() {
+        return;
+    }
+    let (blocking, other): (Vec<&MetricComparison>, Vec<&MetricComparison>) = regressions
+        .iter()
+        .partition(|m| super::compare_lead::blocks(r, m));
+    let mut charts = 0;
+    let mut section = |md: &mut String, list: &[&MetricComparison]| {
+        for m in list {
+            localization(md, m, mode.details, mode.compact);
+            if mode.details
+                && charts < MAX_HISTORY_CHARTS
+                && m.status == MetricStatus::Regression
+                && let Some(chart) = history_chart_of(r, m)
+            {
+                md.push('\n');
+                md.push_str(&chart);
+                charts += 1;
+            }
+        }
+    };
+    if !blocking.is_empty() {
+        md.push_str("\n### What blocks, and where\n");
+        section(md, &blocking);
+    }
+    if other.is_empty() {
+        return;
+    }
+    if mode.compact {
+        let _ = writeln!(
+            md,
+            "\n<details><summary>Not blocking: {} more that moved</summary>\n",
+            other.len()
+        );
+        for m in &other {
+            short_localization(md, r, m);
+        }
+        md.push_str("\n</details>\n");
+    } else {
+        md.push_str("\n### Not blocking\n");
+        section(md, &other);
+    }
+}
+
+/// One line for a metric that moved but does not block: in the comment.
+fn short_localization(md: &mut String, r: &CompareReport, m: &MetricComparison) {
+    let mut line = format!(
+        "- {} {} ({}, {}): {} → {}",
+        status_icon(m.status),
+        md_code(&m.qualified_name()),
+        m.severity,
+        super::compare_lead::gate_cell(r, m),
+        metric(&m.name, m.base_mean),
+        metric(&m.name, m.head_mean)
+    );
+    if let Some(loc) = &m.localization {
+        if let Some(cp) = &loc.checkpoint {
+            let _ = write!(line, " · “{}”", md_prose(&cp.instruction));
+        }
+        if let Some(c) = loc.flipped_cases.first() {
+            let _ = write!(
+                line,
+                " · {} worse, e.g. {}",
+                plural(loc.flipped_cases.len(), "case", "cases"),
+                md_code(&c.case)
+            );
+            if !c.note.is_empty() {
+                let _ = write!(
+                    line,
+                    ": {}",
+                    md_prose(c.note.strip_prefix("FAIL: ").unwrap_or(&c.note))
+                );
+            }
+        }
+    }
+    let _ = writeln!(md, "{line}");
 }
 
 /// Checkpoints at or above `fail_on` that no case could evaluate: said up front.
@@ -324,163 +423,6 @@ fn tiers(md: &mut String, r: &CompareReport) {
             md_code(&t.suite),
             t.tier,
             tier_line(t)
-        );
-    }
-}
-
-fn table(md: &mut String, rows: &[&MetricComparison], with_suite: bool) {
-    let suite_col = if with_suite { "suite | " } else { "" };
-    let _ = writeln!(
-        md,
-        "| {suite_col}metric | base | head | Δ | 95% CI | q | 2σ band | status |"
-    );
-    let _ = writeln!(
-        md,
-        "|{}---|---:|---:|---:|---|---:|---|---|",
-        if with_suite { "---|" } else { "" }
-    );
-    for m in rows {
-        let ci = m.ci95.map_or_else(
-            || "—".to_owned(),
-            |[lo, hi]| format!("{} … {}", delta(&m.name, lo), delta(&m.name, hi)),
-        );
-        let _ = writeln!(
-            md,
-            "| {}{} | {} | {} | {} | {ci} | {} | {} | {} {} |",
-            if with_suite {
-                format!("{} | ", md_text(&m.suite))
-            } else {
-                String::new()
-            },
-            md_code_cell(&m.name),
-            metric(&m.name, m.base_mean),
-            metric(&m.name, m.head_mean),
-            m.delta
-                .map_or_else(|| "—".to_owned(), |d| delta(&m.name, d)),
-            pvalue(m.q_value),
-            sigma_cell(m),
-            status_icon(m.status),
-            m.status
-        );
-    }
-}
-
-fn localization(md: &mut String, m: &MetricComparison, details: bool) {
-    let _ = writeln!(
-        md,
-        "\n#### {} {} — {} ({})\n",
-        status_icon(m.status),
-        md_code(&m.qualified_name()),
-        m.status,
-        m.severity
-    );
-    let Some(loc) = &m.localization else { return };
-    if let Some(cp) = &loc.checkpoint {
-        let _ = writeln!(md, "> {}\n", md_prose(&cp.instruction));
-    }
-    // With a band the words are ours; without one, the note comes from the report.
-    let sigma_md = if m.sigma_band.is_some() {
-        sigma(m)
-    } else {
-        md_prose(&sigma(m))
-    };
-    let _ = writeln!(md, "- {}; 2σ: {sigma_md}", effect(m));
-    let _ = writeln!(md, "- test: {}", md_prose(&test_line(m)));
-    for moved in loc.checkpoints_moved.iter().take(3) {
-        let _ = writeln!(
-            md,
-            "- checkpoint {} moved {}",
-            md_code(
-                MetricId::parse(&moved.metric)
-                    .checkpoint_id()
-                    .unwrap_or(&moved.metric)
-            ),
-            delta(&moved.metric, moved.delta)
-        );
-    }
-    let scope = if loc.checkpoint.is_some() {
-        " in those cases"
-    } else {
-        ""
-    };
-    for moved in loc.steps_moved.iter().take(3) {
-        let _ = writeln!(
-            md,
-            "- {} moved {}{scope}",
-            md_code(&moved.metric),
-            delta(&moved.metric, moved.delta)
-        );
-    }
-    if let Some(rc) = &loc.root_cause {
-        let _ = writeln!(
-            md,
-            "- most common new root cause: **{}** in {} (e.g. {})",
-            md_code(&rc.step),
-            plural(rc.cases, "newly failing case", "newly failing cases"),
-            md_code(&rc.example_case)
-        );
-    }
-    if !loc.flipped_cases.is_empty() {
-        let shown = if details {
-            loc.flipped_cases.len()
-        } else {
-            loc.flipped_cases.len().min(3)
-        };
-        let _ = writeln!(
-            md,
-            "- cases that got worse: {}",
-            plural(loc.flipped_cases.len(), "case", "cases")
-        );
-        for c in loc.flipped_cases.iter().take(shown) {
-            let mut note = if c.note.is_empty() {
-                String::new()
-            } else {
-                format!(" — {}", md_prose(&c.note))
-            };
-            if !c.cited_spans.is_empty() {
-                let spans: Vec<String> = c.cited_spans.iter().map(|s| md_code(s)).collect();
-                note.push_str(&format!(" (cited spans {})", spans.join(", ")));
-            }
-            let history = super::flaky::case_history(&m.name, c, md_code)
-                .map(|h| format!(" ({h})"))
-                .unwrap_or_default();
-            let _ = writeln!(
-                md,
-                "  - {}: {} → {}{history}{note}",
-                md_code(&c.case),
-                metric(&m.name, Some(c.base)),
-                metric(&m.name, Some(c.head))
-            );
-        }
-    }
-    super::flaky::carried_markdown(md, loc);
-}
-
-fn mde(md: &mut String, r: &CompareReport) {
-    let lines: Vec<String> = r
-        .metrics
-        .iter()
-        .filter(|m| {
-            matches!(
-                m.name.as_str(),
-                "compliance_percent" | "task_success" | "workflow_quality"
-            )
-        })
-        .filter_map(|m| {
-            Some(format!(
-                "{} {} (n = {})",
-                md_code(&format!("{}/{}", m.suite, m.name)),
-                delta(&m.name, m.mde?).trim_start_matches(['+', '−', '±']),
-                m.n
-            ))
-        })
-        .collect();
-    if !lines.is_empty() {
-        let _ = writeln!(
-            md,
-            "\n**Minimum detectable effect** (80% power, α = {}): {}. Smaller drops can pass unnoticed; add cases to tighten it.",
-            r.settings.alpha,
-            lines.join(" · ")
         );
     }
 }

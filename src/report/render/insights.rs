@@ -33,6 +33,52 @@ pub(crate) fn markdown(md: &mut String, r: &CompareReport, details: bool) {
     }
 }
 
+/// One line per suite for the PR comment: how many issues are new (the
+/// first two named by node), grew and are gone; the tables are in the job
+/// summary and the HTML report.
+pub(crate) fn summary_line(md: &mut String, r: &CompareReport) {
+    for s in &r.insights {
+        if s.status == InsightStatus::BaselineWithoutInsights {
+            let _ = writeln!(
+                md,
+                "\n**Recurring issues** in {}: the baseline was written before recurring issues were recorded, so none is called new.",
+                esc::md_code(&s.suite)
+            );
+            continue;
+        }
+        if s.status != InsightStatus::Compared
+            || (s.new.is_empty() && s.grew.is_empty() && s.gone.is_empty())
+        {
+            continue;
+        }
+        let named: Vec<String> = s
+            .new
+            .iter()
+            .take(2)
+            .map(|c| {
+                format!(
+                    "{} in {}",
+                    esc::md_code(&c.group.node.display()),
+                    plural(c.head_cases, "case", "cases")
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            md,
+            "\n**Recurring issues** in {}: {} new since the baseline{}, {} grew, {} gone.",
+            esc::md_code(&s.suite),
+            s.new.len(),
+            if named.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", named.join(", "))
+            },
+            s.grew.len(),
+            s.gone.len(),
+        );
+    }
+}
+
 fn suite_markdown(md: &mut String, s: &SuiteInsights, with_suite: bool, details: bool) {
     let prefix = if with_suite {
         format!("{}: ", esc::md_code(&s.suite))
@@ -83,7 +129,7 @@ fn suite_markdown(md: &mut String, s: &SuiteInsights, with_suite: bool, details:
             let _ = writeln!(
                 body,
                 "- {} on {}: was in {} ({})",
-                esc::md_text(&cell(&c.group.example_message)),
+                esc::md_prose(&cell(&c.group.example_message)),
                 esc::md_code(&c.group.node.display()),
                 plural(c.base_cases, "case", "cases"),
                 share(c.base_share)
@@ -127,7 +173,7 @@ fn suite_markdown(md: &mut String, s: &SuiteInsights, with_suite: bool, details:
                 let _ = writeln!(
                     body,
                     "| {} · {} | {}{} | {} | {} |",
-                    esc::md_text(&cell(&i.message)),
+                    esc::md_prose_cell(&cell(&i.message)),
                     esc::md_text(&i.label),
                     nodes.join(", "),
                     if more > 0 {
@@ -179,12 +225,12 @@ fn issue_cell(g: &IssueGroup) -> String {
             esc::md_text(&s.name),
             esc::md_text(&cell(&s.summary)),
             esc::md_text(&g.label),
-            esc::md_text(&cell(&g.example_message)),
+            esc::md_prose_cell(&cell(&g.example_message)),
             esc::md_text(&s.by)
         ),
         None => format!(
             "{} <sub>{}</sub>",
-            esc::md_text(&cell(&g.example_message)),
+            esc::md_prose_cell(&cell(&g.example_message)),
             esc::md_text(&g.label)
         ),
     }

@@ -2,7 +2,9 @@
 //! in `fmt.rs` so every format shows numbers the same way.
 
 pub mod compare_junit;
+pub(crate) mod compare_lead;
 pub mod compare_markdown;
+mod compare_sections;
 pub mod compare_table;
 pub(crate) mod compare_text;
 pub(crate) mod flaky;

@@ -679,6 +679,16 @@ fn run_junit_escapes_markup_and_control_characters() {
 // ------------------------------------------------------ compare table ----
 
 #[test]
+fn compare_summary_snapshot() {
+    // The job summary keeps the full report the short PR comment points to.
+    let summary =
+        crate::report::render::compare_markdown::render_compare_summary(&compare_report());
+    assert!(summary.contains("```mermaid\nflowchart TD"));
+    assert!(summary.contains("<details><summary>All "));
+    insta::assert_snapshot!("compare_summary", summary);
+}
+
+#[test]
 fn compare_table_snapshot() {
     insta::assert_snapshot!("compare_table", render_compare_table(&compare_report()));
 }

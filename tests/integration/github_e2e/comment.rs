@@ -53,11 +53,14 @@ async fn saved_report_is_posted_and_shares_the_comment_with_compare() {
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     let comments = fake.comments();
     assert_eq!(comments.len(), 1);
-    // Exactly the body `compare` renders: its job summary, under the marker.
-    assert_eq!(
-        comments[0].body,
-        format!("{MARKER}\n{}", fork_job.summary())
-    );
+    // The comment `compare` renders, under the marker: the job summary's
+    // lead (title, what blocks, where, why), the rest left to the summary.
+    let (marker, body) = comments[0].body.split_once('\n').unwrap();
+    assert_eq!(marker, MARKER);
+    let lead = |md: &str| md.lines().take(5).collect::<Vec<_>>().join("\n");
+    assert_eq!(lead(body), lead(&fork_job.summary()));
+    assert!(body.contains("- **What blocks:** "), "{body}");
+    assert!(body.contains("this run's job summary"), "{body}");
     assert!(
         stderr.contains(
             "posted the agenteval-gate comment (verdict: fail) on pull request #7 in `acme/widgets`: https://github.com/acme/widgets/pull/7#issuecomment-1"

@@ -55,8 +55,15 @@ async fn regressed_pull_request_comments_once_then_updates_in_place() {
         "{stderr}"
     );
 
-    // The job summary holds the same Markdown.
-    assert_eq!(job.summary(), markdown);
+    // The job summary holds the full report: the comment's lead, and what
+    // the short comment leaves to it (issue 23).
+    let summary = job.summary();
+    let lead = |md: &str| md.lines().take(5).collect::<Vec<_>>().join("\n");
+    assert_eq!(lead(&summary), lead(markdown));
+    assert!(markdown.contains("this run's job summary"), "{markdown}");
+    assert!(summary.contains("<details><summary>All "), "{summary}");
+    assert!(!markdown.contains("<details><summary>All "), "{markdown}");
+    assert!(summary.len() > markdown.len());
 
     // Outputs: the verdict and the regressions of the saved report.
     let report = read_report(&report_path);
@@ -126,7 +133,10 @@ async fn regressed_pull_request_comments_once_then_updates_in_place() {
         "{stderr}"
     );
     // Summaries append, as the runner's file does within a step.
-    assert_eq!(job.summary(), markdown.repeat(2));
+    let summary = job.summary();
+    let (first, second) = summary.split_at(summary.len() / 2);
+    assert_eq!(first, second);
+    assert!(first.starts_with(markdown.lines().next().unwrap()));
 }
 
 #[tokio::test]
@@ -203,7 +213,9 @@ async fn passing_compare_posts_a_green_comment_and_exits_zero() {
         markdown.starts_with("## ✅ agenteval-gate passed: "),
         "{markdown}"
     );
-    assert_eq!(job.summary(), markdown);
+    let summary = job.summary();
+    assert_eq!(summary.lines().next(), markdown.lines().next());
+    assert!(summary.contains("<details><summary>All "), "{summary}");
     let outs = job.outputs();
     assert_eq!(output(&outs, "verdict"), Some("pass"));
     assert_eq!(output(&outs, "regressions"), Some("0"));

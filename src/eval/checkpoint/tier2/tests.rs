@@ -112,6 +112,42 @@ fn before_then_pass_fail_and_na() {
         &log,
     );
     assert_eq!(v.state, CheckpointState::Fail, "{}", v.notes);
+    // The notes say what was missing in words, not in the checkpoint's keys.
+    assert_eq!(
+        v.notes,
+        "tool `lookup_account` (span t2) (position 3) ran before the first call to `issue_refund`: \
+         tool `issue_refund` (span t4) (position 5)"
+    );
+    let v = eval_sequence(
+        &SequenceAssert::BeforeThen {
+            before: Matcher {
+                status: Some(EventStatus::Ok),
+                ..tool("approve")
+            },
+            then: tool("issue_refund"),
+        },
+        &log,
+    );
+    assert_eq!(
+        v.notes,
+        "tool `issue_refund` (span t4) (position 5) ran with no successful call to `approve` before it"
+    );
+    let v = eval_sequence(
+        &SequenceAssert::BeforeThen {
+            before: Matcher {
+                args_contains: Some(json!({"ok": true})),
+                ..tool("approve")
+            },
+            then: tool("issue_refund"),
+        },
+        &log,
+    );
+    assert!(
+        v.notes
+            .ends_with("ran with no event matching the checkpoint's `before` before it"),
+        "{}",
+        v.notes
+    );
     let v = eval_sequence(
         &SequenceAssert::BeforeThen {
             before: tool("lookup_account"),
