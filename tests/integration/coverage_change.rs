@@ -28,6 +28,21 @@ fn setup(root: &Path, gates_extra: &str, from: &str, to: &str) {
         text.replacen("gates:\n", &format!("gates:\n{gates_extra}"), 1),
     )
     .unwrap();
+    update_baseline(root, &[]);
+    let head = root.join("head");
+    std::fs::create_dir(&head).unwrap();
+    let mut renamed = 0;
+    for entry in std::fs::read_dir(root.join("suites/support-bot/traces")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        renamed += usize::from(text.contains(from));
+        std::fs::write(head.join(path.file_name().unwrap()), text.replace(from, to)).unwrap();
+    }
+    assert!(renamed > 0, "`{from}` occurs in the recorded traces");
+}
+
+/// `baseline update --name main` of support-bot under `root`, with `extra` flags.
+fn update_baseline(root: &Path, extra: &[&str]) {
     let out = bin()
         .current_dir(root)
         .args([
@@ -39,19 +54,10 @@ fn setup(root: &Path, gates_extra: &str, from: &str, to: &str) {
             "support-bot",
         ])
         .arg("--deterministic")
+        .args(extra)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
-    let head = root.join("head");
-    std::fs::create_dir(&head).unwrap();
-    let mut renamed = 0;
-    for entry in std::fs::read_dir(root.join("suites/support-bot/traces")).unwrap() {
-        let path = entry.unwrap().path();
-        let text = std::fs::read_to_string(&path).unwrap();
-        renamed += usize::from(text.contains(from));
-        std::fs::write(head.join(path.file_name().unwrap()), text.replace(from, to)).unwrap();
-    }
-    assert!(renamed > 0, "`{from}` occurs in the recorded traces");
 }
 
 /// `compare` of the head traces: exit code, terminal output, and the saved JSON report.
@@ -174,21 +180,15 @@ fn a_rule_the_baseline_never_exercised_failing_in_the_head_fails_closed() {
         )
         .unwrap();
     }
-    let out = bin()
-        .current_dir(root)
-        .args([
-            "baseline",
-            "update",
-            "--name",
-            "main",
-            "--suite",
-            "support-bot",
-        ])
-        .args(["--deterministic", "--traces", "base-traces", "--evidence"])
-        .arg("suites/support-bot/evidence")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+    update_baseline(
+        root,
+        &[
+            "--traces",
+            "base-traces",
+            "--evidence",
+            "suites/support-bot/evidence",
+        ],
+    );
     // The head: the regressed traces, where refunds go out without approval.
     let head = root.join("head");
     std::fs::remove_dir_all(&head).unwrap();
