@@ -400,3 +400,55 @@ fn baseline_show_takes_format_like_every_command() {
     assert!(help.contains("--format"));
     assert!(!help.contains("--json"), "the alias is hidden");
 }
+
+#[test]
+fn man_writes_a_page_per_subcommand_that_the_top_page_refers_to() {
+    // Issue 23 item 9: the top page names `agenteval-gate-run(1)` and the others; each
+    // must exist.
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("man1");
+    let out = bin()
+        .args(["man", "--out-dir"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let top = std::fs::read_to_string(out_dir.join("agenteval-gate.1")).unwrap();
+    for sub in [
+        "run",
+        "compare",
+        "lint",
+        "trace",
+        "report",
+        "comment",
+        "merge",
+        "calibrate",
+    ] {
+        let page = format!("agenteval-gate-{sub}.1");
+        assert!(out_dir.join(&page).is_file(), "{page}");
+        assert!(stdout.contains(&page), "listed: {stdout}");
+        assert!(
+            top.contains(&format!("agenteval\\-gate\\-{sub}")),
+            "top page names {sub}"
+        );
+    }
+    for nested in [
+        "baseline-update",
+        "baseline-show",
+        "config-show",
+        "rubric-verify",
+    ] {
+        assert!(
+            out_dir.join(format!("agenteval-gate-{nested}.1")).is_file(),
+            "{nested}"
+        );
+    }
+    // Exit codes 130 and 143 are documented in --help.
+    let help = bin().arg("--help").output().unwrap();
+    let (help, _) = outputs(&help);
+    assert!(
+        help.contains("130 interrupted (SIGINT)") && help.contains("143 terminated (SIGTERM)"),
+        "{help}"
+    );
+}

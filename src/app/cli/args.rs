@@ -11,7 +11,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[command(name = "agenteval-gate", version, about, long_about = None, max_term_width = 100)]
 #[command(
     after_help = "Exit codes: 0 pass, 2 gate failed, 4 nothing evaluated, 64 usage, 65 bad input data, \
-69 judge/GitHub unavailable, 74 I/O, 78 invalid suite/config, 1 internal error."
+69 judge/GitHub unavailable, 74 I/O, 78 invalid suite/config, 130 interrupted (SIGINT), \
+143 terminated (SIGTERM), 1 internal error."
 )]
 pub(crate) struct Cli {
     #[command(flatten)]
@@ -82,8 +83,17 @@ pub(crate) enum CliCommand {
     Schema,
     /// Print a shell completion script on stdout (e.g. `agenteval-gate completions bash > ~/.local/share/bash-completion/completions/agenteval-gate`).
     Completions(CliCompletions),
-    /// Print the man page (roff) on stdout (e.g. `agenteval-gate man > agenteval-gate.1`).
-    Man,
+    /// Print the man page (roff) on stdout (e.g. `agenteval-gate man > agenteval-gate.1`), or
+    /// write one page per subcommand with `--out-dir`.
+    Man(CliMan),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CliMan {
+    /// Write `agenteval-gate.1` and one page per subcommand (`agenteval-gate-compare.1`, …)
+    /// into DIR (created if missing) instead of printing the top page.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

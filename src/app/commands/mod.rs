@@ -30,7 +30,7 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         CliCommand::Schema => schema::run(),
         CliCommand::Completions(args) => completions::completions(args.shell),
-        CliCommand::Man => completions::man(),
+        CliCommand::Man(args) => completions::man(args.out_dir.as_deref()),
         CliCommand::Run(args) => run::run(&args, &config()?, quiet),
         CliCommand::Compare(args) => compare::run(&args, &config()?, quiet),
         CliCommand::Lint(args) => lint::run(&args, &config()?),
