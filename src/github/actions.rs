@@ -111,9 +111,27 @@ pub fn annotation(
     message: &str,
     file: Option<&str>,
 ) -> String {
+    located_annotation(level, title, message, file, None)
+}
+
+/// [`annotation`] at a 1-based `(line, column)` of `file` (a 0 is left out), so GitHub shows
+/// it on that line of the pull request's diff.
+pub fn located_annotation(
+    level: AnnotationLevel,
+    title: &str,
+    message: &str,
+    file: Option<&str>,
+    at: Option<(usize, usize)>,
+) -> String {
     let mut props = Vec::new();
     if let Some(file) = file.filter(|f| !f.is_empty()) {
         props.push(format!("file={}", workflow_property(file)));
+        if let Some((line, column)) = at.filter(|(line, _)| *line > 0) {
+            props.push(format!("line={line}"));
+            if column > 0 {
+                props.push(format!("col={column}"));
+            }
+        }
     }
     if !title.is_empty() {
         props.push(format!("title={}", workflow_property(title)));
@@ -213,6 +231,24 @@ mod tests {
         let missing = dir.path().join("no/such/dir/summary.md");
         let err = write_step_summary(&missing, "x").unwrap_err();
         assert!(err.to_string().starts_with("cannot append to `"), "{err}");
+    }
+
+    #[test]
+    fn located_annotations_name_the_line_and_column() {
+        assert_eq!(
+            located_annotation(
+                AnnotationLevel::Error,
+                "lint",
+                "bad",
+                Some("suites/a,b/suite.yaml"),
+                Some((12, 3))
+            ),
+            "::error file=suites/a%2Cb/suite.yaml,line=12,col=3,title=lint::bad"
+        );
+        assert_eq!(
+            located_annotation(AnnotationLevel::Warning, "", "w", Some("f"), Some((0, 4))),
+            "::warning file=f::w"
+        );
     }
 
     #[test]

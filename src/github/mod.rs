@@ -19,7 +19,10 @@ mod publish;
 mod retry;
 mod transport;
 
-pub use actions::{AnnotationLevel, annotation, format_output, write_outputs, write_step_summary};
+pub use actions::{
+    AnnotationLevel, annotation, format_output, located_annotation, write_outputs,
+    write_step_summary,
+};
 pub use client::{ClientConfig, GitHubClient, IssueComment};
 pub use comment::{
     CommentAction, CommentOutcome, MARKER_PREFIX, MAX_COMMENT_CHARS, TRUNCATION_NOTICE, cap_body,

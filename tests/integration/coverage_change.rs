@@ -141,11 +141,8 @@ fn a_misspelt_may_be_vacuous_id_is_a_lint_error() {
     );
     let suite = root.join("suites/support-bot/suite.yaml");
     let text = std::fs::read_to_string(&suite).unwrap();
-    std::fs::write(
-        &suite,
-        text.replacen("gates:\n", "gates:\n  may_be_vacuous: [P2-20]\n", 1),
-    )
-    .unwrap();
+    let text = text.replacen("gates:\n", "gates:\n  may_be_vacuous: [P2-20]\n", 1);
+    std::fs::write(&suite, &text).unwrap();
     let out = bin()
         .current_dir(root)
         .args(["lint", "--suite", "support-bot"])
@@ -158,6 +155,30 @@ fn a_misspelt_may_be_vacuous_id_is_a_lint_error() {
             "`gates.may_be_vacuous` names unknown checkpoint `P2-20` (did you mean `P2-02`?)"
         ),
         "{stderr}"
+    );
+    // Under GitHub Actions the problem is also an annotation on its line (issue 23 item 9).
+    let out = bin()
+        .current_dir(root)
+        .args(["lint", "--suite", "support-bot"])
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .unwrap();
+    let (stdout, _) = outputs(&out);
+    assert_eq!(out.status.code(), Some(78));
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("::error "))
+        .unwrap_or_else(|| panic!("no annotation: {stdout}"));
+    let at = text
+        .lines()
+        .position(|l| l.contains("may_be_vacuous"))
+        .unwrap()
+        + 1;
+    assert!(
+        line.starts_with(&format!(
+            "::error file=suites/support-bot/suite.yaml,line={at},col=3,title=agenteval-gate lint::`gates.may_be_vacuous` names unknown checkpoint `P2-20`"
+        )),
+        "{line}"
     );
 }
 

@@ -8,6 +8,7 @@ use crate::baseline::store::{baseline_path, list_names, read_baseline};
 use crate::compare::preflight::gate_warnings;
 use crate::diagnostic::{FileDiagnostic, Level};
 use crate::exit_code::ExitCode;
+use crate::github::{AnnotationLevel, located_annotation};
 use crate::output::plural;
 use crate::runner::settings::SuiteSettings;
 use crate::spec::SpecError;
@@ -90,6 +91,26 @@ pub(crate) fn run(args: &CliLint, config: &Config) -> Result<ExitCode> {
     }
     for d in &diagnostics {
         print_diagnostic(d);
+    }
+    // Under GitHub Actions each problem is also an annotation on its line of the diff.
+    if std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true") {
+        for d in &diagnostics {
+            let level = match d.level {
+                Level::Error => AnnotationLevel::Error,
+                Level::Warning => AnnotationLevel::Warning,
+            };
+            let message = match &d.help {
+                Some(help) => format!("{} (help: {help})", d.message),
+                None => d.message.clone(),
+            };
+            crate::output::write_workflow_command(&located_annotation(
+                level,
+                "agenteval-gate lint",
+                &message,
+                Some(&d.path.display().to_string()),
+                Some((d.line, d.column)),
+            ))?;
+        }
     }
     let errors = diagnostics
         .iter()
