@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-use crate::common::{bin, copy_dir, fixture, outputs};
+use crate::common::{bin, copy_dir, fixture, outputs, repo};
 
 #[test]
 fn lint_reports_every_error_class_with_file_line_col_and_hint() {
@@ -450,5 +450,59 @@ fn man_writes_a_page_per_subcommand_that_the_top_page_refers_to() {
     assert!(
         help.contains("130 interrupted (SIGINT)") && help.contains("143 terminated (SIGTERM)"),
         "{help}"
+    );
+}
+
+#[test]
+fn baseline_list_as_json_has_one_object_per_row_of_the_table() {
+    // Issue 23 item 9: `--format json` where a script needs it.
+    let out = bin()
+        .current_dir(repo())
+        .args(["baseline", "list", "--format", "json"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&stdout).unwrap();
+    let table = bin()
+        .current_dir(repo())
+        .args(["baseline", "list"])
+        .output()
+        .unwrap();
+    let (table, _) = outputs(&table);
+    for row in &rows {
+        let (name, suite) = (
+            row["baseline"].as_str().unwrap(),
+            row["suite"].as_str().unwrap(),
+        );
+        let cases = row["cases"].as_u64().unwrap();
+        assert!(
+            table.lines().any(|l| l.contains(name)
+                && l.contains(suite)
+                && l.contains(&format!(" {cases} "))),
+            "{name}/{suite} with {cases} cases in\n{table}"
+        );
+    }
+    let listed: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["baseline"].as_str().unwrap(),
+                r["suite"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(listed.contains(&("main", "support-bot")), "{listed:?}");
+    assert!(
+        listed.contains(&("stand-in-judge", "support-bot")),
+        "{listed:?}"
+    );
+    assert_eq!(
+        table
+            .lines()
+            .filter(|l| l.contains("main") || l.contains("stand-in-judge"))
+            .count(),
+        rows.len(),
+        "{table}"
     );
 }

@@ -376,6 +376,10 @@ impl CliBaselineShow {
 pub(crate) struct CliBaselineList {
     #[command(flatten)]
     pub suite: CliSuiteArgs,
+    /// `table`, or `json`: one object per baseline and suite (`baseline`, `suite`, `cases`,
+    /// `history_points`, `updated_at`, `git_sha`).
+    #[arg(long, value_enum, default_value_t = CliBaselineShowFormat::Table)]
+    pub format: CliBaselineShowFormat,
 }
 
 #[derive(Debug, Args)]

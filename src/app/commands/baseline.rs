@@ -4,7 +4,9 @@ use std::path::Path;
 
 use comfy_table::{ContentArrangement, Table, presets};
 
-use crate::app::cli::{CliBaseline, CliBaselineList, CliBaselineShow, CliBaselineUpdate};
+use crate::app::cli::{
+    CliBaseline, CliBaselineList, CliBaselineShow, CliBaselineShowFormat, CliBaselineUpdate,
+};
 use crate::app::config::Config;
 use crate::app::error::{Error, Result};
 use crate::baseline::model::{BASELINE_SCHEMA_VERSION, BaselineFile, BaselineMeta};
@@ -313,6 +315,7 @@ fn list(args: &CliBaselineList, config: &Config) -> Result<ExitCode> {
         "baseline", "suite", "cases", "history", "updated", "git",
     ]);
     let mut rows = 0;
+    let mut json_rows = Vec::new();
     for name in list_names(dir) {
         for suite in suites_of(dir, &name, &settings.suites) {
             let Some(file) = read_baseline(&baseline_path(dir, &name, &suite))? else {
@@ -322,6 +325,14 @@ fn list(args: &CliBaselineList, config: &Config) -> Result<ExitCode> {
                 read_history(&history_path(dir, &name, &suite))?,
                 Some(&file),
             );
+            json_rows.push(serde_json::json!({
+                "baseline": name,
+                "suite": suite,
+                "cases": file.report.cases.len(),
+                "history_points": history.len(),
+                "updated_at": file.baseline.updated_at,
+                "git_sha": file.baseline.git_sha,
+            }));
             t.add_row(vec![
                 name.clone(),
                 suite,
@@ -334,6 +345,10 @@ fn list(args: &CliBaselineList, config: &Config) -> Result<ExitCode> {
             ]);
             rows += 1;
         }
+    }
+    if args.format == CliBaselineShowFormat::Json {
+        outln!("{}", crate::output::to_json(&json_rows))?;
+        return Ok(ExitCode::Success);
     }
     if rows == 0 {
         noteln!(
