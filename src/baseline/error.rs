@@ -93,13 +93,13 @@ pub struct UnknownBaseline {
 
 impl UnknownBaseline {
     pub fn new(name: &str, suite: &str, others: Vec<String>) -> Self {
-        let close = others
-            .iter()
-            .map(|c| (strsim::jaro_winkler(name, c), c))
-            .filter(|(score, _)| *score >= 0.8)
-            .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
-            .map(|(_, c)| format!("did you mean `--baseline {c}`? "))
-            .unwrap_or_default();
+        let close = crate::output::closest(
+            name,
+            others.iter().map(String::as_str),
+            crate::output::SIMILAR,
+        )
+        .map(|c| format!("did you mean `--baseline {c}`? "))
+        .unwrap_or_default();
         Self {
             help: format!(
                 "{close}the first-pull-request pass applies only to a suite with no baseline at all; if `{name}` is a new baseline name, create it on main with `agenteval-gate baseline update --name {name}`, or pass `--allow-missing-baseline` to pass with a note until it exists"

@@ -119,6 +119,11 @@ impl Columns {
         self.index(name).map(|i| &self.columns[i])
     }
 
+    /// How many columns there are.
+    pub(crate) fn len(&self) -> usize {
+        self.columns.len()
+    }
+
     pub(crate) fn column(&self, index: usize) -> &Column {
         &self.columns[index]
     }

@@ -2,7 +2,7 @@
 //! decided, N/A (and why) or BLOCKED; and whether most cases failed for one infrastructure
 //! cause. Counting only: the decisions taken on these numbers are in [`super::decide`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::model::compare::{CheckpointCoverage, CoverageChange, CoverageChangeKind};
 use crate::model::run::{CaseStatus, CheckpointState, NaKind, RunReport};
@@ -21,6 +21,11 @@ pub(crate) fn checkpoint_coverage(
 ) -> Vec<CheckpointCoverage> {
     let head_counts = count(head);
     let base_counts = count(base);
+    let base_ids: HashSet<&str> = base
+        .checkpoint_catalog
+        .iter()
+        .map(|b| b.id.as_str())
+        .collect();
     head.checkpoint_catalog
         .iter()
         .map(|info| {
@@ -43,11 +48,10 @@ pub(crate) fn checkpoint_coverage(
                     .unwrap_or_default();
                 c.unevaluated = c.not_evaluated + c.blocked > 0 && fail_on.fails(info.severity);
             }
-            let in_base = base.checkpoint_catalog.iter().any(|b| b.id == info.id);
-            if in_base && !c.unevaluated && fail_on.fails(info.severity) {
-                let b = base_counts
-                    .get(info.id.as_str())
-                    .map_or(&NO_RESULTS, |(b, _)| b);
+            if base_ids.contains(info.id.as_str()) && !c.unevaluated && fail_on.fails(info.severity)
+            {
+                let none = Counts::default();
+                let b = base_counts.get(info.id.as_str()).map_or(&none, |(b, _)| b);
                 c.change = coverage_change(b, n, may_be_vacuous.contains(&info.id));
                 c.unevaluated = c
                     .change
@@ -58,14 +62,6 @@ pub(crate) fn checkpoint_coverage(
         })
         .collect()
 }
-
-const NO_RESULTS: Counts = Counts {
-    decided: 0,
-    not_passed: 0,
-    vacuous: 0,
-    not_evaluated: 0,
-    blocked: 0,
-};
 
 /// A checkpoint decided on one side only, where the other side had nothing to check (N/A:
 /// vacuous) in every case that ran it.
@@ -134,11 +130,9 @@ fn count(run: &RunReport) -> HashMap<&str, (Counts, BTreeMap<String, usize>)> {
             }
         }
     }
-    let mut counts: Vec<Option<(Counts, BTreeMap<String, usize>)>> =
-        counts.into_iter().map(Some).collect();
     index
         .into_iter()
-        .filter_map(|(id, slot)| Some((id, counts[slot].take()?)))
+        .map(|(id, slot)| (id, std::mem::take(&mut counts[slot])))
         .collect()
 }
 

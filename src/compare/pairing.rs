@@ -92,9 +92,12 @@ impl Paired {
         } else {
             (&mut self.head_run, self.head_of[case])
         };
-        let rows = run.ids.len();
+        let (rows, before) = (run.ids.len(), run.columns.len());
         let had = run.columns.replace(metric, row, rows, trials);
-        self.metric_columns = metric_columns(&self.metrics, &self.base_run, &self.head_run);
+        // A column added shifts the indices after it.
+        if run.columns.len() != before {
+            self.metric_columns = metric_columns(&self.metrics, &self.base_run, &self.head_run);
+        }
         had
     }
 

@@ -15,7 +15,7 @@ pub use color::{ColorChoice, color_enabled, set_color};
 pub use error::OutputError;
 pub use json::to_json;
 pub use stream::{write_stderr, write_stdout, write_workflow_command};
-pub use text::{cap_chars, plural, truncate_chars};
+pub use text::{SIMILAR, cap_chars, closest, plural, truncate_chars};
 
 // The API the integration tests, benches and fuzz targets use.
 pub use escape::is_workflow_command;

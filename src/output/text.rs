@@ -9,6 +9,24 @@ pub fn plural(n: usize, singular: &str, plural: &str) -> String {
     }
 }
 
+/// Smallest Jaro–Winkler similarity for a "did you mean" suggestion: a typo, not another name.
+pub const SIMILAR: f64 = 0.8;
+
+/// The candidate most similar to `word` (Jaro–Winkler; ties to the smaller name) whose
+/// similarity is at least `min`.
+pub fn closest<'c>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+    min: f64,
+) -> Option<&'c str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(word, c), c))
+        .filter(|(score, _)| *score >= min)
+        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
+        .map(|(_, c)| c)
+}
+
 /// At most `max` characters, with `…` when cut.
 pub fn truncate_chars(text: &str, max: usize) -> String {
     if text.chars().count() <= max {

@@ -84,11 +84,7 @@ pub(super) fn nearest<'c>(
     word: &str,
     candidates: impl IntoIterator<Item = &'c str>,
 ) -> Option<&'c str> {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::jaro_winkler(word, c), c))
-        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
-        .map(|(_, c)| c)
+    crate::output::closest(word, candidates, f64::NEG_INFINITY)
 }
 
 /// ` (did you mean `x`?)` when a candidate is close to `word`, else empty.
@@ -96,10 +92,6 @@ pub(super) fn did_you_mean<'c>(
     word: &str,
     candidates: impl IntoIterator<Item = &'c str>,
 ) -> String {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::jaro_winkler(word, c), c))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
-        .map_or_else(String::new, |(_, c)| format!(" (did you mean `{c}`?)"))
+    crate::output::closest(word, candidates, crate::output::SIMILAR)
+        .map_or_else(String::new, |c| format!(" (did you mean `{c}`?)"))
 }
