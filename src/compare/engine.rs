@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use crate::baseline::model::{BaselineMeta, HistoryLine};
 use crate::compare::error::CompareError;
+use crate::compare::history_pool::Pooling;
 use crate::compare::pairing::{Paired, pair};
 use crate::compare::trials::{FirstStage, StratifiedLeg, pooled_trials, stratified_leg};
 use crate::model::compare::{
@@ -114,7 +115,8 @@ pub(crate) fn suite_metrics(
         &paired.cases,
         input.history,
         input.meta,
-        input.history_window(),
+        input.base,
+        Pooling::of(input.gates),
     );
     let paired = paired;
     let names: &[String] = &paired.metrics;

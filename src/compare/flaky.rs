@@ -17,6 +17,7 @@
 use crate::baseline::model::{BaselineFile, HistoryLine};
 use crate::compare::columns::{Column, RunColumns};
 use crate::compare::engine::SuiteInput;
+use crate::compare::history_pool::Pooling;
 use crate::compare::localize::worse_cases;
 use crate::compare::pairing::Paired;
 use crate::compare::trials::{BaselineTrials, pooled_trials};
@@ -223,10 +224,14 @@ pub(crate) fn baseline_flakiness(
     history: &[HistoryLine],
     gates: &GatesSpec,
 ) -> Option<SuiteFlakiness> {
-    let window = gates
-        .history_window
-        .unwrap_or(crate::spec::gates::DEFAULT_HISTORY_WINDOW);
     let run = RunColumns::of(&file.report.cases);
-    let baseline = pooled_trials(run.columns, &run.ids, history, &file.baseline, window);
+    let baseline = pooled_trials(
+        run.columns,
+        &run.ids,
+        history,
+        &file.baseline,
+        &file.report,
+        Pooling::of(gates),
+    );
     Earlier::of(&run.ids, &baseline).summary(&file.baseline.suite)
 }

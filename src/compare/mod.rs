@@ -9,6 +9,7 @@ pub(crate) mod engine;
 pub(crate) mod error;
 pub(crate) mod flaky;
 pub(crate) mod gate_changes;
+pub(crate) mod history_pool;
 pub(crate) mod inconclusive;
 pub(crate) mod judge_coverage;
 pub(crate) mod judge_gate;

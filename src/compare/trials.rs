@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::baseline::model::{BaselineMeta, CaseValues, HistoryLine};
 use crate::compare::columns::{Column, Columns};
+use crate::compare::history_pool::{Pooling, plan};
 use crate::compare::pairing::Paired;
 use crate::model::compare::{TestName, TrialsUsed};
 use crate::model::metric::{case_trial_values, higher_is_better, trial_mean};
@@ -27,26 +28,26 @@ use crate::stats::{
     stratified_test_until,
 };
 
-/// Every baseline trial of every case and metric: the eligible history lines' when there are
-/// any, else the baseline report's own (per case and metric: history first), and how many
-/// history lines were used. The runner's re-run decisions read it; compare reads the same
-/// trials of its paired cases in columns ([`pooled_trials`]).
+/// Every baseline trial of every case and metric: the pooled history lines' ([`plan`]) when
+/// there are any, else the baseline report's own (per case and metric: history first), and how
+/// many history lines were pooled. The runner's re-run decisions read it; compare reads the
+/// same trials of its paired cases in columns ([`pooled_trials`]).
 pub(crate) fn baseline_trials(
     base: &RunReport,
     history: &[HistoryLine],
     meta: &BaselineMeta,
-    window: usize,
+    pooling: Pooling,
 ) -> (CaseValues, usize) {
     let mut out: CaseValues = case_trial_values(&base.cases).into_iter().collect();
-    let used = used_lines(history, meta, window);
-    if used.is_empty() {
+    let plan = plan(history, meta, base, pooling);
+    if plan.lines.is_empty() {
         return (out, 0);
     }
     let mut pooled: CaseValues = BTreeMap::new();
-    for line in &used {
-        for (case, metrics) in *line {
+    for line in &plan.lines {
+        for (case, metrics) in line.values {
             let slot = pooled.entry(case.clone()).or_default();
-            for (metric, values) in metrics {
+            for (metric, values) in metrics.iter().filter(|(m, _)| line.pools(m)) {
                 slot.entry(metric.clone())
                     .or_default()
                     .extend(values.iter().copied());
@@ -59,23 +60,7 @@ pub(crate) fn baseline_trials(
             slot.insert(metric, values);
         }
     }
-    (out, used.len())
-}
-
-/// The per-case outcomes of the history lines whose trials are pooled: those that describe
-/// the same setup as the baseline (and have per-case outcomes), the last `window` of them.
-fn used_lines<'a>(
-    history: &'a [HistoryLine],
-    meta: &BaselineMeta,
-    window: usize,
-) -> Vec<&'a CaseValues> {
-    let eligible: Vec<&CaseValues> = history
-        .iter()
-        .filter(|h| !meta.config_tags.is_empty() && h.same_setup(meta))
-        .filter_map(|h| h.case_values.as_ref())
-        .collect();
-    let window = window.max(1);
-    eligible[eligible.len().saturating_sub(window)..].to_vec()
+    (out, plan.lines.len())
 }
 
 /// Every baseline trial of a list of cases, per metric ([`pooled_trials`]).
@@ -83,30 +68,45 @@ fn used_lines<'a>(
 pub(crate) struct BaselineTrials {
     /// Columns over the cases (a case without trials of a metric has none).
     pub columns: Columns,
-    /// History lines pooled.
+    /// History lines pooled (for any metric).
     pub history_points: usize,
+    /// Per metric: history lines pooled, and lines the drift check refused.
+    pub per_metric: HashMap<String, (usize, usize)>,
 }
 
-/// [`baseline_trials`] of `cases`, whose own trials in the baseline report are `own` (columns
-/// over `cases`): per case and metric, the concatenated trials of the eligible history lines
-/// that have the case and metric, else its own.
+impl BaselineTrials {
+    /// History lines pooled for `metric`, and lines the drift check refused.
+    pub(crate) fn points(&self, metric: &str) -> (usize, usize) {
+        self.per_metric.get(metric).copied().unwrap_or((0, 0))
+    }
+}
+
+/// [`baseline_trials`] of `cases`, whose own trials in the baseline report `base` are `own`
+/// (columns over `cases`): per case and metric, the concatenated trials of the pooled history
+/// lines that have the case and metric, else its own.
 pub(crate) fn pooled_trials(
     own: Columns,
     cases: &[String],
     history: &[HistoryLine],
     meta: &BaselineMeta,
-    window: usize,
+    base: &RunReport,
+    pooling: Pooling,
 ) -> BaselineTrials {
-    let used = used_lines(history, meta, window);
-    if used.is_empty() {
+    let plan = plan(history, meta, base, pooling);
+    let mut per_metric: HashMap<String, (usize, usize)> = HashMap::new();
+    for (metric, refused) in &plan.refused {
+        per_metric.entry(metric.clone()).or_default().1 = *refused;
+    }
+    if plan.lines.is_empty() {
         return BaselineTrials {
             columns: own,
             history_points: 0,
+            per_metric,
         };
     }
     // The columns in the making: the own metrics first (column `j` of `own` is slot `j`), then
     // each metric as first seen in the history. Case by case, in order: the case's trials of
-    // every line that has them, else its own.
+    // every line that pools them, else its own.
     let mut slots: HashMap<&str, usize> = HashMap::new();
     let mut named: Vec<(&str, Column)> = Vec::new();
     for (name, _) in own.iter() {
@@ -116,11 +116,11 @@ pub(crate) fn pooled_trials(
     // Per slot, the last case whose trials came from the history.
     let mut pooled_at: Vec<usize> = vec![usize::MAX; named.len()];
     for (c, case) in cases.iter().enumerate() {
-        for line in &used {
-            let Some(metrics) = line.get(case) else {
+        for line in &plan.lines {
+            let Some(metrics) = line.values.get(case) else {
                 continue;
             };
-            for (metric, values) in metrics {
+            for (metric, values) in metrics.iter().filter(|(m, _)| line.pools(m)) {
                 let slot = *slots.entry(metric.as_str()).or_insert_with(|| {
                     named.push((metric, Column::empty()));
                     pooled_at.push(usize::MAX);
@@ -136,6 +136,9 @@ pub(crate) fn pooled_trials(
             }
         }
     }
+    for (name, _) in &named {
+        per_metric.entry((*name).to_owned()).or_default().0 = plan.points(name);
+    }
     let named = named
         .into_iter()
         .map(|(name, mut column)| {
@@ -145,7 +148,8 @@ pub(crate) fn pooled_trials(
         .collect();
     BaselineTrials {
         columns: Columns::from_named(named),
-        history_points: used.len(),
+        history_points: plan.lines.len(),
+        per_metric,
     }
 }
 
@@ -312,7 +316,8 @@ pub(crate) fn stratified_leg(
         used: TrialsUsed {
             head: test.head_trials,
             base: test.base_trials,
-            history_points: paired.baseline.history_points,
+            history_points: paired.baseline.points(name).0,
+            history_refused: paired.baseline.points(name).1,
             informative: test.informative,
         },
     }))

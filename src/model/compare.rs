@@ -230,8 +230,13 @@ pub struct TrialsUsed {
     pub head: usize,
     /// Baseline trials over the paired cases (the baseline's and its per-case history's).
     pub base: usize,
-    /// History updates whose per-case outcomes were used (same spec and config tags).
+    /// History updates whose per-case outcomes of this metric were pooled (same spec and
+    /// config tags, or accepted by the drift check).
     pub history_points: usize,
+    /// History updates of the same spec the drift check refused for this metric
+    /// (`gates.history_pooling: drift_check`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub history_refused: usize,
     /// Cases whose trials are not all equal (the rest cannot move the test).
     pub informative: usize,
 }
@@ -659,4 +664,12 @@ pub struct Inconclusive {
     pub min_cases: usize,
     /// Whether it fails the gate (`gates.inconclusive: fail`).
     pub fails: bool,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -57,6 +57,18 @@ pub enum InconclusivePolicy {
     Warn,
 }
 
+/// Which baseline history lines a comparison pools into a case's baseline trials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HistoryPooling {
+    /// Lines with the baseline's spec hash and the same, non-empty config tags.
+    #[default]
+    SameTags,
+    /// Also lines with the baseline's spec hash whose trials of a metric pass a two-sided
+    /// drift test against the baseline's own trials (per metric).
+    DriftCheck,
+}
+
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]

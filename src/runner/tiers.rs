@@ -13,6 +13,7 @@ use crate::compare::decide::{
     AlphaPlan, CompareOptions, compare, smoke_spent_alpha, smoke_stops, suite_fails,
 };
 use crate::compare::engine::SuiteInput;
+use crate::compare::history_pool::Pooling;
 use crate::compare::trials::{baseline_trials, case_wants_rerun};
 use crate::dag::render_mermaid_case;
 use crate::model::compare::{CompareReport, MetricStatus, TierOutcome, Verdict, WorstCase};
@@ -425,10 +426,7 @@ fn run_tier(
             &p.baseline.report,
             &p.history,
             &p.baseline.baseline,
-            p.suite
-                .gates
-                .history_window
-                .unwrap_or(crate::spec::gates::DEFAULT_HISTORY_WINDOW),
+            Pooling::of(&p.suite.gates),
         );
         if let Some(head) = evaluate_tier(&p.suite, tier, settings, session, Some(&baseline))? {
             if !quiet {

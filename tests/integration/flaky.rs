@@ -251,3 +251,72 @@ fn a_regression_one_trial_misses_is_caught_by_three_trials_with_each_case_histor
     }
     assert!(text.contains("1 of 3") && text.contains("33%"), "{text}");
 }
+
+/// `gates.history_pooling: drift_check` (issue 20): three untagged one-trial baseline updates
+/// of the same agent are pooled as each case's three baseline trials where the drift check
+/// accepts them, so the regression that one trial against one cannot decide is confirmed;
+/// under the default (`same_tags`) the same history is not pooled and the verdict stays
+/// `inconclusive`.
+#[test]
+fn the_drift_check_pools_untagged_history_and_confirms_the_regression() {
+    for (pooling, verdict, points) in [("drift_check", "fail", 3), ("same_tags", "inconclusive", 0)]
+    {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        crate::common::copy_dir(
+            &repo().join("suites/support-bot"),
+            &root.join("suites/support-bot"),
+        );
+        let suite = root.join("suites/support-bot/suite.yaml");
+        let text = std::fs::read_to_string(&suite).unwrap();
+        // Untagged: nothing says that the three updates ran the same agent.
+        let tags = "config_tags: {model: gpt-4o-mini, prompt: support-v3, agent_version: 0.3.0}\n";
+        assert!(text.contains(tags));
+        let gates = format!("gates:\n  history_pooling: {pooling}\n");
+        let text = text.replacen(tags, "", 1).replacen("gates:\n", &gates, 1);
+        std::fs::write(&suite, text).unwrap();
+        // Trial 0 last: it is the baseline a one-trial compare reads.
+        for trial in [2, 1, 0] {
+            let out = bin()
+                .current_dir(root)
+                .args(["baseline", "update", "--name", "main", "--suite"])
+                .args(["support-bot", "--deterministic", "--traces"])
+                .arg(format!("suites/support-bot/traces-flaky/trial-{trial}"))
+                .arg("--evidence")
+                .arg(format!("suites/support-bot/evidence-flaky/trial-{trial}"))
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{out:?}");
+        }
+        let report = root.join("compare.json");
+        let out = bin()
+            .current_dir(root)
+            .args(["compare", "--baseline", "main", "--suite", "support-bot"])
+            .args(["--deterministic", "--tier", "full", "--traces"])
+            .arg("suites/support-bot/traces-flaky-regressed/trial-0")
+            .arg("--evidence")
+            .arg("suites/support-bot/evidence-flaky-regressed/trial-0")
+            .args(["--format", "json", "--out"])
+            .arg(&report)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{pooling}: {out:?}");
+        let report = json_of(&report);
+        assert_eq!(report["verdict"], verdict, "{pooling}");
+        let p2 = report["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == "checkpoint:P2-02")
+            .unwrap();
+        if points == 0 {
+            assert!(p2["trials"].is_null(), "{pooling}: one trial against one");
+        } else {
+            assert_eq!(p2["status"], "regression", "{pooling}");
+            assert_eq!(p2["trials"]["history_points"], points, "{pooling}");
+            // The five small refunds P2-02 applies to: one head trial, three baseline trials.
+            assert_eq!(p2["trials"]["head"], 5, "{pooling}");
+            assert_eq!(p2["trials"]["base"], 15, "{pooling}: three per case");
+        }
+    }
+}

@@ -5,9 +5,11 @@ use std::collections::BTreeMap;
 
 use crate::baseline::model::{CaseValues, HistoryLine};
 use crate::compare::columns::{Columns, RunColumns};
+use crate::compare::history_pool::Pooling;
 use crate::compare::trials::{baseline_trials, pooled_trials};
 use crate::model::metric::case_trial_values;
 use crate::model::run::{CaseReport, CheckpointState};
+use crate::model::vocab::HistoryPooling;
 
 use super::fixtures::{case, meta, report};
 
@@ -97,7 +99,7 @@ fn run_columns_hold_each_cases_trials_in_trial_order() {
 }
 
 /// A history line of per-case values (case → metric → trials).
-fn line(tags: &[(&str, &str)], values: &[(&str, &str, &[f64])]) -> HistoryLine {
+pub(super) fn line(tags: &[(&str, &str)], values: &[(&str, &str, &[f64])]) -> HistoryLine {
     let mut case_values: CaseValues = BTreeMap::new();
     for (case, metric, trials) in values {
         case_values
@@ -151,8 +153,19 @@ fn pooled_trials_are_the_baseline_trials_of_each_case() {
     ];
     let run = RunColumns::of(&base.cases);
     for (window, tags) in [(3, &meta), (1, &meta), (10, &meta)] {
-        let pooled = pooled_trials(run.columns.clone(), &run.ids, &history, tags, window);
-        let (expected, lines) = baseline_trials(&base, &history, tags, window);
+        let pooling = Pooling {
+            window,
+            mode: HistoryPooling::SameTags,
+        };
+        let pooled = pooled_trials(
+            run.columns.clone(),
+            &run.ids,
+            &history,
+            tags,
+            &base,
+            pooling,
+        );
+        let (expected, lines) = baseline_trials(&base, &history, tags, pooling);
         assert_eq!(pooled.history_points, lines, "window {window}");
         assert_eq!(
             as_maps(&run.ids, &pooled.columns),
@@ -162,7 +175,18 @@ fn pooled_trials_are_the_baseline_trials_of_each_case() {
     }
     // Without config tags nothing is pooled.
     let untagged = super::fixtures::meta();
-    let pooled = pooled_trials(run.columns.clone(), &run.ids, &history, &untagged, 3);
+    let pooling = Pooling {
+        window: 3,
+        mode: HistoryPooling::SameTags,
+    };
+    let pooled = pooled_trials(
+        run.columns.clone(),
+        &run.ids,
+        &history,
+        &untagged,
+        &base,
+        pooling,
+    );
     assert_eq!(pooled.history_points, 0);
     assert_eq!(pooled.columns, run.columns);
 }

@@ -5,6 +5,7 @@ mod family;
 mod fixtures;
 mod flaky;
 mod gates;
+mod history_pool;
 mod judge_coverage;
 mod simulation;
 mod statuses;

@@ -1,7 +1,7 @@
 //! Regression gates and tiers: what fails the gate (`gates:`) and which
 //! cases form the smoke tier (`tiers:`).
 
-use crate::model::vocab::{FailOn, InconclusivePolicy, UnevaluatedPolicy};
+use crate::model::vocab::{FailOn, HistoryPooling, InconclusivePolicy, UnevaluatedPolicy};
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
@@ -45,6 +45,11 @@ pub struct GatesSpec {
     /// Baseline history points used for the 2σ band (default 20).
     #[serde(default)]
     pub history_window: Option<usize>,
+    /// Which history lines are pooled as the cases' baseline trials: `same_tags` (default:
+    /// the baseline's spec hash and the same, non-empty config tags) or `drift_check` (also
+    /// lines of the same spec hash that a two-sided drift test accepts, per metric).
+    #[serde(default)]
+    pub history_pooling: Option<HistoryPooling>,
     #[serde(default)]
     pub metrics: BTreeMap<String, MetricGateSpec>,
     #[serde(default)]
