@@ -234,6 +234,29 @@ fn a_regression_one_trial_misses_is_caught_by_three_trials_with_each_case_histor
         "{junit}"
     );
 
+    // The HTML report too: the worse case's history beside its link, the flaky cases folded.
+    let html = bin()
+        .current_dir(repo())
+        .args(["report", "--format", "html"])
+        .arg(&three)
+        .output()
+        .unwrap();
+    let (html, _) = outputs(&html);
+    assert!(
+        html.contains(
+            "<code>sb-004</code></a> <span class=\"muted small\">(failed 2 of 3 trials; passed 3 of 3 before)</span>"
+        ),
+        "{html}"
+    );
+    assert!(
+        html.contains("<summary>Flaky cases (3)</summary>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<li>sb-002: checkpoint:P2-01 passed 1 of 3, checkpoint:P2-04 passed 1 of 3, task_success passed 1 of 3</li>"),
+        "{html}"
+    );
+
     let show = bin()
         .current_dir(repo())
         .args(["baseline", "show", "--name", "three", "--baselines-dir"])

@@ -61,7 +61,7 @@ pub(crate) fn case_history(
 }
 
 /// `3 of 24 cases flaky in up to 3 earlier trials per case (1 history point pooled)`.
-fn suite_words(f: &SuiteFlakiness) -> String {
+pub(crate) fn suite_words(f: &SuiteFlakiness) -> String {
     format!(
         "{} of {} flaky in up to {} earlier trials per case ({})",
         f.flaky.len(),
@@ -79,7 +79,7 @@ fn suite_words(f: &SuiteFlakiness) -> String {
 }
 
 /// `sb-002: task_success passed 1 of 3, checkpoint:P2-01 passed 1 of 3`.
-fn case_words(c: &FlakyCase, code: impl Fn(&str) -> String) -> String {
+pub(crate) fn case_words(c: &FlakyCase, code: impl Fn(&str) -> String) -> String {
     let mut metrics: Vec<String> = c
         .metrics
         .iter()
@@ -349,6 +349,34 @@ mod tests {
                 "- `support-bot`: 2 of 24 cases flaky in up to 12 earlier trials per case (4 history points pooled); flakiest first:\n  - `sb-003`: `checkpoint:sb-003` passed 3 of 6\n  - `sb-011`: `task_success` passed 5 of 12\n"
             ),
             "{md}"
+        );
+    }
+
+    #[test]
+    fn the_html_page_shows_histories_flaky_carriers_and_the_flaky_cases_escaped() {
+        let html = crate::report::render::html::render_compare_html(&with_history(HOSTILE))
+            .expect("renders");
+        assert!(!html.contains("<img src=x"), "a raw tag from a case id");
+        let evil = "&lt;img src=x onerror=alert(1)&gt;";
+        assert!(
+            html.contains(&format!(
+                "<li class=\"flakywarn\">⚠ carried only by flaky cases: <code>{evil}"
+            )),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                "<span class=\"muted small\">(failed 2 of 3 trials; flaky: passed 3 of 6 before)</span>"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains("<summary>Flaky cases (2)</summary>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<li>sb-011: task_success passed 5 of 12</li>"),
+            "{html}"
         );
     }
 

@@ -14,6 +14,7 @@ use crate::report::views::SuiteViews;
 
 use super::case::{CaseView, case_view};
 use super::engine::render;
+use super::flaky::{FlakyView, flaky_views, history};
 use super::matrix::{Matrix, matrix};
 
 #[derive(Serialize)]
@@ -36,6 +37,8 @@ struct Page {
     reasons: Vec<String>,
     /// Recurring issues per suite (new, grew, gone), escaped by the template.
     insights: Vec<InsightsView>,
+    /// The flakiest cases of each suite (issue 20).
+    flaky: Vec<FlakyView>,
     pairing: Vec<String>,
     footer: String,
 }
@@ -62,6 +65,8 @@ struct Finding {
     sigma: String,
     cases: Vec<CaseLink>,
     more_cases: usize,
+    /// Worse cases whose earlier trials disagree, when only they carry the finding.
+    carried_by_flaky: Vec<String>,
     root_cause: Option<String>,
     moved: Vec<String>,
     chart: Option<HistoryChart>,
@@ -72,6 +77,8 @@ struct CaseLink {
     id: String,
     anchor: Option<String>,
     note: String,
+    /// Its trials and history (`failed 2 of 3 trials; passed 3 of 3 before`).
+    history: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -254,6 +261,7 @@ fn page(r: &CompareReport) -> Page {
         views_missing: r.views.is_none(),
         reasons: r.reasons.clone(),
         insights: r.insights.iter().map(insights_view).collect(),
+        flaky: flaky_views(r),
         pairing: pairing(r),
         footer: format!(
             "paired bootstrap (B = {}, seed {}, one-sided) · {} · α = {} · 2σ band over the last {} baseline means · agenteval-gate {}",
@@ -285,6 +293,7 @@ fn finding(r: &CompareReport, m: &MetricComparison, multi: bool) -> Finding {
                         metric(&m.name, Some(f.base)),
                         metric(&m.name, Some(f.head))
                     ),
+                    history: history(&m.name, f),
                 })
                 .collect()
         })
@@ -325,6 +334,7 @@ fn finding(r: &CompareReport, m: &MetricComparison, multi: bool) -> Finding {
             .map_or(0, |l| l.flipped_cases.len())
             .saturating_sub(cases.len()),
         cases,
+        carried_by_flaky: loc.map(|l| l.carried_by_flaky.clone()).unwrap_or_default(),
         root_cause: loc.and_then(|l| l.root_cause.as_ref()).map(|rc| {
             format!(
                 "{} in {} (e.g. {})",

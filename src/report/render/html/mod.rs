@@ -8,6 +8,7 @@
 mod case;
 pub(crate) mod compare;
 mod engine;
+mod flaky;
 mod matrix;
 pub(crate) mod run;
 
