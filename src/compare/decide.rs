@@ -49,7 +49,7 @@ use crate::model::compare::{
 };
 use crate::output::plural;
 use crate::spec::gates::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
-use crate::spec::model::{FailOn, InconclusivePolicy, Severity, UnevaluatedPolicy};
+use crate::spec::model::{FailOn, Severity, UnevaluatedPolicy};
 use crate::stats::{DEFAULT_K_SIGMA, benjamini_hochberg};
 
 /// Share of α the smoke tier of a progressive compare may spend.
@@ -193,7 +193,10 @@ pub fn compare(
                 needed_changed: u.needed_changed,
                 cases_needed: u.cases_needed,
                 min_cases: input.min_cases(),
-                fails: input.inconclusive() == InconclusivePolicy::Fail,
+                undecidable: u.undecidable,
+                majority_worse: u.majority_worse,
+                policy: input.inconclusive(),
+                fails: input.inconclusive().fails(u.undecidable, u.majority_worse),
             })
         })
         .collect();
@@ -634,9 +637,9 @@ fn inconclusive_reason(u: &Inconclusive, alpha: f64) -> String {
         shown.join(", "),
         u.cases_needed,
         if u.fails {
-            ""
+            String::new()
         } else {
-            " (`gates.inconclusive: warn`)"
+            format!(" ({})", u.not_blocking())
         }
     )
 }

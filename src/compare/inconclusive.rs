@@ -16,6 +16,11 @@ pub(crate) struct Undecided {
     pub cases: Vec<String>,
     pub needed_changed: usize,
     pub cases_needed: usize,
+    /// Even had every paired case got worse, the test could not have reached α (fewer paired
+    /// cases than it needs, or than `min_cases`).
+    pub undecidable: bool,
+    /// More than half of the paired cases got worse.
+    pub majority_worse: bool,
 }
 
 /// `Some` when `m` (already given its status) got worse in every case that changed and its
@@ -52,10 +57,13 @@ pub(crate) fn undecided(
         return None;
     }
     let needed = needed_changed(alpha);
+    let worse_count = worse.len();
     let rate_cases = (needed * m.n.max(1)).div_ceil(worse.len());
     Some(Undecided {
         cases: worse.into_iter().map(|(c, ..)| c).collect(),
         needed_changed: needed,
         cases_needed: rate_cases.max(min_cases).max(m.n + 1),
+        undecidable: m.n < min_cases || m.n < needed,
+        majority_worse: 2 * worse_count > m.n,
     })
 }

@@ -9,7 +9,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::model::run::Tier;
-use crate::model::vocab::{FailOn, Severity, UnevaluatedPolicy};
+use crate::model::vocab::{FailOn, InconclusivePolicy, Severity, UnevaluatedPolicy};
 
 /// Version of the compare report JSON. 2: `p_value` comes from the sign-flip test named in
 /// `test` (was: the centered bootstrap); added `test`, `nonzero`, `min_p`, `missing`,
@@ -662,8 +662,31 @@ pub struct Inconclusive {
     pub cases_needed: usize,
     /// `gates.min_cases`: below it no metric is tested.
     pub min_cases: usize,
-    /// Whether it fails the gate (`gates.inconclusive: fail`).
+    /// Even had every paired case got worse, the test could not have reached α: the suite
+    /// is too small to decide this metric at any effect.
+    #[serde(default)]
+    pub undecidable: bool,
+    /// More than half of the paired cases got worse.
+    #[serde(default)]
+    pub majority_worse: bool,
+    /// `gates.inconclusive` as it applied.
+    #[serde(default)]
+    pub policy: InconclusivePolicy,
+    /// Whether it fails the gate: `fail`, or `auto` and undecidable.
     pub fails: bool,
+}
+
+impl Inconclusive {
+    /// Why it does not block the build, in words (empty when it does).
+    pub fn not_blocking(&self) -> &'static str {
+        match (self.fails, self.policy) {
+            (true, _) => "",
+            (false, InconclusivePolicy::Warn) => "`gates.inconclusive: warn`: not blocking",
+            (false, _) => {
+                "not blocking: a minority of the cases got worse and the suite can decide a larger change; `gates.inconclusive: fail` blocks this too"
+            }
+        }
+    }
 }
 
 #[expect(

@@ -46,15 +46,34 @@ pub enum UnevaluatedPolicy {
 }
 
 /// What the gate does with an inconclusive gating metric: one that got worse in every case
-/// that changed, but in too few cases for the test to reach α.
+/// that changed, but in too few cases for the test to reach α. The verdict is `inconclusive`
+/// (never shown green) whatever the setting; it chooses the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum InconclusivePolicy {
-    /// The verdict is `inconclusive` and the exit code 2: the change cannot merge unseen.
+    /// Exit 2 when the suite could not decide the metric at any effect (fewer paired cases
+    /// than the test needs, or than `min_cases`) or when most of its paired cases got worse;
+    /// exit 0 when it could decide a larger change and a minority of cases flipped (a
+    /// stochastic agent's single flips, measured on tau-bench).
     #[default]
+    Auto,
+    /// Exit 2: the change cannot merge unseen.
     Fail,
-    /// The verdict is `inconclusive` (never shown green) and the exit code 0.
+    /// Exit 0.
     Warn,
+}
+
+impl InconclusivePolicy {
+    /// Whether an inconclusive metric fails the gate: `undecidable` when the suite could not
+    /// have decided it even had every paired case got worse, `majority_worse` when more than
+    /// half of its paired cases got worse.
+    pub fn fails(self, undecidable: bool, majority_worse: bool) -> bool {
+        match self {
+            Self::Auto => undecidable || majority_worse,
+            Self::Fail => true,
+            Self::Warn => false,
+        }
+    }
 }
 
 /// Which baseline history lines a comparison pools into a case's baseline trials.

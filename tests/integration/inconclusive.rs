@@ -2,7 +2,8 @@
 //! pass. The support-bot suite cut to 4 cases (P2-02 goes 100% → 0% in all
 //! four) and to 7 cases (one case newly breaks P2-02) used to pass with exit 0
 //! and a green comment; now every surface says `inconclusive` and names the
-//! cases, and `gates.inconclusive: warn` only changes the exit code.
+//! cases, and `gates.inconclusive` only changes the exit code: by default (`auto`) a suite
+//! that could not decide at any effect blocks, one that could decide a larger change does not.
 
 #![expect(
     clippy::unwrap_used,
@@ -124,6 +125,9 @@ fn four_cases_that_all_broke_a_critical_rule_are_inconclusive_everywhere() {
         .find(|u| u["metric"] == "checkpoint:P2-02")
         .unwrap();
     assert_eq!(p2["needed_changed"], 5, "2^-5 ≤ 0.05 < 2^-4");
+    // Four cases can never reach α: undecidable, so the default (`auto`) blocks.
+    assert_eq!(p2["undecidable"], true);
+    assert_eq!(p2["policy"], "auto");
     assert_eq!(p2["fails"], true);
 
     let (code, md, _) = compare(root, "markdown");
@@ -199,4 +203,58 @@ fn inconclusive_warn_exits_zero_but_never_shows_a_pass() {
         md.contains("(`gates.inconclusive: warn`: not blocking)"),
         "{md}"
     );
+}
+
+/// The default `gates.inconclusive: auto` (issue 20's tau-bench null runs): one case of the
+/// full suite newly breaking a critical rule is `inconclusive`, but the suite can decide a
+/// larger change, so it does not block (exit 0, never green); `fail` blocks it.
+#[test]
+fn one_flip_in_a_suite_that_can_decide_is_inconclusive_but_not_blocking_by_default() {
+    for (extra, code) in [("", 0), ("  inconclusive: fail\n", 2)] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let all: Vec<String> = (1..=24).map(|i| format!("sb-{i:03}")).collect();
+        let ids: Vec<&str> = all.iter().map(String::as_str).collect();
+        small_suite(root, &ids, extra);
+        // The recorded traces, with sb-004 from the regressed run.
+        for kind in ["traces", "evidence"] {
+            let head = root.join(format!("head-{kind}"));
+            copy_dir(&root.join(format!("suites/support-bot/{kind}")), &head);
+            std::fs::copy(
+                root.join(format!("suites/support-bot/{kind}-regressed/sb-004.json")),
+                head.join("sb-004.json"),
+            )
+            .unwrap();
+        }
+        let out = bin()
+            .current_dir(root)
+            .args(["compare", "--baseline", "main", "--deterministic"])
+            .args(["--suite", "support-bot", "--traces", "head-traces"])
+            .args(["--evidence", "head-evidence", "--out", "compare.json"])
+            .output()
+            .unwrap();
+        let (table, _) = outputs(&out);
+        assert_eq!(out.status.code(), Some(code), "{extra}: {table}");
+        let verdict = if code == 0 {
+            "verdict: INCONCLUSIVE (exit 0) · "
+        } else {
+            "verdict: INCONCLUSIVE · "
+        };
+        assert!(table.starts_with(verdict), "{table}");
+        let report = saved(root);
+        assert_eq!(report["verdict"], "inconclusive");
+        assert_eq!(inconclusive_cases(&report, "checkpoint:P2-02"), ["sb-004"]);
+        for u in report["inconclusive"].as_array().unwrap() {
+            assert_eq!(u["undecidable"], false, "{u}");
+            assert_eq!(u["majority_worse"], false, "{u}");
+            assert_eq!(u["fails"], code == 2, "{u}");
+        }
+        if code == 0 {
+            assert_eq!(report["inconclusive"][0]["policy"], "auto");
+            assert!(
+                table.contains("(not blocking: a minority of the cases got worse and the suite can decide a larger change; `gates.inconclusive: fail` blocks this too)"),
+                "{table}"
+            );
+        }
+    }
 }

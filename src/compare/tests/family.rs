@@ -92,6 +92,8 @@ fn three_of_five_flips_cannot_reach_alpha_and_leave_the_family() {
         .find(|u| u.metric == "checkpoint:P1")
         .unwrap();
     assert_eq!((u.cases.len(), u.needed_changed, u.fails), (3, 5, true));
+    // Five cases could decide (5 of 5 flipped), but 3 of 5 is a majority: `auto` blocks.
+    assert_eq!((u.undecidable, u.majority_worse), (false, true));
     // Five of five flipped: (1/2)^5 = 0.031 < 0.05, in the family, a regression.
     let head = report(flat_cases(5, 0, |_| false), "x");
     let r = run_with(

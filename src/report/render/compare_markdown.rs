@@ -499,9 +499,9 @@ fn inconclusive(md: &mut String, r: &CompareReport) {
             },
             u.cases_needed,
             if u.fails {
-                ""
+                String::new()
             } else {
-                " (`gates.inconclusive: warn`: not blocking)"
+                format!(" ({})", u.not_blocking())
             }
         );
     }
