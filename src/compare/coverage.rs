@@ -157,6 +157,24 @@ fn most_common(counts: &BTreeMap<String, usize>) -> Option<(&str, usize)> {
         })
 }
 
+/// The head cases whose trace could not be read (missing, empty or unparsable), as
+/// `(case, trial, status, message)` in run order: no checkpoint or metric was evaluated on
+/// them. Cases the agent itself failed (`agent_error`, `timeout`) are not listed: those are
+/// the agent's behaviour, which the metrics measure.
+pub(crate) fn unreadable_cases(head: &RunReport) -> Vec<(String, u32, CaseStatus, String)> {
+    head.cases
+        .iter()
+        .filter(|c| matches!(c.status, CaseStatus::ParseError | CaseStatus::TraceMissing))
+        .map(|c| {
+            let message = c
+                .error
+                .as_ref()
+                .map_or_else(|| c.status.to_string(), |e| e.message.clone());
+            (c.id.clone(), c.trial, c.status, message)
+        })
+        .collect()
+}
+
 /// When more than half of the head cases did not complete for one and the same reason
 /// before producing a trace (the agent could not start, exited with the same error, left
 /// no trace), that cause, with how many cases it hit: the run says nothing about the agent's

@@ -37,7 +37,7 @@
 //! only stop when at least `⌈log₂(1/α_s)⌉` of its cases changed (7 at α = 0.05).
 
 use crate::compare::absolute::check_absolute;
-use crate::compare::coverage::{checkpoint_coverage, infrastructure_failure};
+use crate::compare::coverage::{checkpoint_coverage, infrastructure_failure, unreadable_cases};
 use crate::compare::engine::{SuiteInput, suite_metrics};
 use crate::compare::error::CompareError;
 use crate::compare::inconclusive::undecided;
@@ -45,8 +45,9 @@ use crate::compare::localize::localize;
 use crate::compare::pairing::Paired;
 use crate::model::compare::{
     BaselineRef, COMPARE_REPORT_SCHEMA_VERSION, CompareReport, CompareSettings, Family,
-    Inconclusive, MetricComparison, MetricStatus, SuiteBreach, TestName, Verdict,
+    Inconclusive, MetricComparison, MetricStatus, SuiteBreach, TestName, UnreadableCase, Verdict,
 };
+use crate::model::run::CaseStatus;
 use crate::output::plural;
 use crate::spec::gates::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
 use crate::spec::model::{FailOn, Severity, UnevaluatedPolicy};
@@ -261,6 +262,7 @@ pub fn compare(
     let mut absolute_breaches = Vec::new();
     let mut coverage = Vec::new();
     let mut infrastructure = Vec::new();
+    let mut unreadable: Vec<UnreadableCase> = Vec::new();
     for input in inputs {
         for breach in check_absolute(input.gates, &input.head.aggregate.metrics) {
             let fails = input.fail_on.fails(breach.severity);
@@ -327,6 +329,24 @@ pub fn compare(
         coverage.extend(suite_coverage);
         if let Some(cause) = infrastructure_failure(input.head) {
             infrastructure.push(format!("suite `{}`: {cause}", input.suite));
+        } else {
+            // A case the gate could not read was evaluated on nothing: it cannot vouch for it.
+            let fails = input.unevaluated() == UnevaluatedPolicy::Fail;
+            let cases = unreadable_cases(input.head);
+            if !cases.is_empty() {
+                fail |= fails;
+                reasons.push(unreadable_reason(input.suite, &cases, fails));
+            }
+            unreadable.extend(cases.into_iter().map(|(case, trial, status, message)| {
+                UnreadableCase {
+                    suite: input.suite.to_owned(),
+                    case,
+                    trial,
+                    status,
+                    message,
+                    fails,
+                }
+            }));
         }
     }
     let policy_of = |suite: &str| {
@@ -407,6 +427,7 @@ pub fn compare(
         reasons,
         missing_baselines: Vec::new(),
         inconclusive,
+        unreadable,
         rules: None,
         insights: inputs
             .iter()
@@ -462,6 +483,7 @@ pub(crate) fn no_baseline_report(
         )],
         missing_baselines: suites.to_vec(),
         inconclusive: Vec::new(),
+        unreadable: Vec::new(),
         rules: None,
         insights: Vec::new(),
         flakiness: Vec::new(),
@@ -523,6 +545,10 @@ pub(crate) fn suite_fails(report: &CompareReport, suite: &str, fail_on: FailOn) 
         .absolute_breaches
         .iter()
         .any(|b| b.suite == suite && b.fails)
+        || report
+            .unreadable
+            .iter()
+            .any(|u| u.suite == suite && u.fails)
         || (report.settings.unevaluated == UnevaluatedPolicy::Fail
             && (report
                 .coverage
@@ -604,6 +630,49 @@ pub(crate) fn apply_rules(report: &mut CompareReport, rules: crate::model::rules
         }
     }
     report.rules = Some(rules);
+}
+
+/// Why unreadable head cases fail (or only warn), naming the first few.
+fn unreadable_reason(
+    suite: &str,
+    cases: &[(String, u32, CaseStatus, String)],
+    fails: bool,
+) -> String {
+    let shown: Vec<String> = cases
+        .iter()
+        .take(5)
+        .map(|(case, trial, status, message)| {
+            let trial = if *trial > 0 {
+                format!(" trial {trial}")
+            } else {
+                String::new()
+            };
+            format!("`{case}`{trial} ({status}: {message})")
+        })
+        .collect();
+    let more = cases.len().saturating_sub(5);
+    format!(
+        "{}suite `{suite}`: {} could not be read ({}{}): {} as failed in every metric, but nothing was evaluated on {}{}",
+        if fails { "" } else { "warning: " },
+        plural(cases.len(), "head case", "head cases"),
+        shown.join("; "),
+        if more > 0 {
+            format!("; and {more} more")
+        } else {
+            String::new()
+        },
+        if cases.len() == 1 {
+            "it counts"
+        } else {
+            "they count"
+        },
+        if cases.len() == 1 { "it" } else { "them" },
+        if fails {
+            ", so the gate cannot vouch for the run (fix the trace; `gates.unevaluated: warn` relaxes this)"
+        } else {
+            ""
+        }
+    )
 }
 
 /// Why a metric is inconclusive and what would decide it, for the reasons list.

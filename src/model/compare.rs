@@ -50,6 +50,10 @@ pub struct CompareReport {
     /// Gating metrics the gate could not decide (see [`Verdict::Inconclusive`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inconclusive: Vec<Inconclusive>,
+    /// Head cases the gate could not read (trace missing, empty or unparsable): nothing was
+    /// evaluated on them, so they fail the gate under `gates.unevaluated: fail`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<UnreadableCase>,
     /// Where the suites, gates and config that decided this verdict came from
     /// (the PR's base commit in a pull request) and what the PR changes in them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -643,6 +647,19 @@ pub struct SourceInfo {
     /// relative to `rev`: a pull request that edits `baselines/`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edited: Vec<String>,
+}
+
+/// A head case whose trace could not be read: missing, empty or unparsable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnreadableCase {
+    pub suite: String,
+    pub case: String,
+    pub trial: u32,
+    pub status: crate::model::run::CaseStatus,
+    /// The reader's message (with file and line where it has them).
+    pub message: String,
+    /// Whether it fails the gate (`gates.unevaluated: fail`).
+    pub fails: bool,
 }
 
 /// A gating metric that got worse in every case that changed, in too few cases for the test

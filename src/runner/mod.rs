@@ -7,6 +7,7 @@ pub(crate) mod evaluate;
 pub(crate) mod merge;
 pub(crate) mod process;
 pub(crate) mod progress;
+pub(crate) mod recorded;
 pub(crate) mod replay;
 pub(crate) mod run_mode;
 pub(crate) mod secrets;

@@ -275,3 +275,94 @@ fn lint_warns_up_front_about_what_the_gate_cannot_do() {
     );
     assert!(!all.contains("gates.unevaluated: warn"), "{all}");
 }
+
+/// Issue 23, item 5: a head case whose trace cannot be parsed used to count as one more
+/// failed case, and a suite where it moved too little still passed. It now fails the gate by
+/// name (file, line and hint in the reason, the comment's first line), unless
+/// `gates.unevaluated: warn`.
+#[test]
+fn a_case_whose_trace_cannot_be_read_fails_the_gate_by_name() {
+    for (gates, code) in [("", 2), ("  unevaluated: warn\n", 0)] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        copy_dir(
+            &repo().join("suites/support-bot"),
+            &root.join("suites/support-bot"),
+        );
+        let suite = root.join("suites/support-bot/suite.yaml");
+        let text = std::fs::read_to_string(&suite).unwrap();
+        std::fs::write(
+            &suite,
+            text.replacen("gates:\n", &format!("gates:\n{gates}"), 1),
+        )
+        .unwrap();
+        let update = bin()
+            .current_dir(root)
+            .args([
+                "baseline",
+                "update",
+                "--name",
+                "main",
+                "--suite",
+                "support-bot",
+            ])
+            .arg("--deterministic")
+            .output()
+            .unwrap();
+        assert_eq!(update.status.code(), Some(0), "{:?}", outputs(&update));
+        let head = root.join("head");
+        copy_dir(&root.join("suites/support-bot/traces"), &head);
+        std::fs::write(head.join("sb-003.json"), "{\"resourceSpans\": [\n").unwrap();
+        let out = bin()
+            .current_dir(root)
+            .args(["compare", "--baseline", "main", "--suite", "support-bot"])
+            .args(["--deterministic", "--traces", "head", "--evidence"])
+            .arg("suites/support-bot/evidence")
+            .args(["--format", "markdown", "--out", "compare.json"])
+            .output()
+            .unwrap();
+        let (md, _) = outputs(&out);
+        assert_eq!(out.status.code(), Some(code), "{gates}: {md}");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(root.join("compare.json")).unwrap())
+                .unwrap();
+        let u = &report["unreadable"][0];
+        assert_eq!(
+            (&u["case"], &u["status"], &u["fails"]),
+            (&"sb-003".into(), &"parse_error".into(), &(code == 2).into()),
+            "{report}"
+        );
+        assert!(
+            u["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("head/sb-003.json:2:"),
+            "{u}"
+        );
+        let reason = report["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r.as_str().unwrap().contains("could not be read"))
+            .unwrap()
+            .as_str()
+            .unwrap();
+        assert!(
+            reason.contains("`sb-003` (parse_error: head/sb-003.json:2:"),
+            "{reason}"
+        );
+        if code == 2 {
+            assert_eq!(report["verdict"], "fail");
+            assert!(
+                reason.contains("the gate cannot vouch for the run"),
+                "{reason}"
+            );
+            assert!(
+                md.contains("- **What blocks:** case `sb-003` could not be read (parse_error)"),
+                "{md}"
+            );
+        } else {
+            assert!(reason.starts_with("warning: "), "{reason}");
+        }
+    }
+}

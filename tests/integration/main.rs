@@ -14,6 +14,7 @@ mod html_report;
 mod inconclusive;
 mod insights;
 mod judge;
+mod lint_recorded;
 mod metric_families;
 mod policy;
 mod policy_expr;

@@ -10,6 +10,7 @@ use crate::diagnostic::{FileDiagnostic, Level};
 use crate::exit_code::ExitCode;
 use crate::github::{AnnotationLevel, located_annotation};
 use crate::output::plural;
+use crate::runner::recorded::check_recorded;
 use crate::runner::settings::SuiteSettings;
 use crate::spec::SpecError;
 use crate::spec::discover::suite_paths;
@@ -77,6 +78,7 @@ pub(crate) fn run(args: &CliLint, config: &Config) -> Result<ExitCode> {
         found.extend(check_evidence_pointers(&loaded));
         if let Some(suite) = &validation.suite {
             found.extend(gate_diagnostics(&loaded, suite, config));
+            found.extend(check_recorded(suite));
         }
         found.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
         diagnostics.extend(found);

@@ -118,6 +118,13 @@ fn blockers(r: &CompareReport) -> Vec<Blocker> {
             });
         }
     }
+    for u in r.unreadable.iter().filter(|u| u.fails) {
+        out.push(Blocker {
+            what: format!("case {} could not be read ({})", md_code(&u.case), u.status),
+            place: format!("the head run of {}", md_code(&u.suite)),
+            why: md_prose(&u.message),
+        });
+    }
     for u in r.inconclusive.iter().filter(|u| u.fails) {
         out.push(Blocker {
             what: format!(

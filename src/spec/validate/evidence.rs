@@ -15,10 +15,10 @@ use super::context::nearest;
 
 /// Warnings for pointers that no evidence file of the suite's cases has.
 /// Reads `<evidence>/<case id>.json` (or the case's `evidence:` file); a
-/// file that is not JSON is a warning of its own.
+/// file that is not JSON is skipped here (`lint` reports it as an error).
 pub(crate) fn check_evidence_pointers(loaded: &LoadedSuite) -> Vec<FileDiagnostic> {
     let mut out = Vec::new();
-    let documents = read_documents(loaded, &mut out);
+    let documents = read_documents(loaded);
     if documents.is_empty() {
         return out;
     }
@@ -74,7 +74,7 @@ pub(crate) fn check_evidence_pointers(loaded: &LoadedSuite) -> Vec<FileDiagnosti
     out
 }
 
-fn read_documents(loaded: &LoadedSuite, out: &mut Vec<FileDiagnostic>) -> Vec<Value> {
+fn read_documents(loaded: &LoadedSuite) -> Vec<Value> {
     let dir = loaded.file.evidence.as_ref().map(|e| loaded.dir.join(e));
     let mut paths: Vec<PathBuf> = Vec::new();
     for case in &loaded.cases {
@@ -93,19 +93,10 @@ fn read_documents(loaded: &LoadedSuite, out: &mut Vec<FileDiagnostic>) -> Vec<Va
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
-        match serde_json::from_str::<Value>(&text) {
-            Ok(v) => documents.push(v),
-            Err(e) => out.push(
-                FileDiagnostic::warning(
-                    &path,
-                    format!(
-                        "evidence file is not valid JSON ({}); `run` stops on it",
-                        crate::spec::load::strip_json_location(&e.to_string())
-                    ),
-                )
-                .at_line(e.line(), e.column())
-                .with_help("evidence files hold one JSON document per case"),
-            ),
+        // A file that is not JSON is `lint`'s error from `runner::recorded`; here it only
+        // has no keys.
+        if let Ok(v) = serde_json::from_str::<Value>(&text) {
+            documents.push(v);
         }
     }
     documents
