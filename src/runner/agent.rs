@@ -7,12 +7,15 @@
 //!
 //! ```text
 //! traces/<case_id>.json        {trace_file}: the agent writes its trace here
+//! evidence/<case_id>.json      {evidence_file}: the agent may write the case's end state here
 //! work/<case_id>/              {workdir}: fresh for every case
 //! work/<case_id>/input.json    {input_file}: {"case_id", "input", "tags", "metadata"}
 //! ```
 //!
-//! `traces/` is laid out like a suite's recordings, so `--traces
-//! DIR/<suite>/traces` replays a kept run.
+//! `traces/` and `evidence/` are laid out like a suite's recordings, so `--traces
+//! DIR/<suite>/traces --evidence DIR/<suite>/evidence` replays a kept run. Evidence the agent
+//! wrote is the case's tier-1 evidence; without it, the suite's `evidence:` directory is read
+//! as in replay (`--evidence` wins over both).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -150,6 +153,10 @@ impl AgentPlan {
             ("AGENTEVAL_CASE_ID".into(), case_id.into()),
             ("AGENTEVAL_INPUT_FILE".into(), files.input.clone().into()),
             ("AGENTEVAL_TRACE_FILE".into(), files.trace.clone().into()),
+            (
+                "AGENTEVAL_EVIDENCE_FILE".into(),
+                files.evidence.clone().into(),
+            ),
             ("AGENTEVAL_WORKDIR".into(), files.workdir.clone().into()),
             ("AGENTEVAL_TRIAL".into(), trial.to_string().into()),
         ]);
@@ -177,6 +184,7 @@ pub(crate) struct CaseFiles {
     pub workdir: PathBuf,
     pub input: PathBuf,
     pub trace: PathBuf,
+    pub evidence: PathBuf,
 }
 
 impl CaseFiles {
@@ -186,11 +194,12 @@ impl CaseFiles {
         Self {
             input: workdir.join("input.json"),
             trace: root.join("traces").join(format!("{case_id}.json")),
+            evidence: root.join("evidence").join(format!("{case_id}.json")),
             workdir,
         }
     }
 
-    /// A fresh workdir with the input file, and no stale trace from an
+    /// A fresh workdir with the input file, and no stale trace or evidence from an
     /// earlier run (it would be taken for this run's output).
     pub(crate) fn prepare(&self, case: &Case) -> Result<(), RunnerError> {
         let io = |action: &'static str, path: &Path| {
@@ -204,7 +213,7 @@ impl CaseFiles {
         // `--artifacts DIR` inside the working directory: a link the pull request
         // committed there (`DIR/<suite>/work -> /elsewhere`) must not carry the
         // workdir, the input file or the trace outside it (issue 25).
-        for path in [&self.input, &self.trace] {
+        for path in [&self.input, &self.trace, &self.evidence] {
             crate::fsutil::check_directories_stay_inside(path)
                 .map_err(io("prepare the run directory", path))?;
         }
@@ -218,11 +227,19 @@ impl CaseFiles {
         if let Some(dir) = self.trace.parent() {
             std::fs::create_dir_all(dir).map_err(io("create the trace directory", dir))?;
         }
-        match std::fs::remove_file(&self.trace) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(io("remove the stale trace", &self.trace)(e));
+        if let Some(dir) = self.evidence.parent() {
+            std::fs::create_dir_all(dir).map_err(io("create the evidence directory", dir))?;
+        }
+        for (path, action) in [
+            (&self.trace, "remove the stale trace"),
+            (&self.evidence, "remove the stale evidence"),
+        ] {
+            match std::fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(io(action, path)(e));
+                }
+                _ => {}
             }
-            _ => {}
         }
         std::fs::write(&self.input, input_json(case)).map_err(io("write the input", &self.input))
     }
@@ -241,13 +258,14 @@ pub(crate) fn input_json(case: &Case) -> String {
     text
 }
 
-/// Replace `{case_id} {input_file} {trace_file} {workdir}`; any other
+/// Replace `{case_id} {input_file} {trace_file} {evidence_file} {workdir}`; any other
 /// braces are left as written.
 pub(crate) fn expand_placeholders(arg: &str, case_id: &str, files: &CaseFiles) -> String {
     let path = |p: &Path| p.to_string_lossy().into_owned();
     arg.replace("{case_id}", case_id)
         .replace("{input_file}", &path(&files.input))
         .replace("{trace_file}", &path(&files.trace))
+        .replace("{evidence_file}", &path(&files.evidence))
         .replace("{workdir}", &path(&files.workdir))
 }
 
@@ -264,6 +282,11 @@ mod tests {
         let f = files();
         assert_eq!(f.trace, Path::new("/runs/s/traces/c-1.json"));
         assert_eq!(f.input, Path::new("/runs/s/work/c-1/input.json"));
+        assert_eq!(f.evidence, Path::new("/runs/s/evidence/c-1.json"));
+        assert_eq!(
+            expand_placeholders("--evidence-out={evidence_file}", "c-1", &f),
+            "--evidence-out=/runs/s/evidence/c-1.json"
+        );
         assert_eq!(
             expand_placeholders("--in={input_file} {case_id}/{workdir} {other}", "c-1", &f),
             "--in=/runs/s/work/c-1/input.json c-1//runs/s/work/c-1 {other}"

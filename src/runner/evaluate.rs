@@ -3,7 +3,7 @@
 //! through the same checkpoint, step and metric evaluation, in parallel, into
 //! a `RunReport` whose case order is the suite's.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -20,7 +20,7 @@ use crate::judged::rca::judge_root_causes;
 use crate::judged::tier::{CaseJudgments, SuiteJudge};
 use crate::model::run::{CaseReport, JudgeSummary, RunMode, RunReport, ShardInfo, Tier};
 use crate::runner::RunnerError;
-use crate::runner::replay::{load_evidence, load_trace, trace_path};
+use crate::runner::replay::{load_evidence, load_evidence_file, load_trace, trace_path};
 use crate::runner::settings::EvalSettings;
 use crate::spec::model::RootCauseMode;
 use crate::spec::suite::Suite;
@@ -32,6 +32,8 @@ pub(crate) struct CaseInput {
     pub outcome: TraceOutcome,
     /// Case-specific warnings (e.g. several recorded trace files).
     pub warnings: Vec<String>,
+    /// Run mode: where the agent may have written the case's evidence (`{evidence_file}`).
+    pub evidence_file: Option<PathBuf>,
 }
 
 /// One tier of a suite, ready to evaluate.
@@ -66,6 +68,7 @@ pub fn evaluate_replay(
         CaseInput {
             outcome: load_trace(&path, &display_path(&path, &suite.dir)),
             warnings,
+            evidence_file: None,
         }
     })
 }
@@ -101,8 +104,17 @@ where
         run.indices
             .par_iter()
             .map(|&i| {
-                let evidence = load_evidence(suite, &suite.cases[i], settings.evidence.as_ref())?;
-                Ok((i, evidence, input(i)))
+                let input = input(i);
+                // Evidence the agent wrote wins over the suite's recordings; `--evidence` over both.
+                let written = input
+                    .evidence_file
+                    .as_deref()
+                    .filter(|p| settings.evidence.is_none() && p.is_file());
+                let evidence = match written {
+                    Some(path) => load_evidence_file(path)?,
+                    None => load_evidence(suite, &suite.cases[i], settings.evidence.as_ref())?,
+                };
+                Ok((i, evidence, input))
             })
             .collect::<Result<_, RunnerError>>()
     })?;
@@ -128,55 +140,73 @@ where
         loaded
             .par_iter()
             .zip(judgments.into_par_iter())
-            .map(|((i, evidence, CaseInput { outcome, warnings }), judged)| {
-                let i = *i;
-                let case = &suite.cases[i];
-                let judged_scorer = JudgedScorer::new(&judged.steps);
-                let scorer: &dyn StepScorer = if suite_judge.is_some() {
-                    &judged_scorer
-                } else {
-                    &rules
-                };
-                let (mut steps, step_warnings) = match &outcome {
-                    TraceOutcome::Loaded { trace, .. } => {
-                        let ctx =
-                            StepContext::for_case(suite, case, &catalog, &step_settings, scorer);
-                        evaluate_steps(trace, &ctx).into_part()
+            .map(
+                |(
+                    (
+                        i,
+                        evidence,
+                        CaseInput {
+                            outcome, warnings, ..
+                        },
+                    ),
+                    judged,
+                )| {
+                    let i = *i;
+                    let case = &suite.cases[i];
+                    let judged_scorer = JudgedScorer::new(&judged.steps);
+                    let scorer: &dyn StepScorer = if suite_judge.is_some() {
+                        &judged_scorer
+                    } else {
+                        &rules
+                    };
+                    let (mut steps, step_warnings) = match &outcome {
+                        TraceOutcome::Loaded { trace, .. } => {
+                            let ctx = StepContext::for_case(
+                                suite,
+                                case,
+                                &catalog,
+                                &step_settings,
+                                scorer,
+                            );
+                            evaluate_steps(trace, &ctx).into_part()
+                        }
+                        TraceOutcome::Failed { .. } => (StepPart::default(), Vec::new()),
+                    };
+                    if let (Some(semantic), Some(task), Some(expected)) = (
+                        &judged.task,
+                        steps.task.as_mut(),
+                        case.expected_output.as_ref(),
+                    ) && let TraceOutcome::Loaded { trace, .. } = &outcome
+                    {
+                        let dag = build_case_dag(trace, suite.workflow.as_ref());
+                        *task = evaluate_task_with(
+                            expected,
+                            final_answer(&dag, trace).as_deref(),
+                            Some(semantic),
+                        );
                     }
-                    TraceOutcome::Failed { .. } => (StepPart::default(), Vec::new()),
-                };
-                if let (Some(semantic), Some(task), Some(expected)) = (
-                    &judged.task,
-                    steps.task.as_mut(),
-                    case.expected_output.as_ref(),
-                ) && let TraceOutcome::Loaded { trace, .. } = &outcome
-                {
-                    let dag = build_case_dag(trace, suite.workflow.as_ref());
-                    *task = evaluate_task_with(
-                        expected,
-                        final_answer(&dag, trace).as_deref(),
-                        Some(semantic),
-                    );
-                }
-                let cx = CaseContext {
-                    suite,
-                    case,
-                    outcome,
-                    evidence: evidence.as_ref(),
-                    judge: &judged.checkpoints,
-                };
-                let mut report = evaluate_case(&cx, steps);
-                report.trace_judges = judged.trace_judges;
-                if trace_judges_without_judge && matches!(outcome, TraceOutcome::Loaded { .. }) {
-                    report.trace_judges = crate::judged::gpa::not_available("no judge configured");
-                }
-                // Case-specific warnings stay with their case, so shard
-                // reports merge into exactly what one run gives.
-                report.warnings.extend(warnings.iter().cloned());
-                report.warnings.extend(step_warnings);
-                report.warnings.extend(judged.warnings);
-                Ok(report)
-            })
+                    let cx = CaseContext {
+                        suite,
+                        case,
+                        outcome,
+                        evidence: evidence.as_ref(),
+                        judge: &judged.checkpoints,
+                    };
+                    let mut report = evaluate_case(&cx, steps);
+                    report.trace_judges = judged.trace_judges;
+                    if trace_judges_without_judge && matches!(outcome, TraceOutcome::Loaded { .. })
+                    {
+                        report.trace_judges =
+                            crate::judged::gpa::not_available("no judge configured");
+                    }
+                    // Case-specific warnings stay with their case, so shard
+                    // reports merge into exactly what one run gives.
+                    report.warnings.extend(warnings.iter().cloned());
+                    report.warnings.extend(step_warnings);
+                    report.warnings.extend(judged.warnings);
+                    Ok(report)
+                },
+            )
             .collect()
     });
     let mut cases = results.into_iter().collect::<Result<Vec<_>, _>>()?;

@@ -150,6 +150,12 @@ pub(crate) fn load_evidence(
             dir.join(format!("{}.json", case.id))
         }
     };
+    load_evidence_file(&path)
+}
+
+/// The evidence file at `path`: `None` when there is none, an error when it is not JSON.
+pub(crate) fn load_evidence_file(path: &Path) -> Result<Option<Value>, RunnerError> {
+    let path = path.to_path_buf();
     let text = match crate::fsutil::read_input_text(&path) {
         Ok(t) => t,
         Err(crate::fsutil::InputError::NotFound(_)) => return Ok(None),

@@ -158,6 +158,7 @@ pub(crate) fn evaluate_run(
     let report = evaluate_cases(&run, settings, |i| CaseInput {
         outcome: outcomes[&i].clone(),
         warnings: Vec::new(),
+        evidence_file: Some(CaseFiles::under(&root, &suite.cases[i].id).evidence),
     })?;
     match interrupt::received() {
         None => Ok(report),

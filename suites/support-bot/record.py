@@ -39,6 +39,10 @@ import tempfile
 from pathlib import Path
 
 SUITE = Path(__file__).resolve().parent
+sys.path.insert(0, str(SUITE / "agent"))
+
+from evidence import dumps, evidence_of  # noqa: E402
+
 AGENT = SUITE / "agent" / "agent.py"
 VARIANTS = {
     "baseline": ("traces", "evidence"),
@@ -110,31 +114,6 @@ def run_agent(case: dict, variant: str, workdir: Path, trial: int | None = None)
         sys.exit(f"agent failed on {case['id']} ({variant}), exit {proc.returncode}:\n{proc.stderr}")
     state = json.loads((workdir / "backend_state.json").read_text(encoding="utf-8"))
     return trace_file.read_bytes(), state
-
-
-def evidence_of(state: dict) -> dict:
-    conv = state["conversation"]
-    refunds = state["refunds"]
-    return {
-        "collected_from": ["helpdesk:/conversations", "helpdesk:/tickets", "billing:/refunds"],
-        "env": state["env"],
-        "ticket": {
-            "id": conv["id"],
-            "status": conv["status"],
-            "labels": conv["labels"],
-            "summary": conv["summary"],
-        },
-        "billing": {
-            "refund_status": refunds[-1]["status"] if refunds else "none",
-            "refunds": refunds,
-        },
-        "followup_tickets": state["tickets"],
-        "handoffs": state["handoffs"],
-    }
-
-
-def dumps(value) -> bytes:
-    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def main() -> int:

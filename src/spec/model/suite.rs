@@ -90,7 +90,7 @@ pub struct SuiteFile {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AgentSpec {
-    /// argv; placeholders `{case_id} {input_file} {trace_file} {workdir}`.
+    /// argv; placeholders `{case_id} {input_file} {trace_file} {evidence_file} {workdir}`.
     /// Never run through a shell unless you write `sh -c`.
     pub command: Vec<String>,
     /// Per-case timeout in seconds (default 300); kills the process group.

@@ -7,13 +7,14 @@ plays the tools, and `telemetry.py` records what happened as one OTLP/JSON
 document with OpenTelemetry GenAI spans.
 
 Contract (agenteval-gate run mode, DESIGN §11):
-  argv   --input FILE --trace-out FILE [--workdir DIR]
-         (defaults: AGENTEVAL_INPUT_FILE, AGENTEVAL_TRACE_FILE, AGENTEVAL_WORKDIR)
+  argv   --input FILE --trace-out FILE [--evidence-out FILE] [--workdir DIR]
+         (defaults: AGENTEVAL_INPUT_FILE, AGENTEVAL_TRACE_FILE,
+         AGENTEVAL_EVIDENCE_FILE, AGENTEVAL_WORKDIR)
   input  JSON {"case_id", "input", "tags", "metadata"}; `input` is
          {"message": "..."} or the message string itself
-  output the trace file (OTLP/JSON `resourceSpans`), and
-         `<workdir>/backend_state.json` (helpdesk and billing state, from
-         which `record.py` builds the tier-1 evidence)
+  output the trace file (OTLP/JSON `resourceSpans`), the tier-1 evidence
+         (`evidence.py`: helpdesk and billing state after the conversation)
+         and `<workdir>/backend_state.json` (the raw back-office state)
   exit   0 when the conversation ran (even if tools failed), 2 on a usage
          error, 1 if the agent itself crashed
   env    AGENT_VARIANT=baseline|regressed|flaky|flaky-regressed (default
@@ -32,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from backend import Backend, ToolError  # noqa: E402
+from evidence import dumps, evidence_of, normalized  # noqa: E402
 from policy import ACCOUNT_RE, Result, Step, classify, specialist_policy, support_policy  # noqa: E402
 from telemetry import (  # noqa: E402
     SPAN_KIND_CLIENT,
@@ -238,6 +240,7 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--input", default=os.environ.get("AGENTEVAL_INPUT_FILE"))
     p.add_argument("--trace-out", default=os.environ.get("AGENTEVAL_TRACE_FILE"))
+    p.add_argument("--evidence-out", default=os.environ.get("AGENTEVAL_EVIDENCE_FILE"))
     p.add_argument("--workdir", default=os.environ.get("AGENTEVAL_WORKDIR"))
     args = p.parse_args(argv)
     if not args.input or not args.trace_out:
@@ -292,6 +295,10 @@ def main(argv=None) -> int:
     trace_out = Path(args.trace_out)
     trace_out.parent.mkdir(parents=True, exist_ok=True)
     trace_out.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    if args.evidence_out:
+        evidence_out = Path(args.evidence_out)
+        evidence_out.parent.mkdir(parents=True, exist_ok=True)
+        evidence_out.write_bytes(dumps(evidence_of(normalized(backend.state))))
     if args.workdir:
         workdir = Path(args.workdir)
         workdir.mkdir(parents=True, exist_ok=True)

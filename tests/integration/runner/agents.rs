@@ -153,3 +153,71 @@ fn an_agent_block_that_cannot_run_is_a_config_error() {
         assert!(s.log().is_empty(), "no agent may start");
     }
 }
+
+/// Issue 23, item 4: in run mode the agent writes each case's end state to `{evidence_file}`
+/// (`AGENTEVAL_EVIDENCE_FILE`), and that is the case's tier-1 evidence. With the suite's
+/// recorded evidence removed, support-bot's agent still gets its tier-1 checkpoints decided,
+/// and what it wrote is byte for byte the recorded evidence.
+#[test]
+fn run_mode_reads_the_evidence_the_agent_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("suites/support-bot");
+    crate::common::copy_dir(&crate::common::repo().join("suites/support-bot"), &suite);
+    let yaml = std::fs::read_to_string(suite.join("suite.yaml")).unwrap();
+    let line = "evidence: evidence/      # helpdesk and billing state after each conversation\n";
+    assert!(yaml.contains(line), "support-bot's evidence line changed");
+    std::fs::write(suite.join("suite.yaml"), yaml.replacen(line, "", 1)).unwrap();
+    std::fs::remove_dir_all(suite.join("evidence")).unwrap();
+    let out = crate::common::bin()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--suite",
+            "support-bot",
+            "--deterministic",
+            "--tier",
+            "full",
+        ])
+        .args(["--artifacts", "art", "--out", "run.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    for id in ["sb-001", "sb-004", "sb-017"] {
+        let written = std::fs::read(
+            dir.path()
+                .join(format!("art/support-bot/evidence/{id}.json")),
+        )
+        .unwrap();
+        let recorded = std::fs::read(
+            crate::common::repo().join(format!("suites/support-bot/evidence/{id}.json")),
+        )
+        .unwrap();
+        assert_eq!(written, recorded, "{id}");
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("run.json")).unwrap())
+            .unwrap();
+    let tier1: Vec<&serde_json::Value> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["checkpoints"].as_array().unwrap())
+        .filter(|p| p["tier"] == 1)
+        .collect();
+    assert!(!tier1.is_empty());
+    let decided = tier1
+        .iter()
+        .filter(|p| p["result"] != "N/A" && p["evaluated_by"] == "tier1")
+        .count();
+    assert!(
+        decided * 2 > tier1.len(),
+        "most tier-1 results are decided from the agent's evidence: {decided} of {}",
+        tier1.len()
+    );
+    assert!(
+        tier1
+            .iter()
+            .all(|p| !p["notes"].as_str().unwrap().contains("no evidence")),
+        "{tier1:?}"
+    );
+}
