@@ -6,6 +6,7 @@ mod common;
 mod compare;
 mod coverage_change;
 mod dag_known;
+mod docs_commands;
 mod fail_closed;
 mod flaky;
 mod github_api;
