@@ -4,6 +4,11 @@
 //! binary under test. None may end in a usage, input or config error or a crash: each exits 0
 //! or 2 (a verdict), or exactly the code its `# exit N` comment names.
 
+#![expect(
+    clippy::unwrap_used,
+    reason = "test fixtures panic when their setup fails"
+)]
+
 use std::path::Path;
 
 use crate::common::{copy_dir, outputs, repo};
