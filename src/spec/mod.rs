@@ -5,6 +5,7 @@ pub(crate) mod discover;
 pub(crate) mod draft;
 mod error;
 pub mod expr;
+pub(crate) mod from_trace;
 pub(crate) mod gates;
 pub(crate) mod json;
 pub(crate) mod judge;

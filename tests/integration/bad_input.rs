@@ -69,6 +69,7 @@ fn a_garbage_trace_in_a_run_is_a_failed_case_not_an_abort() {
         "suites/stable/traces/s1.json",
         "not json at all",
     );
+    std::fs::remove_file(dir.path().join("suites/stable/traces/s2.json")).unwrap();
     let out = bin()
         .current_dir(dir.path())
         .args(["run", "--format", "json", "--deterministic"])
@@ -106,7 +107,19 @@ fn malformed_evidence_stops_the_run_with_65() {
         "suites/support-bot/evidence/sb-002.json",
         "{\n  \"ticket\": {\"status\": \"open\",}\n}\n",
     );
-    let (code, stderr) = run_in(dir.path(), &["run", "--suite", "support-bot"]);
+    // Replayed: in run mode the agent writes its own evidence, which wins over the recording.
+    let (code, stderr) = run_in(
+        dir.path(),
+        &[
+            "run",
+            "--suite",
+            "support-bot",
+            "--traces",
+            "suites/support-bot/traces",
+            "--evidence",
+            "suites/support-bot/evidence",
+        ],
+    );
     assert_eq!(code, 65, "{stderr}");
     assert!(stderr.contains("sb-002.json:2:"), "{stderr}");
     assert!(stderr.contains("invalid evidence JSON"), "{stderr}");

@@ -13,6 +13,7 @@ mod github_api;
 mod github_e2e;
 mod html_report;
 mod inconclusive;
+mod init_from_trace;
 mod insights;
 mod judge;
 mod lint_recorded;

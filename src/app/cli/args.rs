@@ -66,6 +66,9 @@ pub(crate) enum CliCommand {
     Report(CliReport),
     /// Ingest one trace: detected format and spans.
     Trace(CliTrace),
+    /// Draft a starter suite from recorded traces: the tool catalog with argument schemas,
+    /// one case per trace, starter tier-2 checkpoints.
+    Init(CliInit),
     /// Post a saved compare report as the sticky PR comment (fork-safe `workflow_run` job).
     Comment(CliComment),
     /// Show the resolved configuration.
@@ -461,6 +464,22 @@ pub(crate) struct CliTrace {
     /// Directory holding suites [default: suites].
     #[arg(long, value_name = "DIR", env = "AGENTEVAL_SUITES_DIR")]
     pub suites_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CliInit {
+    /// Traces to draft from (any supported format, one trace per file); each becomes a case.
+    #[arg(long = "from-trace", value_name = "FILE", required = true, num_args = 1..)]
+    pub from_trace: Vec<PathBuf>,
+    /// The suite's name: its directory under the suites directory.
+    #[arg(long, value_name = "NAME", default_value = "my-agent")]
+    pub name: String,
+    /// Directory holding suites [default: suites].
+    #[arg(long, value_name = "DIR", env = "AGENTEVAL_SUITES_DIR")]
+    pub suites_dir: Option<PathBuf>,
+    /// Replace the files of a suite that already exists there.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -13,6 +13,7 @@ mod common;
 mod compare;
 mod completions;
 mod config_show;
+mod init;
 mod lint;
 mod merge;
 mod publish;
@@ -39,6 +40,7 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
             report::run(&args)
         }
         CliCommand::Trace(args) => trace::run(&args, &config()?),
+        CliCommand::Init(args) => init::run(&args, &config()?),
         CliCommand::Comment(args) => {
             config()?;
             comment::run(&args, quiet)
