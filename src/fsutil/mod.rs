@@ -13,7 +13,7 @@ pub use atomic::{
     write_output, write_to,
 };
 pub use lock::DirLock;
-pub use memory::{memory_budget, set_max_memory};
+pub use memory::{Reservation, memory_budget, reserve, set_max_memory};
 pub use read::{
     DEFAULT_MAX_INPUT_BYTES, InputError, max_input_bytes, parse_size, read_input, read_input_text,
     set_max_input_bytes, text_from_bytes,

@@ -46,7 +46,8 @@ pub fn read_trace(path: &Path) -> Result<Trace, TraceError> {
 pub fn parse_traces(bytes: &[u8], path: &Path) -> Result<Vec<Trace>, TraceError> {
     let input = Input::new(path, bytes);
     let plan = detect::plan(&input)?;
-    check_memory(&input, plan.format)?;
+    // Held while the trace is parsed: inputs read at once share the budget.
+    let _reserved = check_memory(&input, plan.format)?;
     let traces = run(&input, &plan)?;
     if traces.iter().all(|t| t.spans.is_empty()) {
         return Err(TraceError::Empty {
@@ -98,15 +99,20 @@ fn memory_factor(format: TraceFormat) -> u64 {
 /// Refuse an input whose ingestion would need more memory than the budget
 /// (`--max-memory`, else the memory available), with the size it needs:
 /// a clear error instead of the OOM killer ending the CI job (issue 25).
-fn check_memory(input: &Input<'_>, format: TraceFormat) -> Result<(), TraceError> {
+/// An input that fits reserves what it needs ([`crate::fsutil::reserve`]): while
+/// other inputs being read at the same time hold too much of the budget, it waits.
+fn check_memory(
+    input: &Input<'_>,
+    format: TraceFormat,
+) -> Result<Option<crate::fsutil::Reservation>, TraceError> {
     let Some((budget, source)) = crate::fsutil::memory_budget() else {
-        return Ok(());
+        return Ok(None);
     };
     let size = input.bytes.len() as u64;
     let factor = memory_factor(format);
     let need = size.saturating_mul(factor);
     if need <= budget {
-        return Ok(());
+        return Ok(Some(crate::fsutil::reserve(need, budget)));
     }
     Err(input.invalid(
         format!(
