@@ -48,6 +48,11 @@ pub struct Expr {
     pub vars: BTreeSet<String>,
     /// `captures.NAME` references.
     pub captures: BTreeSet<String>,
+    /// `args.a.b` paths it reads, as JSON Pointers into the arguments (`/a/b`).
+    pub arg_paths: BTreeSet<String>,
+    /// `args.a <op> literal` comparisons: the pointer and the literal's JSON type
+    /// (`string`, `number`, `boolean`, `null`), for lint against the tool's schema.
+    pub arg_comparisons: BTreeSet<(String, &'static str)>,
     nodes: u64,
     comprehensions: Vec<Comprehension>,
 }
@@ -151,6 +156,8 @@ pub fn compile(source: &str, allowed: &[&str]) -> Result<Expr, CompileError> {
         comprehensions: Vec::new(),
         inside: 0,
         error: None,
+        arg_paths: BTreeSet::new(),
+        arg_comparisons: BTreeSet::new(),
     };
     walk.visit(program.expression(), 1);
     if let Some(e) = walk.error {
@@ -169,6 +176,7 @@ pub fn compile(source: &str, allowed: &[&str]) -> Result<Expr, CompileError> {
     }
     let (vars, captures, nodes, comprehensions) =
         (walk.vars, walk.captures, walk.nodes, walk.comprehensions);
+    let (arg_paths, arg_comparisons) = (walk.arg_paths, walk.arg_comparisons);
     if let Some(unknown) = vars.iter().find(|v| !allowed.contains(&v.as_str())) {
         return Err(CompileError::at(
             source,
@@ -191,6 +199,8 @@ pub fn compile(source: &str, allowed: &[&str]) -> Result<Expr, CompileError> {
         program,
         vars,
         captures,
+        arg_paths,
+        arg_comparisons,
         nodes,
         comprehensions,
     })

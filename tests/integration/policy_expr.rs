@@ -461,3 +461,53 @@ fn costly_where_expressions_are_refused_or_stopped_at_their_cap() {
     );
     assert!(notes.contains("over the cap of 1000000"), "{notes}");
 }
+
+/// Issue 24: `where` is type-checked at lint where the tool's schema gives the types. An
+/// argument the tool does not have, and a comparison of a string argument with a number
+/// (CEL compares values of one type only: the rule would never fire, or never be
+/// evaluated), are lint errors at the matcher; the converted forms lint clean.
+#[test]
+fn where_is_checked_against_the_tool_schema_at_lint() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("suites/stable");
+    copy_dir(&crate::common::fixture("suites/stable"), &suite);
+    let text = std::fs::read_to_string(suite.join("suite.yaml")).unwrap();
+    let lint = |expr: &str| {
+        let rule = format!(
+            "  - id: P2-09\n    tier: 2\n    instruction: Look up real accounts only\n    severity: high\n    evidence_sources: [trace]\n    sequence: {{never: {{tool: lookup_account, where: \"{expr}\"}}}}\ncases:\n"
+        );
+        std::fs::write(
+            suite.join("suite.yaml"),
+            text.replacen("cases:\n", &rule, 1),
+        )
+        .unwrap();
+        let out = bin()
+            .current_dir(dir.path())
+            .args(["lint", "--suite", "stable"])
+            .output()
+            .unwrap();
+        let (stdout, stderr) = outputs(&out);
+        (out.status.code(), format!("{stdout}{stderr}"))
+    };
+    let (code, out) = lint("args.acount_id == 'A-0'");
+    assert_eq!(code, Some(78), "{out}");
+    assert!(
+        out.contains("`where` in `P2-09` reads `args.acount_id`, which `lookup_account` never has: `/acount_id` is not an argument (did you mean `account_id`?)"),
+        "{out}"
+    );
+    let (code, out) = lint("args.account_id > 3");
+    assert_eq!(code, Some(78), "{out}");
+    assert!(
+        out.contains("`where` in `P2-09` compares `args.account_id` (string in the schema of `lookup_account`) with a number"),
+        "{out}"
+    );
+    assert!(out.contains("convert it: `int(args.account_id)`"), "{out}");
+    for fine in [
+        "int(args.account_id) > 3",
+        "args.account_id == 'A-0'",
+        "has(args.account_id)",
+    ] {
+        let (code, out) = lint(fine);
+        assert_eq!(code, Some(0), "{fine}: {out}");
+    }
+}

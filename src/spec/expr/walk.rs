@@ -65,6 +65,10 @@ pub(super) struct Walk<'a> {
     /// Comprehensions being walked (0 = top level).
     pub(super) inside: usize,
     pub(super) error: Option<CompileError>,
+    /// `args.a.b` paths read outside comprehensions' bound names, as JSON Pointers (`/a/b`).
+    pub(super) arg_paths: BTreeSet<String>,
+    /// `args.a <op> literal` comparisons: the pointer and the literal's JSON type.
+    pub(super) arg_comparisons: BTreeSet<(String, &'static str)>,
 }
 
 impl Walk<'_> {
@@ -101,6 +105,11 @@ impl Walk<'_> {
                 }
             }
             Ast::Select(s) => {
+                if !s.test
+                    && let Some(pointer) = self.arg_pointer(e)
+                {
+                    self.arg_paths.insert(pointer);
+                }
                 if let Ast::Ident(root) = &s.operand.expr
                     && root == "captures"
                     && !self.bound.iter().any(|b| b == root)
@@ -110,6 +119,17 @@ impl Walk<'_> {
                 self.visit(&s.operand, depth + 1);
             }
             Ast::Call(c) => {
+                if COMPARISONS.contains(&c.func_name.as_str())
+                    && let [a, b] = c.args.as_slice()
+                {
+                    for (side, other) in [(a, b), (b, a)] {
+                        if let (Some(pointer), Ast::Literal(lit)) =
+                            (self.arg_pointer(side), &other.expr)
+                        {
+                            self.arg_comparisons.insert((pointer, literal_type(lit)));
+                        }
+                    }
+                }
                 if let Some(t) = &c.target {
                     self.visit(t, depth + 1);
                 }
@@ -167,6 +187,35 @@ impl Walk<'_> {
                 });
             }
         }
+    }
+}
+
+/// The comparison operators whose literal side is type-checked against the tool's schema.
+const COMPARISONS: [&str; 6] = ["_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"];
+
+/// The JSON type of a literal.
+fn literal_type(lit: &cel::common::ast::LiteralValue) -> &'static str {
+    use cel::common::ast::LiteralValue as L;
+    match lit {
+        L::Boolean(_) => "boolean",
+        L::Int(_) | L::UInt(_) | L::Double(_) => "number",
+        L::String(_) | L::Bytes(_) => "string",
+        L::Null => "null",
+    }
+}
+
+impl Walk<'_> {
+    /// `/a/b` when `e` is `args.a.b` on the free variable `args`.
+    fn arg_pointer(&self, e: &IdedExpr) -> Option<String> {
+        let (root, fields) = path(e, &self.bound)?;
+        (root == "args" && !fields.is_empty()).then(|| {
+            let mut pointer = String::new();
+            for f in &fields {
+                pointer.push('/');
+                pointer.push_str(&f.replace('~', "~0").replace('/', "~1"));
+            }
+            pointer
+        })
     }
 }
 

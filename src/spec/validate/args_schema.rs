@@ -116,6 +116,23 @@ pub(super) fn check_pointer(pointer: &str, schema: &Value) -> Option<String> {
     None
 }
 
+/// The `type` the schema declares at `pointer` (inside the arguments), when it declares one
+/// plain type and every schema on the way is one this lint follows.
+pub(super) fn schema_type_at<'s>(pointer: &str, schema: &'s Value) -> Option<&'s str> {
+    let mut schema = schema;
+    for raw in pointer.split('/').skip(1) {
+        let segment = raw.replace("~1", "/").replace("~0", "~");
+        if opaque(schema) {
+            return None;
+        }
+        schema = schema.get("properties")?.get(&segment)?;
+    }
+    if opaque(schema) {
+        return None;
+    }
+    schema.get("type")?.as_str()
+}
+
 /// A schema whose shape this lint does not follow.
 fn opaque(schema: &Value) -> bool {
     [

@@ -11,7 +11,7 @@ use crate::spec::matcher::{
 };
 use crate::spec::model::{EventKind, EventMatcher, EventStatus};
 
-use super::args_schema::{check_pointer, check_value};
+use super::args_schema::{check_pointer, check_value, schema_type_at};
 use super::catalog::Catalog;
 use super::context::{Ctx, did_you_mean, loc};
 use super::expr::where_expr;
@@ -196,7 +196,16 @@ pub(super) fn matcher(
         ok = false;
     }
     if ok {
-        schema_lint(cx, spec, &tools, &captures, at, id, catalog);
+        schema_lint(
+            cx,
+            spec,
+            &tools,
+            &captures,
+            where_.as_deref(),
+            at,
+            id,
+            catalog,
+        );
     }
     ok.then(|| Matcher {
         tools,
@@ -276,11 +285,16 @@ fn never_matches(cx: &mut Ctx<'_>, spec: &EventMatcher, at: Location, id: &str) 
 /// `args_contains` keys/values and `/args` capture pointers against the
 /// schemas of the tools the matcher can match. A problem is reported only
 /// when it holds for every such tool that has a schema.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the matcher's parts, already validated, and where to report"
+)]
 fn schema_lint(
     cx: &mut Ctx<'_>,
     spec: &EventMatcher,
     tools: &[ToolGlob],
     captures: &[Capture],
+    where_: Option<&crate::spec::expr::Expr>,
     at: Location,
     id: &str,
     catalog: &Catalog,
@@ -323,6 +337,9 @@ fn schema_lint(
             );
         }
     }
+    if let Some(e) = where_ {
+        where_lint(cx, e, &schemas, &names, at, id);
+    }
     for capture in captures.iter().filter(|c| c.source == CaptureSource::Args) {
         let problems: Vec<String> = schemas
             .iter()
@@ -339,6 +356,72 @@ fn schema_lint(
                 ),
                 "point at an argument of the tool's `schema:` in `tools:`",
             );
+        }
+    }
+}
+
+/// A `where:` against the tools' schemas: every `args.a.b` it reads must be an argument some
+/// tool has, and `args.a <op> literal` must compare values of the argument's type (CEL
+/// compares values of one type only: `"2" == 2` is false, `"2" < 3` an error, so such a rule
+/// never fires, or is never evaluated).
+fn where_lint(
+    cx: &mut Ctx<'_>,
+    e: &crate::spec::expr::Expr,
+    schemas: &[(&str, &Value)],
+    names: &str,
+    at: Location,
+    id: &str,
+) {
+    let shown = |pointer: &str| {
+        format!(
+            "args{}",
+            pointer
+                .replace("~1", "/")
+                .replace("~0", "~")
+                .replace('/', ".")
+        )
+    };
+    for pointer in &e.arg_paths {
+        let problems: Vec<String> = schemas
+            .iter()
+            .filter_map(|(_, schema)| check_pointer(pointer, schema))
+            .collect();
+        if problems.len() == schemas.len() {
+            cx.error(
+                at,
+                format!(
+                    "`where` in `{id}` reads `{}`, which {names} never has: {}",
+                    shown(pointer),
+                    problems[0]
+                ),
+                "read an argument of the tool's `schema:` in `tools:`",
+            );
+            return;
+        }
+    }
+    for (pointer, literal) in &e.arg_comparisons {
+        let types: Vec<&str> = schemas
+            .iter()
+            .filter_map(|(_, schema)| schema_type_at(pointer, schema))
+            .collect();
+        let numeric = |t: &str| t == "number" || t == "integer";
+        let fits = |t: &str| t == *literal || (*literal == "number" && numeric(t));
+        if types.len() == schemas.len() && !types.iter().any(|t| fits(t)) {
+            let convert = match *literal {
+                "number" => format!("`int({0})` or `double({0})`", shown(pointer)),
+                "string" => format!("`string({})`", shown(pointer)),
+                _ => "a literal of the argument's type".to_owned(),
+            };
+            cx.error(
+                at,
+                format!(
+                    "`where` in `{id}` compares `{}` ({} in the schema of {names}) with a {literal}: CEL compares values of one type only, so this never holds or cannot be evaluated",
+                    shown(pointer),
+                    types[0]
+                ),
+                format!("convert it: {convert}, or compare with a {} literal", types[0]),
+            );
+            return;
         }
     }
 }
