@@ -506,3 +506,62 @@ fn baseline_list_as_json_has_one_object_per_row_of_the_table() {
         "{table}"
     );
 }
+
+/// Issue 23 item 9: `--format json` on `lint`, `config show` and `merge` prints one JSON
+/// document on stdout (and `merge --format json` refuses `--out -`, where the report goes).
+#[test]
+fn summaries_as_json_parse_and_say_what_the_text_says() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("suites/stable"), &dir.path().join("suites/stable"));
+    std::fs::remove_file(dir.path().join("suites/stable/traces/s2.json")).unwrap();
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(78), "{stderr}");
+    assert_eq!(stderr, "", "no diagnostics on stderr in JSON mode");
+    let lint: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        (lint["suites"].as_u64(), lint["errors"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let missing = lint["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["level"] == "error")
+        .unwrap();
+    assert_eq!(missing["file"], "suites/stable/traces/");
+    assert!(missing["line"].is_null());
+    assert!(
+        missing["message"]
+            .as_str()
+            .unwrap()
+            .contains("case `s2` has no trace here")
+    );
+
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["config", "show", "--format", "json"])
+        .output()
+        .unwrap();
+    let config: serde_json::Value = serde_json::from_str(&outputs(&out).0).unwrap();
+    assert_eq!(
+        config["settings"][0],
+        serde_json::json!({"key": "suites_dir", "value": "suites", "source": "default"})
+    );
+
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["merge", "a.json", "--out", "-", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(64));
+    assert!(
+        outputs(&out)
+            .1
+            .contains("`--format json` prints a summary on stdout")
+    );
+}

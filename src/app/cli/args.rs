@@ -362,6 +362,14 @@ pub(crate) struct CliBaselineShow {
     pub json: bool,
 }
 
+/// `--format` of commands whose output is a short summary: text for people, JSON for scripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub(crate) enum CliSummaryFormat {
+    #[default]
+    Text,
+    Json,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum CliBaselineShowFormat {
     Table,
@@ -392,6 +400,10 @@ pub(crate) struct CliLint {
     /// Treat warnings as errors.
     #[arg(long)]
     pub deny_warnings: bool,
+    /// `json`: one document on stdout with every problem (level, file, line, column,
+    /// message, help) and the counts, instead of the diagnostics on stderr.
+    #[arg(long, value_enum, default_value_t = CliSummaryFormat::Text)]
+    pub format: CliSummaryFormat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -442,6 +454,9 @@ pub(crate) struct CliComment {
     /// Repository to comment in [default: `GITHUB_REPOSITORY`].
     #[arg(long, value_name = "OWNER/NAME")]
     pub repo: Option<String>,
+    /// `json`: what was posted (action, URL, pull request, verdict) as one document on stdout.
+    #[arg(long, value_enum, default_value_t = CliSummaryFormat::Text)]
+    pub format: CliSummaryFormat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -485,7 +500,14 @@ pub(crate) struct CliInit {
 #[derive(Debug, Subcommand)]
 pub(crate) enum CliConfig {
     /// Print the resolved settings and where each came from.
-    Show,
+    Show(CliConfigShow),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CliConfigShow {
+    /// `json`: the settings as one document (key, value, source).
+    #[arg(long, value_enum, default_value_t = CliSummaryFormat::Text)]
+    pub format: CliSummaryFormat,
 }
 
 #[derive(Debug, Args)]
@@ -502,6 +524,9 @@ pub(crate) struct CliMerge {
     /// Directory holding `<suite>/suite.yaml` [default: suites].
     #[arg(long, value_name = "DIR", env = "AGENTEVAL_SUITES_DIR")]
     pub suites_dir: Option<PathBuf>,
+    /// `json`: what was merged as one document on stdout (not with `--out -`).
+    #[arg(long, value_enum, default_value_t = CliSummaryFormat::Text)]
+    pub format: CliSummaryFormat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

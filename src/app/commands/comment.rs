@@ -9,7 +9,7 @@
 //! `compare` or `comment` posted for the same baseline and suites. The exit
 //! code says whether posting worked; the verdict was the first job's.
 
-use crate::app::cli::CliComment;
+use crate::app::cli::{CliComment, CliSummaryFormat};
 use crate::app::error::{Error, Result};
 use crate::exit_code::ExitCode;
 use crate::github::{
@@ -33,7 +33,20 @@ pub(crate) fn run(args: &CliComment, quiet: bool) -> Result<ExitCode> {
         .build()
         .map_err(|e| Error::Internal(format!("cannot start the async runtime: {e}")))?;
     let outcome = runtime.block_on(post_saved_comment(&config, args.pr, &body))?;
-    if !quiet {
+    if args.format == CliSummaryFormat::Json {
+        let json = serde_json::json!({
+            "action": match outcome.action {
+                CommentAction::Created => "created",
+                CommentAction::Updated => "updated",
+            },
+            "url": outcome.html_url,
+            "pull_request": args.pr,
+            "repository": config.repository.to_string(),
+            "verdict": report.verdict.as_str(),
+            "truncated": outcome.truncated,
+        });
+        crate::output::write_stdout(&crate::output::to_json(&json))?;
+    } else if !quiet {
         let verb = match outcome.action {
             CommentAction::Created => "posted",
             CommentAction::Updated => "updated",

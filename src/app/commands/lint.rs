@@ -1,7 +1,7 @@
 //! `agenteval-gate lint`: every check of suite loading plus ID stability
 //! against each baseline, all problems reported at once.
 
-use crate::app::cli::CliLint;
+use crate::app::cli::{CliLint, CliSummaryFormat};
 use crate::app::config::{Config, judge_configured, resolve_fail_on};
 use crate::app::error::Result;
 use crate::baseline::store::{baseline_path, list_names, read_baseline};
@@ -91,6 +91,42 @@ pub(crate) fn run(args: &CliLint, config: &Config) -> Result<ExitCode> {
         }
         diagnostics.extend(check_id_stability(&loaded, &baselines));
     }
+    let errors = diagnostics
+        .iter()
+        .filter(|d| d.level == Level::Error)
+        .count();
+    let warnings = diagnostics.len() - errors;
+    let code = if errors > 0 || (args.deny_warnings && warnings > 0) {
+        ExitCode::Config
+    } else {
+        ExitCode::Success
+    };
+    if args.format == CliSummaryFormat::Json {
+        let problems: Vec<serde_json::Value> = diagnostics
+            .iter()
+            .map(|d| {
+                serde_json::json!({
+                    "level": match d.level {
+                        Level::Error => "error",
+                        Level::Warning => "warning",
+                    },
+                    "file": d.path.display().to_string(),
+                    "line": (d.line > 0).then_some(d.line),
+                    "column": (d.column > 0).then_some(d.column),
+                    "message": d.message,
+                    "help": d.help,
+                })
+            })
+            .collect();
+        let json = serde_json::json!({
+            "suites": paths.len(),
+            "errors": errors,
+            "warnings": warnings,
+            "diagnostics": problems,
+        });
+        crate::output::write_stdout(&crate::output::to_json(&json))?;
+        return Ok(code);
+    }
     for d in &diagnostics {
         print_diagnostic(d);
     }
@@ -114,20 +150,11 @@ pub(crate) fn run(args: &CliLint, config: &Config) -> Result<ExitCode> {
             ))?;
         }
     }
-    let errors = diagnostics
-        .iter()
-        .filter(|d| d.level == Level::Error)
-        .count();
-    let warnings = diagnostics.len() - errors;
     outln!(
         "lint: {} checked, {}, {}",
         plural(paths.len(), "suite", "suites"),
         plural(errors, "error", "errors"),
         plural(warnings, "warning", "warnings")
     )?;
-    Ok(if errors > 0 || (args.deny_warnings && warnings > 0) {
-        ExitCode::Config
-    } else {
-        ExitCode::Success
-    })
+    Ok(code)
 }

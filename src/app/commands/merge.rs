@@ -1,7 +1,7 @@
 //! `agenteval-gate merge REPORT… --out F`: combine shard run reports into
 //! the report one process would have written (see `runner::merge`).
 
-use crate::app::cli::CliMerge;
+use crate::app::cli::{CliMerge, CliSummaryFormat};
 use crate::app::config::Config;
 use crate::app::error::{Error, Result};
 use crate::exit_code::ExitCode;
@@ -14,6 +14,12 @@ use crate::runner::merge::{ShardReport, merge_shards};
 use crate::spec::discover::{load_checked, suite_paths};
 
 pub(crate) fn run(args: &CliMerge, config: &Config, quiet: bool) -> Result<ExitCode> {
+    if args.format == CliSummaryFormat::Json && args.out.as_os_str() == "-" {
+        return Err(Error::usage_with_help(
+            "`--format json` prints a summary on stdout, where `--out -` writes the merged report",
+            "write the report to a file (`--out merged.json`), or drop `--format json`",
+        ));
+    }
     let shards = args
         .reports
         .iter()
@@ -41,7 +47,15 @@ pub(crate) fn run(args: &CliMerge, config: &Config, quiet: bool) -> Result<ExitC
     let count = shards.len();
     let merged = merge_shards(&suite, shards).map_err(RunnerError::from)?;
     write_to(&args.out, &to_json(&merged))?;
-    if !quiet {
+    if args.format == CliSummaryFormat::Json {
+        let json = serde_json::json!({
+            "suite": merged.suite,
+            "shards": count,
+            "cases": merged.cases.len(),
+            "out": args.out.display().to_string(),
+        });
+        crate::output::write_stdout(&to_json(&json))?;
+    } else if !quiet {
         statusln!(
             "merged {} of `{}` ({}) into {}",
             plural(count, "shard report", "shard reports"),

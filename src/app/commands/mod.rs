@@ -46,7 +46,9 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
             comment::run(&args, quiet)
         }
         CliCommand::Baseline(cmd) => baseline::run(&cmd, &config()?, quiet),
-        CliCommand::Config(crate::app::cli::CliConfig::Show) => config_show::run(&config()?),
+        CliCommand::Config(crate::app::cli::CliConfig::Show(args)) => {
+            config_show::run(&args, &config()?)
+        }
         CliCommand::Merge(args) => merge::run(&args, &config()?, quiet),
         CliCommand::Calibrate(args) => calibrate::run(&args, &config()?, quiet),
         CliCommand::Rubric(cmd) => rubric::run(&cmd, &config()?, quiet),

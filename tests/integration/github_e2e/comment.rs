@@ -84,13 +84,36 @@ async fn saved_report_is_posted_and_shares_the_comment_with_compare() {
             .contains("updated the agenteval-gate comment")
     );
     assert_eq!(fake.comments().len(), 1);
+    // `--format json`: what was posted, as one document on stdout (issue 23 item 9).
+    let json = bin()
+        .current_dir(repo())
+        .args(["comment", "--report", report.to_str().unwrap(), "--pr", "7"])
+        .args(["--format", "json"])
+        .env("GITHUB_REPOSITORY", "acme/widgets")
+        .env("GITHUB_API_URL", fake.api_url())
+        .env("GITHUB_TOKEN", TOKEN)
+        .output()
+        .unwrap();
+    assert_eq!(json.status.code(), Some(0), "{:?}", outputs(&json));
+    let posted: serde_json::Value = serde_json::from_str(&outputs(&json).0).unwrap();
+    assert_eq!(
+        posted,
+        serde_json::json!({
+            "action": "updated",
+            "url": "https://github.com/acme/widgets/pull/7#issuecomment-1",
+            "pull_request": 7,
+            "repository": "acme/widgets",
+            "verdict": "fail",
+            "truncated": false
+        })
+    );
     let log = requests(&fake).await;
     assert_eq!(log.iter().filter(|r| r.starts_with("POST ")).count(), 1);
     assert_eq!(
         log.iter()
             .filter(|r| *r == "PATCH /repos/acme/widgets/issues/comments/1")
             .count(),
-        2
+        3
     );
 }
 
