@@ -113,6 +113,7 @@ mod tests {
             report: PathBuf::from("r.json"),
             pr: 3,
             repo: repo.map(str::to_owned),
+            format: CliSummaryFormat::Text,
         }
     }
 
