@@ -103,3 +103,79 @@ fn root(trace: &Trace) -> &Span {
         .find(|s| s.parent.is_none())
         .unwrap_or_else(|| panic!("{}: no root span", trace.id))
 }
+
+/// Issue 23 item 8: `trace --events` prints the events tier-2 matchers see, for every trace
+/// format: the same number in text and JSON, each with a known kind, and the tool calls
+/// with their arguments.
+#[test]
+fn trace_events_lists_what_tier2_matchers_see_in_every_format() {
+    for (file, at_least) in [
+        ("otel-genai-any-agent/OPENAI_trace.json", 9),
+        ("openinference/openinference_client_span_tool_calls.json", 3),
+        ("langgraph-openinference/console_weather.jsonl", 10),
+        ("pydantic-ai/otlp_json_file_weather.jsonl", 10),
+        ("swe-agent/pydicom__pydicom-1458.gpt4.traj", 50),
+        ("synthetic/python_sdk_spans.jsonl", 5),
+        ("synthetic/workflow_telemetry_subagent.jsonl", 8),
+        ("synthetic/smolagents_nested_openinference.json", 10),
+        ("who-and-when/hand-crafted_1.json", 58),
+    ] {
+        let path = crate::common::fixture(&format!("traces/{file}"));
+        let json = crate::common::bin()
+            .args(["trace", "--events", "--format", "json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            json.status.code(),
+            Some(0),
+            "{file}: {:?}",
+            crate::common::outputs(&json)
+        );
+        let events: serde_json::Value =
+            serde_json::from_str(&crate::common::outputs(&json).0).unwrap();
+        let events = events.as_array().unwrap();
+        assert!(events.len() >= at_least, "{file}: {}", events.len());
+        for e in events {
+            assert!(
+                ["llm", "tool", "agent", "user", "assistant", "system"]
+                    .contains(&e["kind"].as_str().unwrap()),
+                "{file}: {e}"
+            );
+        }
+        let text = crate::common::bin()
+            .args(["trace", "--events"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let (text, _) = crate::common::outputs(&text);
+        assert!(
+            text.starts_with(&format!(
+                "events: {} (what tier-2 matchers see, in order)\n",
+                events.len()
+            )),
+            "{file}: {text}"
+        );
+    }
+    let path = crate::common::fixture("traces/otel-genai-any-agent/OPENAI_trace.json");
+    let out = crate::common::bin()
+        .args(["trace", "--events", "--format", "json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let events: serde_json::Value = serde_json::from_str(&crate::common::outputs(&out).0).unwrap();
+    let call = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["tool"] == "get_current_time")
+        .unwrap();
+    assert_eq!(call["kind"], "tool");
+    assert_eq!(call["args"]["timezone"], "America/New_York");
+    let mermaid = crate::common::bin()
+        .args(["trace", "--events", "--format", "mermaid"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(mermaid.status.code(), Some(64));
+}

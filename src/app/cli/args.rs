@@ -473,6 +473,10 @@ pub(crate) struct CliTrace {
     pub file: PathBuf,
     #[arg(long, value_enum, default_value_t = CliTraceFormat::Text)]
     pub format: CliTraceFormat,
+    /// Print the event list tier-2 matchers see (kind, agent, turn, tool, status, arguments,
+    /// result, text), to write matchers against; with `--format text` or `json`.
+    #[arg(long)]
+    pub events: bool,
     /// Suite (name or directory) whose tool catalog validates arguments.
     #[arg(long, value_name = "NAME|DIR")]
     pub suite: Option<String>,

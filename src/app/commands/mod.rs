@@ -23,6 +23,7 @@ mod rules;
 mod run;
 mod schema;
 mod trace;
+mod trace_events;
 
 pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
     let quiet = cli.global.quiet;

@@ -28,6 +28,43 @@ struct TraceJson<'a> {
 
 pub(crate) fn run(args: &CliTrace, config: &Config) -> Result<ExitCode> {
     let traces = read_traces(&args.file)?;
+    if args.events {
+        let n = traces.len();
+        let text = match args.format {
+            CliTraceFormat::Mermaid => {
+                return Err(Error::usage_with_help(
+                    "`--events` lists events as text or JSON, not Mermaid",
+                    "use `--format text` or `--format json` with `--events`",
+                ));
+            }
+            CliTraceFormat::Json => {
+                let all: Vec<serde_json::Value> = traces
+                    .iter()
+                    .map(super::trace_events::events_json)
+                    .collect();
+                if n == 1 {
+                    to_json(&all[0])
+                } else {
+                    to_json(&all)
+                }
+            }
+            CliTraceFormat::Text => traces
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let head = if n > 1 {
+                        format!("── trace {} of {n}\n", i + 1)
+                    } else {
+                        String::new()
+                    };
+                    format!("{head}{}", super::trace_events::events_text(t))
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        };
+        crate::output::write_stdout(&text)?;
+        return Ok(ExitCode::Success);
+    }
     let suite = match &args.suite {
         Some(s) => {
             let path = suite_paths(
