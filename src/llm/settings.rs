@@ -197,7 +197,8 @@ impl JudgeSettings {
                 "set `judge.price: {input_per_mtok: …, output_per_mtok: …}` in agenteval.yaml (and on each fallback), or use `max_total_tokens` instead",
             ));
         }
-        let prompts = Prompts::load(spec.prompts.as_ref().map(|p| suite.dir.join(p)).as_deref())?;
+        // Read with the suite, where its rules were read (the PR's base commit in a pull request).
+        let prompts = Prompts::from_files(&suite.prompt_files)?;
         Ok(Some(Self {
             mode: options.mode,
             chain,
