@@ -23,6 +23,8 @@ const ANTHROPIC_VERSION: &str = "2023-06-01";
 pub struct AnthropicJudge {
     client: reqwest::Client,
     identity: JudgeIdentity,
+    /// The base URL, part of every cache key.
+    base_url: String,
     url: String,
     headers: Vec<(HeaderName, HeaderValue)>,
     price: Option<JudgePrice>,
@@ -42,6 +44,7 @@ impl AnthropicJudge {
         Ok(Self {
             client: http::client(timeout)?,
             identity: JudgeIdentity::new("anthropic", &settings.model),
+            base_url: settings.base_url.trim_end_matches('/').to_owned(),
             url: format!("{base}/v1/messages"),
             headers,
             price: settings.price,
@@ -118,6 +121,10 @@ fn parse(reply: &Reply) -> Result<RawAnswer, CallError> {
 impl Judge for AnthropicJudge {
     fn identity(&self) -> &JudgeIdentity {
         &self.identity
+    }
+
+    fn base_url(&self) -> &str {
+        &self.base_url
     }
 
     fn price(&self) -> Option<JudgePrice> {
