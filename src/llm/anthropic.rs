@@ -252,11 +252,6 @@ mod tests {
             Err(CallError::Server { status: 529, .. })
         ));
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
 
     #[test]
     fn bounds_are_dropped_from_keywords_not_from_property_names() {
