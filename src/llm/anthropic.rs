@@ -145,8 +145,8 @@ fn supported_schema(schema: &Value) -> Value {
         Value::Object(map) => Value::Object(
             map.iter()
                 .filter(|(k, v)| {
-                    !DROPPED.contains(&k.as_str())
-                        && !(k.as_str() == "minItems" && v.as_u64().is_some_and(|n| n > 1))
+                    let above_one = k.as_str() == "minItems" && v.as_u64().is_some_and(|n| n > 1);
+                    !(DROPPED.contains(&k.as_str()) || above_one)
                 })
                 .map(|(k, v)| {
                     // Under `properties` (and `$defs`) the keys are names, not keywords.

@@ -4,6 +4,8 @@
 //! rerun answers from the cache without asking the dead primary again.
 //! Against scripted servers on 127.0.0.1 that count what they receive.
 
+#![expect(clippy::unwrap_used, reason = "tests panic on setup failures")]
+
 use serde_json::Value;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
