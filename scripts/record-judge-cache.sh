@@ -7,14 +7,17 @@
 #
 # Records every question the judge is asked about the baseline recording
 # (traces/ + evidence/) and the regressed one (traces-regressed/ +
-# evidence-regressed/). Deterministic: re-running gives the same files.
+# evidence-regressed/). Deterministic: re-running gives the same files. The
+# stand-in listens on a fixed port: the base URL is part of every cache key,
+# and support-bot's `judge.replay.base_url` names this one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --quiet
-bin=target/debug/agenteval-gate
+bin=${CARGO_TARGET_DIR:-target}/debug/agenteval-gate
+port=18721
 cache=suites/support-bot/judge-cache
 tmp=$(mktemp -d)
-python3 scripts/stand_in_judge.py --port 0 >"$tmp/server.log" 2>&1 &
+python3 scripts/stand_in_judge.py --port "$port" >"$tmp/server.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
 for _ in $(seq 50); do
@@ -22,6 +25,10 @@ for _ in $(seq 50); do
   sleep 0.1
 done
 url=$(sed -n 's/^listening on //p' "$tmp/server.log")
+if [ "$url" != "http://127.0.0.1:$port/v1" ]; then
+  echo "the stand-in judge did not start on port $port (in use?): $(cat "$tmp/server.log")" >&2
+  exit 1
+fi
 rm -rf "$cache"
 for variant in "" "-regressed"; do
   "$bin" --isolated --quiet run --suite support-bot --deterministic \

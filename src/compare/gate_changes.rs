@@ -104,6 +104,47 @@ fn suite_changes(name: &str, base: &LoadedSuite, head: &LoadedSuite, out: &mut V
             .map(|(path, x, y)| classified(Some(name), &path, x.as_ref(), y.as_ref())),
     );
     case_changes(name, base, head, out);
+    prompt_changes(name, base, head, out);
+}
+
+/// Judge prompt overrides added, removed or edited (`judge.prompts/<template>`): a
+/// prompt decides judged verdicts, so the base's are used until the merge.
+fn prompt_changes(name: &str, base: &LoadedSuite, head: &LoadedSuite, out: &mut Vec<GateChange>) {
+    let texts = |s: &LoadedSuite| -> BTreeMap<&'static str, String> {
+        s.prompt_files
+            .iter()
+            .flatten()
+            .map(|f| (f.name, f.text.clone()))
+            .collect()
+    };
+    let (a, b) = (texts(base), texts(head));
+    let shown = |text: &String| {
+        let digest = crate::digest::sha256_hex(text.as_bytes());
+        format!(
+            "{} chars, sha256 {}",
+            text.chars().count(),
+            digest.get(..12).unwrap_or(&digest)
+        )
+    };
+    let mut names: Vec<&&str> = a.keys().chain(b.keys()).collect();
+    names.sort();
+    names.dedup();
+    for template in names {
+        let (x, y) = (a.get(*template), b.get(*template));
+        let kind = match (x, y) {
+            (Some(x), Some(y)) if x == y => continue,
+            (Some(_), Some(_)) => ChangeKind::Changed,
+            (Some(_), None) => ChangeKind::Removed,
+            (None, _) => ChangeKind::Added,
+        };
+        out.push(change(
+            Some(name),
+            kind,
+            &format!("judge.prompts/{template}"),
+            x.map(shown),
+            y.map(shown),
+        ));
+    }
 }
 
 /// Cases added, removed or redefined (same id, other content).

@@ -239,10 +239,11 @@ fn sort_answers(
                 runs.entry(id.as_str()).or_default().push(run);
             }
             Target::Step { node, metric } => {
-                let value = match (answer.map(|a| &a.parsed), missing) {
-                    (Some(Parsed::Score { score, reasoning }), _) => MetricJudgment::Score {
+                let value = match (answer.map(|a| (&a.parsed, &a.by)), missing) {
+                    (Some((Parsed::Score { score, reasoning }, by)), _) => MetricJudgment::Score {
                         value: f64::from(*score),
                         notes: reasoning.clone(),
+                        by: by.label(),
                     },
                     (_, Some(why)) => MetricJudgment::NotAvailable(why),
                     _ => MetricJudgment::NotAvailable("judge_error: invalid answer".to_owned()),

@@ -1,10 +1,12 @@
 //! The judge cache: content-addressed answers on disk.
 //!
 //! Key: sha256 over a version tag and, each length-prefixed, the provider,
-//! the model, the parameters (temperature, max tokens), the answer format,
-//! the rendered system and user messages, and the repeat index. Same
-//! question, same key, on every machine; any change to a prompt, a setting
-//! or the model gives a new key, so stale answers are never served.
+//! the model, the base URL, the parameters (temperature, max tokens), the
+//! answer format, the rendered system and user messages, and the repeat
+//! index. Same question, same key, on every machine; any change to a prompt,
+//! a setting, the model or the endpoint gives a new key, so stale answers are
+//! never served (two servers that serve the same model name, an Ollama and a
+//! vLLM, never share answers).
 //!
 //! Layout: `<dir>/judge-v1/<first two hex>/<key>.json`, one small JSON file
 //! per answer. Writers write a uniquely named temporary file in the same
@@ -71,6 +73,7 @@ impl Entry {
 /// The cache key of one question to one judge.
 pub(crate) fn key(
     identity: &JudgeIdentity,
+    base_url: &str,
     params: Params,
     format: &str,
     prompt: &Prompt,
@@ -84,6 +87,7 @@ pub(crate) fn key(
     field(KEY_TAG);
     field(identity.provider.as_bytes());
     field(identity.model.as_bytes());
+    field(base_url.trim_end_matches('/').as_bytes());
     // A parameter left out is an empty field: keys of set values are unchanged.
     match params.temperature {
         Some(t) => field(&t.to_bits().to_le_bytes()),
@@ -191,19 +195,36 @@ mod tests {
         }
     }
 
+    const U: &str = "https://api.openai.com/v1";
+
     #[test]
     fn keys_change_with_every_input() {
         let id = JudgeIdentity::new("openai", "m");
         let p = Params::default();
         let f = "semantic_match";
-        let base = key(&id, p, f, &prompt("u"), 0);
+        let base = key(&id, U, p, f, &prompt("u"), 0);
         assert_eq!(base.len(), 64);
-        assert_eq!(base, key(&id, p, f, &prompt("u"), 0));
+        assert_eq!(base, key(&id, U, p, f, &prompt("u"), 0));
         let others = [
-            key(&JudgeIdentity::new("anthropic", "m"), p, f, &prompt("u"), 0),
-            key(&JudgeIdentity::new("openai", "m2"), p, f, &prompt("u"), 0),
+            key(
+                &JudgeIdentity::new("anthropic", "m"),
+                U,
+                p,
+                f,
+                &prompt("u"),
+                0,
+            ),
+            key(
+                &JudgeIdentity::new("openai", "m2"),
+                U,
+                p,
+                f,
+                &prompt("u"),
+                0,
+            ),
             key(
                 &id,
+                U,
                 Params {
                     temperature: Some(0.5),
                     ..p
@@ -214,6 +235,7 @@ mod tests {
             ),
             key(
                 &id,
+                U,
                 Params {
                     max_tokens: Some(99),
                     ..p
@@ -224,6 +246,7 @@ mod tests {
             ),
             key(
                 &id,
+                U,
                 Params {
                     temperature: None,
                     ..p
@@ -234,6 +257,7 @@ mod tests {
             ),
             key(
                 &id,
+                U,
                 Params {
                     max_tokens: None,
                     ..p
@@ -242,12 +266,15 @@ mod tests {
                 &prompt("u"),
                 0,
             ),
-            key(&id, p, "score_line", &prompt("u"), 0),
-            key(&id, p, f, &prompt("u2"), 0),
-            key(&id, p, f, &prompt("u"), 1),
+            key(&id, U, p, "score_line", &prompt("u"), 0),
+            key(&id, U, p, f, &prompt("u2"), 0),
+            key(&id, U, p, f, &prompt("u"), 1),
+            // Another server with the same model name.
+            key(&id, "http://127.0.0.1:11434/v1", p, f, &prompt("u"), 0),
             // Length prefixes: moving a byte between fields changes the key.
             key(
                 &id,
+                U,
                 p,
                 f,
                 &Prompt {
@@ -267,7 +294,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::new(dir.path(), true);
         let id = JudgeIdentity::new("openai", "m");
-        let k = key(&id, Params::default(), "semantic_match", &prompt("u"), 0);
+        let k = key(&id, U, Params::default(), "semantic_match", &prompt("u"), 0);
         assert_eq!(cache.get(&k), Lookup::Miss);
         let e = Entry::new(&id, "Score: 3".into(), 10, 2, Some(0.001));
         cache.put(&k, &e).unwrap();
@@ -284,7 +311,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::new(dir.path(), true);
         let id = JudgeIdentity::new("openai", "m");
-        let k = key(&id, Params::default(), "semantic_match", &prompt("u"), 0);
+        let k = key(&id, U, Params::default(), "semantic_match", &prompt("u"), 0);
         std::thread::scope(|s| {
             for t in 0..8u64 {
                 let cache = cache.clone();

@@ -26,6 +26,8 @@ use crate::spec::judge::{AuthHeader, JudgePrice, StructuredOutput};
 pub struct OpenAiJudge {
     client: reqwest::Client,
     identity: JudgeIdentity,
+    /// The base URL, part of every cache key.
+    base_url: String,
     url: String,
     headers: Vec<(HeaderName, HeaderValue)>,
     structured: StructuredOutput,
@@ -58,6 +60,7 @@ impl OpenAiJudge {
         Ok(Self {
             client: http::client(timeout)?,
             identity: JudgeIdentity::new("openai", &settings.model),
+            base_url: settings.base_url.trim_end_matches('/').to_owned(),
             url,
             headers,
             structured: settings.structured,
@@ -184,6 +187,10 @@ fn parse(reply: &Reply) -> Result<RawAnswer, CallError> {
 impl Judge for OpenAiJudge {
     fn identity(&self) -> &JudgeIdentity {
         &self.identity
+    }
+
+    fn base_url(&self) -> &str {
+        &self.base_url
     }
 
     fn price(&self) -> Option<JudgePrice> {

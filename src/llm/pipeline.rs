@@ -2,13 +2,15 @@
 //! whatever asks it (tier-3 checkpoints, step metrics, semantic task
 //! success today; trace-level judges and judged root causes later).
 //!
-//! 1. Keys and cache lookups for every question, in parallel (rayon): a hit
-//!    whose answer still parses is answered at once and costs nothing.
+//! 1. Keys and cache lookups for every question, in parallel (rayon), under
+//!    each judge of the chain in order (primary, then fallbacks): a hit whose
+//!    answer still parses is answered at once, by the judge that gave it, and
+//!    costs nothing.
 //! 2. `replay`: every miss is N/A "not in judge cache". Live: misses are
 //!    charged to the budget in question order (see [`super::budget`]);
 //!    past it, they are N/A "budget exhausted".
 //! 3. The rest are sent, at most `concurrency` at a time, each through the
-//!    fallback chain: per provider, the cache, then the call with retries
+//!    fallback chain: per provider, the call with retries
 //!    ([`super::retry`]), then strict parsing. The first provider whose
 //!    answer parses wins, and its answer is cached under its own key. A
 //!    question whose answers did not parse is asked once more of the provider
@@ -122,9 +124,13 @@ impl Engine {
         budget: Arc<Budget>,
     ) -> Result<Self, JudgeError> {
         let chain: Vec<Arc<dyn Judge>> = match settings.mode {
-            JudgeMode::Replay | JudgeMode::None => {
-                vec![Arc::new(ReplayJudge::new(settings.identity.clone()))]
-            }
+            JudgeMode::Replay | JudgeMode::None => settings
+                .replay_chain
+                .iter()
+                .map(|(identity, url)| -> Arc<dyn Judge> {
+                    Arc::new(ReplayJudge::new(identity.clone(), url.clone()))
+                })
+                .collect(),
             JudgeMode::Live(_) => settings
                 .chain
                 .iter()
@@ -181,24 +187,11 @@ impl Engine {
         };
         let primary = inner.chain[0].identity().clone();
         let params = inner.params;
-        let looked_up: Vec<(String, CacheLookup<F::Parsed>)> = requests
-            .par_iter()
-            .map(|r| {
-                let key = cache::key(&primary, params, r.format.name(), &r.prompt, r.repeat);
-                let found = match inner.cache.get(&key) {
-                    Lookup::Hit(entry) => {
-                        Ok(r.format.parse(&entry.text).ok().map(|parsed| Answer {
-                            parsed,
-                            by: primary.clone(),
-                            cached: true,
-                        }))
-                    }
-                    Lookup::Miss => Ok(None),
-                    Lookup::Corrupt => Err(()),
-                };
-                (key, found)
-            })
-            .collect();
+        // The cache of the whole chain before any call: an answer a fallback gave (the
+        // primary was down) is found under the fallback's key, so a rerun neither asks
+        // the dead primary again nor misses it in replay.
+        let looked_up: Vec<(String, CacheLookup<F::Parsed>)> =
+            requests.par_iter().map(|r| inner.look_up(r)).collect();
 
         let mut outcomes: Vec<Option<Outcome<F::Parsed>>> = vec![None; requests.len()];
         let mut misses = Vec::new();
@@ -209,6 +202,9 @@ impl Engine {
                     Ok(Some(answer)) => {
                         s.cache_hits += 1;
                         s.answered += 1;
+                        if answer.by != primary {
+                            s.fallbacks += 1;
+                        }
                         outcomes[i] = Some(Outcome::Answered(answer));
                     }
                     Ok(None) => misses.push((i, key)),
@@ -308,6 +304,42 @@ impl Inner {
         self.stats.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The cache of every judge of the chain, in order, for `request`: the first
+    /// usable answer (by the judge that gave it), a miss, or a corrupt entry (`Err`,
+    /// when no judge has a usable one). The key returned is the primary's.
+    fn look_up<F: AnswerFormat>(&self, request: &Request<F>) -> (String, CacheLookup<F::Parsed>) {
+        let mut primary_key = String::new();
+        let mut corrupt = false;
+        for (j, judge) in self.chain.iter().enumerate() {
+            let key = cache::key(
+                judge.identity(),
+                judge.base_url(),
+                self.params,
+                request.format.name(),
+                &request.prompt,
+                request.repeat,
+            );
+            if j == 0 {
+                primary_key.clone_from(&key);
+            }
+            match self.cache.get(&key) {
+                Lookup::Hit(entry) => {
+                    if let Ok(parsed) = request.format.parse(&entry.text) {
+                        let answer = Answer {
+                            parsed,
+                            by: judge.identity().clone(),
+                            cached: true,
+                        };
+                        return (primary_key, Ok(Some(answer)));
+                    }
+                }
+                Lookup::Miss => {}
+                Lookup::Corrupt => corrupt = true,
+            }
+        }
+        (primary_key, if corrupt { Err(()) } else { Ok(None) })
+    }
+
     /// One question through the fallback chain.
     async fn answer<F: AnswerFormat>(
         &self,
@@ -327,29 +359,13 @@ impl Inner {
             } else {
                 cache::key(
                     judge.identity(),
+                    judge.base_url(),
                     self.params,
                     request.format.name(),
                     &request.prompt,
                     request.repeat,
                 )
             };
-            if j > 0
-                && let Lookup::Hit(entry) = self.cache.get(&key)
-                && let Ok(parsed) = request.format.parse(&entry.text)
-            {
-                let mut s = self.stats();
-                s.cache_hits += 1;
-                s.answered += 1;
-                s.fallbacks += 1;
-                return (
-                    Outcome::Answered(Answer {
-                        parsed,
-                        by: judge.identity().clone(),
-                        cached: true,
-                    }),
-                    None,
-                );
-            }
             let error = match self.ask(j, &completion, request, &key).await {
                 Ok(answer) => return (Outcome::Answered(answer), None),
                 Err(CallError::Invalid(why)) => {

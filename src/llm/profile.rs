@@ -87,6 +87,27 @@ pub(crate) fn anthropic_without_temperature(model: &str) -> bool {
     major >= 5 || (opus && major == 4 && minor >= 7)
 }
 
+/// Whether an Anthropic model takes a JSON-Schema output format
+/// (`output_config.format`, structured outputs): Claude Opus, Sonnet and Haiku
+/// 4.5 and later, every `claude-*-5` model, and Mythos.
+pub(crate) fn anthropic_structured(model: &str) -> bool {
+    let m = base_name(model);
+    let Some(rest) = m.strip_prefix("claude-") else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split(['-', '.']).collect();
+    if parts.contains(&"mythos") {
+        return true;
+    }
+    let number = |s: &str| s.parse::<u32>().ok().filter(|n| *n < 100);
+    let Some(at) = parts.iter().position(|p| number(p).is_some()) else {
+        return false;
+    };
+    let major = number(parts[at]).unwrap_or(0);
+    let minor = parts.get(at + 1).and_then(|p| number(p)).unwrap_or(0);
+    major >= 5 || (major == 4 && minor >= 5)
+}
+
 pub(crate) fn anthropic(model: &str) -> Profile {
     Profile {
         length_key: "max_tokens",
@@ -255,6 +276,32 @@ mod tests {
             "not-claude-9",
         ] {
             assert!(!anthropic_without_temperature(m), "{m}");
+        }
+    }
+
+    #[test]
+    fn claude_models_with_structured_outputs() {
+        for m in [
+            "claude-haiku-4-5",
+            "claude-sonnet-4-5-20250929",
+            "claude-opus-4-5",
+            "claude-opus-4-7",
+            "claude-sonnet-4.6",
+            "claude-sonnet-5",
+            "claude-mythos-preview",
+            "anthropic/claude-opus-4-6",
+        ] {
+            assert!(anthropic_structured(m), "{m}");
+        }
+        for m in [
+            "claude-opus-4-1",
+            "claude-sonnet-4-20250514",
+            "claude-3-5-haiku-20241022",
+            "claude-3-opus-20240229",
+            "not-claude-9",
+            "gpt-4o",
+        ] {
+            assert!(!anthropic_structured(m), "{m}");
         }
     }
 

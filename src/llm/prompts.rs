@@ -56,6 +56,18 @@ impl Prompts {
         })
     }
 
+    /// The built-in templates with a suite's override files (read where its
+    /// rules were) replacing those of the same name.
+    pub(crate) fn from_files(
+        files: &[crate::spec::prompts::PromptFile],
+    ) -> Result<Self, JudgeError> {
+        let set = TemplateSet::build(files)?;
+        Ok(Self {
+            env: set.env,
+            overridden: set.overridden,
+        })
+    }
+
     /// Templates the suite replaced.
     pub fn overridden(&self) -> impl Iterator<Item = &str> {
         self.overridden.keys().copied()

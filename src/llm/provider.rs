@@ -110,6 +110,10 @@ impl fmt::Display for JudgeIdentity {
 pub trait Judge: Send + Sync {
     fn identity(&self) -> &JudgeIdentity;
 
+    /// The base URL the judge is called at (without a trailing `/`): part of every
+    /// cache key, so two servers that serve the same model name never share answers.
+    fn base_url(&self) -> &str;
+
     /// USD per million tokens, when known (for cost and the budget).
     fn price(&self) -> Option<JudgePrice>;
 

@@ -67,6 +67,9 @@ pub struct JudgeSettings {
     pub chain: Vec<ProviderSettings>,
     /// The identity answers are looked up under (the primary's, or the replayed one).
     pub identity: JudgeIdentity,
+    /// Replay: every judge of the recorded chain (the replayed one, then the
+    /// config's fallbacks) with its base URL, looked up in order. Live: the chain's.
+    pub replay_chain: Vec<(JudgeIdentity, String)>,
     pub params: Params,
     pub runs: u32,
     pub concurrency: usize,
@@ -109,7 +112,7 @@ impl JudgeSettings {
                 "pass `--judge-model NAME` (or set AGENTEVAL_JUDGE_MODEL), or set `judge.model` in agenteval.yaml or the suite",
             )
         };
-        let (chain, identity) = match options.mode {
+        let (chain, identity, replay_chain) = match options.mode {
             JudgeMode::None => return Ok(None),
             JudgeMode::Replay => {
                 let replay = spec.replay.clone().unwrap_or_default();
@@ -130,7 +133,43 @@ impl JudgeSettings {
                         },
                     )
                     .unwrap_or(ProviderName::Openai);
-                (Vec::new(), JudgeIdentity::new(provider.as_str(), model))
+                let applies = cfg
+                    .provider
+                    .as_deref()
+                    .and_then(JudgeMode::parse)
+                    .is_none_or(|m| m == JudgeMode::Live(provider));
+                let config_url = if applies {
+                    cfg.base_url.as_deref()
+                } else {
+                    None
+                };
+                // The recording's base URL, unless the flag says otherwise.
+                let base_url = match (
+                    options.flags.base_url.as_deref(),
+                    replay.base_url.as_deref(),
+                ) {
+                    (None, Some(recorded)) => recorded.trim().trim_end_matches('/').to_owned(),
+                    (flag, _) => resolve_base_url(provider, config_url, flag, env),
+                };
+                if !is_http_url(&base_url) {
+                    return Err(JudgeError::config(
+                        suite_path,
+                        format!("the replayed judge's base URL `{base_url}` is not an http(s) URL"),
+                        "set `judge.replay.base_url` to the URL the cache was recorded from, e.g. `http://127.0.0.1:8080/v1`",
+                    ));
+                }
+                let identity = JudgeIdentity::new(provider.as_str(), model);
+                let mut replay_chain = vec![(identity.clone(), base_url)];
+                for f in &cfg.fallback {
+                    replay_chain.push((
+                        JudgeIdentity::new(
+                            f.provider.as_str(),
+                            f.model.clone().unwrap_or_default(),
+                        ),
+                        resolve_base_url(f.provider, f.base_url.as_deref(), None, env),
+                    ));
+                }
+                (Vec::new(), identity, replay_chain)
             }
             JudgeMode::Live(provider) => {
                 let model = options
@@ -170,7 +209,11 @@ impl JudgeSettings {
                     )?);
                 }
                 let identity = chain[0].identity();
-                (chain, identity)
+                let replay_chain = chain
+                    .iter()
+                    .map(|p| (p.identity(), p.base_url.clone()))
+                    .collect();
+                (chain, identity, replay_chain)
             }
         };
         let max_cost_usd = [
@@ -197,11 +240,13 @@ impl JudgeSettings {
                 "set `judge.price: {input_per_mtok: …, output_per_mtok: …}` in agenteval.yaml (and on each fallback), or use `max_total_tokens` instead",
             ));
         }
-        let prompts = Prompts::load(spec.prompts.as_ref().map(|p| suite.dir.join(p)).as_deref())?;
+        // Read with the suite, where its rules were read (the PR's base commit in a pull request).
+        let prompts = Prompts::from_files(&suite.prompt_files)?;
         Ok(Some(Self {
             mode: options.mode,
             chain,
             identity,
+            replay_chain,
             // The suite's setting, then the config's, then the default; an explicit `null`
             // at either level leaves the parameter out.
             params: Params {
@@ -236,6 +281,28 @@ impl JudgeSettings {
     }
 }
 
+/// Where `provider` is called: the flag, else its base URL variable, else the
+/// config's `base_url`, else its public API; without a trailing `/`.
+fn resolve_base_url(
+    provider: ProviderName,
+    config_url: Option<&str>,
+    flag: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> String {
+    let (url_env, default_url) = match provider {
+        ProviderName::Openai => ("OPENAI_BASE_URL", OPENAI_DEFAULT_URL),
+        ProviderName::Anthropic => ("ANTHROPIC_BASE_URL", ANTHROPIC_DEFAULT_URL),
+    };
+    let env_url = env(url_env).filter(|s| !s.trim().is_empty());
+    flag.map(str::to_owned)
+        .or(env_url)
+        .or_else(|| config_url.map(str::to_owned))
+        .unwrap_or_else(|| default_url.to_owned())
+        .trim()
+        .trim_end_matches('/')
+        .to_owned()
+}
+
 fn provider_settings(
     provider: ProviderName,
     model: String,
@@ -252,13 +319,7 @@ fn provider_settings(
             ANTHROPIC_DEFAULT_URL,
         ),
     };
-    let env_url = env(url_env).filter(|s| !s.trim().is_empty());
-    let base_url = flag_base_url
-        .map(str::to_owned)
-        .or(env_url)
-        .or_else(|| fields.base_url.map(str::to_owned))
-        .unwrap_or_else(|| default_url.to_owned());
-    let base_url = base_url.trim().trim_end_matches('/').to_owned();
+    let base_url = resolve_base_url(provider, fields.base_url, flag_base_url, env);
     if !is_http_url(&base_url) || reqwest::Url::parse(&base_url).is_err() {
         return Err(JudgeError::config(
             config_path.map(Path::to_path_buf),

@@ -228,6 +228,11 @@ pub struct ReplaySpec {
     /// Model the cache was recorded from.
     #[serde(default)]
     pub model: Option<String>,
+    /// Base URL the cache was recorded from (part of every cache key; default:
+    /// `--judge-base-url`, else the provider's base URL variable, else
+    /// `judge.base_url` of agenteval.yaml, else the provider's public API).
+    #[serde(default)]
+    pub base_url: Option<String>,
 }
 
 /// A judge API family.

@@ -221,6 +221,12 @@ impl JudgeSpec {
                 help: "name the model, e.g. `gpt-4o-mini`, or remove the key".into(),
             });
         }
+        // Only a cache key (replay sends nothing), but a typo would miss every answer.
+        url_problems(
+            &mut out,
+            "judge.replay.base_url",
+            self.replay.as_ref().and_then(|r| r.base_url.as_deref()),
+        );
         out
     }
 }
@@ -278,7 +284,7 @@ mod tests {
     #[test]
     fn out_of_range_values_name_the_range() {
         let spec: JudgeSpec = serde_saphyr::from_str(
-            "{runs: 0, temperature: 3, max_cost_usd: -1, excerpt_chars: 10}",
+            "{runs: 0, temperature: 3, max_cost_usd: -1, excerpt_chars: 10, replay: {base_url: 'localhost:8080'}}",
         )
         .unwrap();
         let keys: Vec<String> = spec.problems().into_iter().map(|p| p.key).collect();
@@ -288,7 +294,8 @@ mod tests {
                 "judge.runs",
                 "judge.temperature",
                 "judge.max_cost_usd",
-                "judge.excerpt_chars"
+                "judge.excerpt_chars",
+                "judge.replay.base_url"
             ]
         );
         let p = &spec.problems()[0];

@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 use crate::diagnostic::{FileDiagnostic, named_source};
 use crate::spec::SpecError;
 use crate::spec::model::{CaseEntry, SuiteFile};
+use crate::spec::prompts::{PromptError, PromptFile, read_overrides};
 
 /// A parsed suite file with its includes expanded. Not yet validated: see
 /// [`crate::spec::lint`] and [`crate::spec::suite::Suite`].
@@ -26,8 +27,12 @@ pub struct LoadedSuite {
     pub cases: Vec<LoadedCase>,
     /// Included files, for diagnostics that point into them.
     pub includes: Vec<IncludedFile>,
-    /// `sha256:<hex>` over `suite.yaml` and every included file.
+    /// `sha256:<hex>` over `suite.yaml`, every included file and every
+    /// `judge.prompts` override.
     pub hash: String,
+    /// The `judge.prompts` override files, read from `from` (validation
+    /// reports an error reading them).
+    pub(crate) prompt_files: Result<Vec<PromptFile>, Arc<PromptError>>,
 }
 
 /// A case and where it was written.
@@ -245,6 +250,18 @@ pub(crate) fn load_suite_from(path: &Path, from: &SpecSource) -> Result<LoadedSu
     if !errors.is_empty() {
         return Err(SpecError::invalid(path, errors));
     }
+    let prompt_files = match file.judge.as_ref().and_then(|j| j.prompts.as_ref()) {
+        Some(d) => read_overrides(&dir.join(d), from).map_err(Arc::new),
+        None => Ok(Vec::new()),
+    };
+    // A prompt decides judged verdicts: an override is part of the suite's identity
+    // (suites without overrides hash as before).
+    for f in prompt_files.iter().flatten() {
+        hasher.update(b"\0prompt\0");
+        hasher.update(f.name.as_bytes());
+        hasher.update(b"\0");
+        hasher.update(f.text.as_bytes());
+    }
     let hash = format!("sha256:{}", crate::digest::hex(&hasher.finalize()));
     Ok(LoadedSuite {
         file,
@@ -254,6 +271,7 @@ pub(crate) fn load_suite_from(path: &Path, from: &SpecSource) -> Result<LoadedSu
         cases,
         includes,
         hash,
+        prompt_files,
     })
 }
 

@@ -1,12 +1,16 @@
 //! The judge's prompt templates as a suite sees them: their names, the
 //! built-in texts (compiled into the binary from `src/spec/templates/`), and
 //! a suite's `judge.prompts` directory replacing any of them by name. Lint
-//! checks an override directory here; `llm::prompts` renders the set.
+//! checks an override directory here; `llm::prompts` renders the set. The
+//! override files are read where the suite's rules are (the pull request's
+//! base commit in a `pull_request` event, DESIGN §9).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use minijinja::{Environment, UndefinedBehavior};
+
+use crate::spec::load::SpecSource;
 
 /// Every template, by file name. A suite's `judge.prompts` directory may
 /// hold any of these; other `.j2` names are an error (a typo would
@@ -66,6 +70,99 @@ pub enum PromptError {
     },
 }
 
+/// One override file of a suite's `judge.prompts` directory, read from where
+/// the suite's rules come from (the working tree, or in a pull request the
+/// base commit: a prompt decides judged verdicts, so it is one of the rules).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PromptFile {
+    pub name: &'static str,
+    /// Where it was read: the path, or `rev:path` for a git revision.
+    pub path: PathBuf,
+    pub text: String,
+}
+
+/// The `*.j2` files of `dir`, read from `from`, sorted by name. A name that
+/// is not a template's is an error (a typo would otherwise be silently
+/// ignored); so is a directory `from` does not have.
+pub(crate) fn read_overrides(
+    dir: &Path,
+    from: &SpecSource,
+) -> Result<Vec<PromptFile>, PromptError> {
+    let mut files: Vec<(String, PathBuf)> = match from {
+        SpecSource::Worktree => {
+            let entries = std::fs::read_dir(dir).map_err(|source| PromptError::Io {
+                action: "read the prompt directory",
+                path: dir.to_path_buf(),
+                source,
+            })?;
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .map(|p| {
+                    let name = p
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    (name, p)
+                })
+                .collect()
+        }
+        SpecSource::Git(rev) => {
+            let shown = crate::fsutil::git::shown_at(rev, dir);
+            let names = crate::fsutil::git::list_dir_at(rev, dir).map_err(|e| PromptError::Io {
+                action: "read the prompt directory",
+                path: shown.clone(),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+            // git has no empty directories: nothing listed is no directory.
+            if names.is_empty() {
+                return Err(PromptError::Io {
+                    action: "read the prompt directory",
+                    path: shown,
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        format!("`{rev}` has no such directory"),
+                    ),
+                });
+            }
+            names
+                .into_iter()
+                .map(|n| (n.clone(), dir.join(n)))
+                .collect()
+        }
+    };
+    files.retain(|(n, _)| Path::new(n).extension().is_some_and(|e| e == "j2"));
+    files.sort();
+    let mut out = Vec::new();
+    for (file_name, path) in files {
+        let shown = match from {
+            SpecSource::Worktree => path.clone(),
+            SpecSource::Git(rev) => crate::fsutil::git::shown_at(rev, &path),
+        };
+        let Some(name) = TEMPLATE_NAMES.iter().find(|n| **n == file_name) else {
+            return Err(PromptError::Template {
+                name: file_name,
+                path: Some(shown),
+                message: format!(
+                    "not a template name; the templates are {}",
+                    TEMPLATE_NAMES.join(", ")
+                ),
+            });
+        };
+        let text = from.read(&path).map_err(|e| PromptError::Io {
+            action: "read the prompt template",
+            path: shown.clone(),
+            source: e.into_io(),
+        })?;
+        out.push(PromptFile {
+            name,
+            path: shown,
+            text,
+        });
+    }
+    Ok(out)
+}
+
 /// The compiled templates of one suite.
 #[derive(Debug)]
 pub(crate) struct TemplateSet {
@@ -75,48 +172,25 @@ pub(crate) struct TemplateSet {
 }
 
 impl TemplateSet {
-    /// The built-in templates, with the files of `dir` (if given) replacing
-    /// those of the same name.
+    /// The built-in templates, with the working tree's files of `dir` (if
+    /// given) replacing those of the same name.
     pub(crate) fn load(dir: Option<&Path>) -> Result<Self, PromptError> {
+        let files = match dir {
+            Some(dir) => read_overrides(dir, &SpecSource::Worktree)?,
+            None => Vec::new(),
+        };
+        Self::build(&files)
+    }
+
+    /// The built-in templates with `files` replacing those of the same name.
+    pub(crate) fn build(files: &[PromptFile]) -> Result<Self, PromptError> {
         let mut sources: BTreeMap<&'static str, (String, Option<PathBuf>)> = TEMPLATE_NAMES
             .iter()
             .zip(BUILT_IN)
             .map(|(n, s)| (*n, (s.to_owned(), None)))
             .collect();
-        if let Some(dir) = dir {
-            let entries = std::fs::read_dir(dir).map_err(|source| PromptError::Io {
-                action: "read the prompt directory",
-                path: dir.to_path_buf(),
-                source,
-            })?;
-            let mut files: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "j2"))
-                .collect();
-            files.sort();
-            for path in files {
-                let file_name = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let Some(name) = TEMPLATE_NAMES.iter().find(|n| **n == file_name) else {
-                    return Err(PromptError::Template {
-                        name: file_name,
-                        path: Some(path),
-                        message: format!(
-                            "not a template name; the templates are {}",
-                            TEMPLATE_NAMES.join(", ")
-                        ),
-                    });
-                };
-                let text = std::fs::read_to_string(&path).map_err(|source| PromptError::Io {
-                    action: "read the prompt template",
-                    path: path.clone(),
-                    source,
-                })?;
-                sources.insert(name, (text, Some(path)));
-            }
+        for f in files {
+            sources.insert(f.name, (f.text.clone(), Some(f.path.clone())));
         }
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);

@@ -39,6 +39,9 @@ pub struct Suite {
     pub scoring: ScoringSpec,
     pub pricing: BTreeMap<String, PriceSpec>,
     pub judge: JudgeSpec,
+    /// The `judge.prompts` override files, read where the rules were (the
+    /// pull request's base commit in a `pull_request` event).
+    pub(crate) prompt_files: Vec<crate::spec::prompts::PromptFile>,
     /// `task.success`: task success from ground truth.
     pub task_success: Option<TaskSuccess>,
     pub cases: Vec<Case>,

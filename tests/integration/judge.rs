@@ -5,6 +5,7 @@
 mod calibrate;
 mod cli;
 mod engine;
+mod fallback;
 mod gpa;
 mod profiles;
 mod prose;

@@ -22,6 +22,7 @@ mod messages;
 mod orphans;
 mod out_links;
 mod panics;
+mod prompt_rules;
 mod resources;
 mod rules;
 mod secrets;

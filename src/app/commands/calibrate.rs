@@ -60,11 +60,22 @@ pub(crate) fn judge_golden(
     golden: &Golden,
     settings: &EvalSettings,
 ) -> Result<(CalibrationReport, JudgeSummary)> {
-    let Some(judge) = settings.judge_run.for_suite(suite)? else {
+    let Some(mut judge) = settings.judge_run.for_suite(suite)? else {
         return Err(Error::Internal(
             "a judge mode without judge settings".into(),
         ));
     };
+    // GPA labels: the judge is asked the GPA question of the labelled cases, whatever
+    // the suite's `trace_judges` say.
+    let gpa = crate::spec::judge::TraceJudgeName::Gpa;
+    if golden
+        .labels
+        .iter()
+        .any(|l| matches!(l.item, crate::judged::calibrate::golden::Item::Gpa(_)))
+        && !judge.settings.trace_judges.contains(&gpa)
+    {
+        judge.settings.trace_judges.push(gpa);
+    }
     let catalog =
         ToolCatalog::new(&suite.tools).map_err(|e| RunnerError::Catalog(e.to_string()))?;
     let step_settings = StepSettings::from_suite(suite);

@@ -34,8 +34,13 @@ use crate::spec::model::StepType;
 /// The judge's answer for one metric of one step.
 #[derive(Debug, Clone, PartialEq)]
 pub enum MetricJudgment {
-    /// 1–5 with the judge's reasoning.
-    Score { value: f64, notes: String },
+    /// 1–5 with the judge's reasoning, and the judge that answered
+    /// (`judge:<provider>/<model>`: the primary, or a fallback).
+    Score {
+        value: f64,
+        notes: String,
+        by: String,
+    },
     /// No score, and why (`judge_error: …`, `budget exhausted`, …).
     NotAvailable(String),
 }
@@ -43,7 +48,8 @@ pub enum MetricJudgment {
 /// The judge's answers for one case: (node id, metric) → answer.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StepJudgments {
-    /// `judge:<provider>/<model>`.
+    /// `judge:<provider>/<model>` of the configured (primary) judge: named when
+    /// no judge answered. A score names the judge that gave it.
     pub by: String,
     pub metrics: BTreeMap<(String, Metric), MetricJudgment>,
 }
@@ -102,11 +108,13 @@ impl StepScorer for JudgedScorer<'_> {
             return rules;
         }
         let node = input.node;
-        let mut judged: Vec<(Metric, f64, &str)> = Vec::new();
+        let mut judged: Vec<(Metric, f64, &str, &str)> = Vec::new();
         let mut missing: Vec<String> = Vec::new();
         for &m in judged_metrics(node.step_type) {
             match self.judged.metrics.get(&(node.id.clone(), m)) {
-                Some(MetricJudgment::Score { value, notes }) => judged.push((m, *value, notes)),
+                Some(MetricJudgment::Score { value, notes, by }) => {
+                    judged.push((m, *value, notes, by));
+                }
                 Some(MetricJudgment::NotAvailable(why)) => {
                     missing.push(format!("{}: {why}", m.as_str()));
                 }
@@ -129,7 +137,7 @@ impl StepScorer for JudgedScorer<'_> {
         }
         let mut merged: BTreeMap<Metric, f64> = rules.metrics.iter().copied().collect();
         let mut from_judge: BTreeMap<Metric, f64> = BTreeMap::new();
-        for (m, v, _) in &judged {
+        for (m, v, _, _) in &judged {
             let e = merged.entry(*m).or_insert(*v);
             if *v <= *e {
                 *e = *v;
@@ -146,9 +154,15 @@ impl StepScorer for JudgedScorer<'_> {
             .filter(|(m, _)| from_judge.contains_key(m))
             .and_then(|(m, _)| failure_of(node.step_type, m))
             .or(rules.failure);
+        // The judges whose scores the step took (a fallback answers when the primary
+        // could not): each score is attributed to the judge that gave it.
+        let mut by: Vec<&str> = judged.iter().map(|(_, _, _, b)| *b).collect();
+        by.sort_unstable();
+        by.dedup();
+        let by = by.join("+");
         let mut notes: Vec<String> = judged
             .iter()
-            .map(|(m, v, why)| {
+            .map(|(m, v, why, _)| {
                 let why = crate::output::cap_chars(why, 160);
                 if why.is_empty() {
                     format!("{} {v}", m.as_str())
@@ -158,14 +172,14 @@ impl StepScorer for JudgedScorer<'_> {
             })
             .collect();
         notes.extend(missing.iter().map(|m| format!("no score for {m}")));
-        let mut text = format!("{}: {}", self.judged.by, notes.join("; "));
+        let mut text = format!("{by}: {}", notes.join("; "));
         if !rules.metrics.is_empty() && !rules.notes.is_empty() {
             text = format!("rules: {}; {text}", rules.notes);
         }
         let scored_by = if rules.metrics.is_empty() {
-            self.judged.by.clone()
+            by
         } else {
-            format!("rules+{}", self.judged.by)
+            format!("rules+{by}")
         };
         let mut out = StepScore::from_metrics(&scored_by, metrics, text, failure);
         out.judge_missing = !missing.is_empty();
@@ -201,6 +215,7 @@ mod tests {
                         MetricJudgment::Score {
                             value: *v,
                             notes: "why".into(),
+                            by: "judge:openai/m".into(),
                         },
                     )
                 })
@@ -240,6 +255,22 @@ mod tests {
             [(Metric::Completeness, 4.0), (Metric::Feasibility, 2.0)]
         );
         // With nothing judged, the rules' N/A stands.
+        // A score a fallback gave is the fallback's, whoever the primary is.
+        let mut mixed = j.clone();
+        mixed.by = "judge:anthropic/primary".into();
+        if let Some(MetricJudgment::Score { by, .. }) =
+            mixed.metrics.get_mut(&("s1".into(), Metric::Feasibility))
+        {
+            *by = "judge:openai/fallback".into();
+        }
+        let s = JudgedScorer::new(&mixed).score(&input(&plan, &catalog));
+        assert_eq!(s.scored_by, "judge:openai/fallback+judge:openai/m");
+        assert!(
+            s.notes
+                .starts_with("judge:openai/fallback+judge:openai/m: "),
+            "{}",
+            s.notes
+        );
         let empty = StepJudgments::default();
         assert_eq!(
             JudgedScorer::new(&empty)

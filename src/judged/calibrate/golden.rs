@@ -1,5 +1,6 @@
-//! The golden set: human labels for tier-3 checkpoints and judged step
-//! metrics of recorded cases (`suites/<suite>/golden.yaml` by default).
+//! The golden set: human labels for tier-3 checkpoints, judged step metrics
+//! and GPA dimensions of recorded cases (`suites/<suite>/golden.yaml` by
+//! default).
 //!
 //! ```yaml
 //! source: Two support leads labelled 40 cases independently, disagreements resolved, 2025-06
@@ -7,6 +8,7 @@
 //!   - {case: sb-001, checkpoint: P3-01, label: PASS}          # PASS | PARTIAL | FAIL
 //!   - {case: sb-001, step: s8, metric: faithfulness, label: 4} # 1–5
 //!   - {case: sb-003, step: s1, label: 3}                      # the step's score (lowest metric)
+//!   - {case: sb-003, gpa: goal_fulfillment, label: 1}         # a GPA dimension, 0–3
 //! ```
 //!
 //! `source` is required and printed with every result: who labelled, so
@@ -43,6 +45,9 @@ struct LabelEntry {
     step: Option<String>,
     #[serde(default)]
     metric: Option<String>,
+    /// A GPA dimension (`goal_fulfillment`, …).
+    #[serde(default)]
+    gpa: Option<String>,
     label: serde_json::Value,
 }
 
@@ -55,6 +60,8 @@ pub enum Item {
         step: String,
         metric: Option<Metric>,
     },
+    /// A GPA dimension of the whole run.
+    Gpa(String),
 }
 
 /// One human label.
@@ -62,7 +69,7 @@ pub enum Item {
 pub struct GoldenLabel {
     pub case: String,
     pub item: Item,
-    /// `PASS`/`PARTIAL`/`FAIL`, or `1`…`5`.
+    /// `PASS`/`PARTIAL`/`FAIL`, `1`…`5` (steps), or `0`…`3` (GPA).
     pub label: String,
     pub line: usize,
 }
@@ -106,7 +113,7 @@ pub fn load_golden(path: &Path, suite: &Suite) -> Result<Golden, JudgeError> {
         serde_saphyr::from_str_with_options(named.inner(), crate::spec::load::yaml_options()).map_err(|e| {
             JudgeError::Golden(Box::new(
                 crate::spec::load::yaml_error(path, &named, &e).with_help(
-                    "a golden set is `source: <who labelled>` and `labels: [{case, checkpoint | step (+ metric), label}]`",
+                    "a golden set is `source: <who labelled>` and `labels: [{case, checkpoint | step (+ metric) | gpa, label}]`",
                 ),
             ))
         })?;
@@ -134,8 +141,34 @@ pub fn load_golden(path: &Path, suite: &Suite) -> Result<Golden, JudgeError> {
             serde_json::Value::Number(n) => n.to_string(),
             other => other.to_string(),
         };
-        let item = match (&e.checkpoint, &e.step) {
-            (Some(cp), None) => {
+        let item = match (&e.checkpoint, &e.step, &e.gpa) {
+            (None, None, Some(dim)) => {
+                let dims = crate::model::trace_judges::GPA_DIMENSIONS;
+                if !dims.iter().any(|(d, _)| d == dim) {
+                    let names: Vec<&str> = dims.iter().map(|(d, _)| *d).collect();
+                    return Err(bad(
+                        line,
+                        format!("`{dim}` is not a GPA dimension"),
+                        &format!("GPA dimensions: {}", names.join(", ")),
+                    ));
+                }
+                if !matches!(label.as_str(), "0" | "1" | "2" | "3") {
+                    return Err(bad(
+                        line,
+                        format!("label `{label}` of GPA `{dim}` is not a whole number from 0 to 3"),
+                        "GPA labels are scores 0–3",
+                    ));
+                }
+                if e.metric.is_some() {
+                    return Err(bad(
+                        line,
+                        "`metric` is for step labels".into(),
+                        "remove `metric`",
+                    ));
+                }
+                Item::Gpa(dim.clone())
+            }
+            (Some(cp), None, None) => {
                 match suite.checkpoint(cp).map(|c| &c.check) {
                     Some(Check::Semantic { .. }) => {}
                     Some(_) => {
@@ -171,7 +204,7 @@ pub fn load_golden(path: &Path, suite: &Suite) -> Result<Golden, JudgeError> {
                 }
                 Item::Checkpoint(cp.clone())
             }
-            (None, Some(step)) => {
+            (None, Some(step), None) => {
                 let metric = match &e.metric {
                     None => None,
                     Some(m) => Some(metric_named(m).ok_or_else(|| {
@@ -195,8 +228,8 @@ pub fn load_golden(path: &Path, suite: &Suite) -> Result<Golden, JudgeError> {
             _ => {
                 return Err(bad(
                     line,
-                    "a label names either `checkpoint` or `step`".into(),
-                    "e.g. `{case: c1, checkpoint: P3-01, label: PASS}`",
+                    "a label names one of `checkpoint`, `step` or `gpa`".into(),
+                    "e.g. `{case: c1, checkpoint: P3-01, label: PASS}` or `{case: c1, gpa: goal_fulfillment, label: 2}`",
                 ));
             }
         };

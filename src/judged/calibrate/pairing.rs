@@ -3,7 +3,8 @@
 //!
 //! A checkpoint pairs with the judge's tier-3 verdict (majority over
 //! repeats); a step metric with the judge's score for it; a step's overall
-//! label with the lowest of the judge's scores for that step. Items the
+//! label with the lowest of the judge's scores for that step; a GPA
+//! dimension with the judge's 0–3 score for it. Items the
 //! judge has no answer for (an error, the budget, the cache, or not asked
 //! because the rules were certain) are listed with the reason, never paired.
 
@@ -51,6 +52,9 @@ pub struct CalibrationReport {
     pub kappa_threshold: f64,
     pub checkpoints: Group,
     pub steps: Group,
+    /// GPA dimensions (0–3), when the golden set labels any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpa: Option<Group>,
     pub unpaired: Vec<Unpaired>,
     pub warnings: Vec<String>,
 }
@@ -70,6 +74,7 @@ fn describe(item: &Item) -> String {
             metric: Some(m),
         } => format!("{step}.{}", m.as_str()),
         Item::Step { step, metric: None } => format!("{step} (score)"),
+        Item::Gpa(dim) => format!("gpa:{dim}"),
     }
 }
 
@@ -83,6 +88,9 @@ pub fn pair(
 ) -> Result<CalibrationReport, JudgeError> {
     let verdicts = Scale::verdicts();
     let scores = Scale::integers("step scores (1–5)", 1, 5);
+    let gpa_scale = Scale::integers("GPA scores (0–3)", 0, 3);
+    let mut gpa_pairs = Vec::new();
+    let mut gpa_items: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut cp_pairs = Vec::new();
     let mut step_pairs = Vec::new();
     let mut cp_items: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -99,6 +107,28 @@ pub fn pair(
             continue;
         };
         match &l.item {
+            Item::Gpa(dim) => {
+                let Some(score) = case
+                    .judgments
+                    .trace_judges
+                    .iter()
+                    .find(|t| t.judge == crate::judged::gpa::GPA && t.dimension == *dim)
+                else {
+                    unpaired.push(skip("the judge was not asked for GPA".into()));
+                    continue;
+                };
+                let Some(value) = score.score else {
+                    unpaired.push(skip(score.na_reason.clone().unwrap_or_default()));
+                    continue;
+                };
+                let judged = format!("{}", value.round() as u8);
+                if let (Some(h), Some(j)) = (gpa_scale.index(&l.label), gpa_scale.index(&judged)) {
+                    gpa_pairs.push((h, j));
+                    let e = gpa_items.entry(dim.clone()).or_default();
+                    e.0 += 1;
+                    e.1 += usize::from(h == j);
+                }
+            }
             Item::Checkpoint(cp) => {
                 let Some(v) = case.judgments.checkpoints.verdicts.get(cp) else {
                     unpaired.push(skip(
@@ -191,8 +221,16 @@ pub fn pair(
     };
     let checkpoints = group(&verdicts, &cp_pairs, cp_items);
     let steps = group(&scores, &step_pairs, step_items);
+    let gpa = golden
+        .labels
+        .iter()
+        .any(|l| matches!(l.item, Item::Gpa(_)))
+        .then(|| group(&gpa_scale, &gpa_pairs, gpa_items));
     let mut warnings = Vec::new();
-    for g in [&checkpoints, &steps] {
+    for g in [Some(&checkpoints), Some(&steps), gpa.as_ref()]
+        .into_iter()
+        .flatten()
+    {
         if g.below_threshold
             && let Some(s) = &g.stats
         {
@@ -223,6 +261,7 @@ pub fn pair(
         kappa_threshold,
         checkpoints,
         steps,
+        gpa,
         unpaired,
         warnings,
     })

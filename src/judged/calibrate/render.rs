@@ -71,6 +71,10 @@ pub(crate) fn render_text(r: &CalibrationReport) -> String {
     group(&mut out, &r.checkpoints);
     out.push('\n');
     group(&mut out, &r.steps);
+    if let Some(gpa) = &r.gpa {
+        out.push('\n');
+        group(&mut out, gpa);
+    }
     if !r.unpaired.is_empty() {
         let _ = writeln!(out, "\nnot paired ({}):", r.unpaired.len());
         for u in &r.unpaired {

@@ -108,6 +108,7 @@ pub(crate) fn validate(loaded: &LoadedSuite) -> Validation {
         scoring: file.scoring.clone().unwrap_or_default(),
         pricing: file.pricing.clone(),
         judge: file.judge.clone().unwrap_or_default(),
+        prompt_files: loaded.prompt_files.clone().unwrap_or_default(),
         task_success,
         cases,
     });

@@ -11,18 +11,23 @@ pub(super) fn validate(cx: &mut Ctx<'_>) {
     for p in spec.problems() {
         cx.error(at, p.message, p.help);
     }
-    if let Some(dir) = &spec.prompts {
-        let path = cx.loaded.dir.join(dir);
-        match crate::spec::prompts::TemplateSet::load(Some(&path)) {
-            Ok(_) => {}
-            Err(e) => cx.error(
+    if spec.prompts.is_some() {
+        // Read at load, from where the rules come from (the base commit in a pull request).
+        let problem = match &cx.loaded.prompt_files {
+            Ok(files) => crate::spec::prompts::TemplateSet::build(files)
+                .err()
+                .map(|e| e.to_string()),
+            Err(e) => Some(e.to_string()),
+        };
+        if let Some(e) = problem {
+            cx.error(
                 at,
                 format!("`judge.prompts`: {e}"),
                 format!(
                     "the directory holds minijinja templates named like the built-in ones: {}",
                     crate::spec::prompts::TEMPLATE_NAMES.join(", ")
                 ),
-            ),
+            );
         }
     }
 }

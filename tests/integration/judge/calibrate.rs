@@ -147,6 +147,21 @@ fn bad_golden_sets_are_located_errors_and_calibrate_needs_a_judge() {
             65,
             "the rules score it, never the judge",
         ),
+        (
+            "source: x\nlabels:\n  - {case: sb-001, gpa: vibes, label: 2}\n",
+            65,
+            "`vibes` is not a GPA dimension",
+        ),
+        (
+            "source: x\nlabels:\n  - {case: sb-001, gpa: goal_fulfillment, label: 4}\n",
+            65,
+            "is not a whole number from 0 to 3",
+        ),
+        (
+            "source: x\nlabels:\n  - {case: sb-001, gpa: goal_fulfillment, step: s8, label: 2}\n",
+            65,
+            "one of `checkpoint`, `step` or `gpa`",
+        ),
         ("labels: []\n", 65, "source"),
     ] {
         let golden = dir.path().join("golden.yaml");

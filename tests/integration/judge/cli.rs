@@ -166,14 +166,14 @@ async fn the_cache_answers_a_new_process_and_replay_needs_no_server() {
     let questions = first["judge"]["questions"].as_u64().unwrap();
     assert_eq!(first["judge"]["calls"].as_u64(), Some(questions));
 
-    // A second process, and a server that now fails everything: all from the cache.
-    let broken = MockServer::start().await;
+    // A second process, and the server now fails everything: all from the cache.
+    server.reset().await;
     Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(500))
         .expect(0)
-        .mount(&broken)
+        .mount(&server)
         .await;
-    let (out, second) = run(&s, &config, &strs(&live(&broken, &cache)));
+    let (out, second) = run(&s, &config, &strs(&live(&server, &cache)));
     assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
     let second = second.unwrap();
     assert_eq!(second["judge"]["cache_hits"].as_u64(), Some(questions));
@@ -183,9 +183,31 @@ async fn the_cache_answers_a_new_process_and_replay_needs_no_server() {
         "cached answers give the same report"
     );
 
-    // Replay: the cache only, under the identity it was recorded with.
+    // Replay: the cache only, under the identity and base URL it was recorded with.
     let cache_arg = cache.to_str().unwrap();
+    let url = format!("{}/v1", server.uri());
     let (out, replayed) = run(
+        &s,
+        &config,
+        &[
+            "--judge",
+            "replay",
+            "--judge-model",
+            "m",
+            "--judge-base-url",
+            &url,
+            "--judge-cache",
+            cache_arg,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+    let replayed = replayed.unwrap();
+    assert_eq!(replayed["cases"], first["cases"]);
+    assert_eq!(replayed["judge"]["provider"], "replay");
+    assert_eq!(replayed["judge"]["model"], "openai/m");
+
+    // The same model at another server (its default URL here) shares no answer.
+    let (_, elsewhere) = run(
         &s,
         &config,
         &[
@@ -197,11 +219,10 @@ async fn the_cache_answers_a_new_process_and_replay_needs_no_server() {
             cache_arg,
         ],
     );
-    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
-    let replayed = replayed.unwrap();
-    assert_eq!(replayed["cases"], first["cases"]);
-    assert_eq!(replayed["judge"]["provider"], "replay");
-    assert_eq!(replayed["judge"]["model"], "openai/m");
+    assert_eq!(
+        elsewhere.unwrap()["judge"]["not_in_cache"].as_u64(),
+        Some(questions)
+    );
 
     // Replay of another model: nothing is in the cache, everything N/A, exit 0.
     let (out, missing) = run(

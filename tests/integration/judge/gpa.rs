@@ -326,3 +326,56 @@ async fn the_judge_names_recurring_issues_only_when_asked() {
     assert_eq!(g["cases"], 2);
     assert!(g["id"].as_str().unwrap().starts_with("I-"));
 }
+
+#[tokio::test]
+async fn calibrate_pairs_gpa_labels_with_the_judges_dimension_scores() {
+    // The suite does not ask for GPA: GPA labels make `calibrate` ask it of the labelled
+    // cases. The judge scores every dimension 3 and `tool_calling` 1.
+    let s = JudgeSuite::new("{steps: false}", &["c1", "c2", "c3"]);
+    let config = s.config("{}");
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(responder(json!(3), json!(1)))
+        .mount(&server)
+        .await;
+    let golden = s.path("golden.yaml");
+    std::fs::write(
+        &golden,
+        "source: scripted test labels\nlabels:\n  - {case: c1, gpa: goal_fulfillment, label: 3}\n  - {case: c2, gpa: goal_fulfillment, label: 3}\n  - {case: c3, gpa: tool_calling, label: 1}\n  - {case: c1, gpa: tool_calling, label: 2}\n  - {case: c2, checkpoint: T3-01, label: PASS}\n",
+    )
+    .unwrap();
+    let out = judge_bin(&config)
+        .args(["calibrate", "--suites-dir"])
+        .arg(s.dir.path())
+        .args([
+            "--suite",
+            super::support::SUITE,
+            "--format",
+            "json",
+            "--golden",
+        ])
+        .arg(&golden)
+        .args(strs(&live(&server, &s.path("cache"))))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let r: Value = serde_json::from_str(&stdout).unwrap();
+    let gpa = &r["gpa"];
+    assert_eq!(gpa["scale"], "GPA scores (0–3)", "{r}");
+    assert_eq!(gpa["stats"]["n"], 4, "{gpa}");
+    assert_eq!(gpa["stats"]["agreement"], 0.75, "{gpa}");
+    assert_eq!(gpa["by_item"]["goal_fulfillment"], json!([2, 2]));
+    assert_eq!(gpa["by_item"]["tool_calling"], json!([2, 1]));
+    assert_eq!(r["checkpoints"]["stats"]["n"], 1);
+    assert!(r["unpaired"].as_array().unwrap().is_empty(), "{r}");
+    // One GPA question per labelled case, whatever the suite's `trace_judges`.
+    let gpa_questions = server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|q| system_of(q).contains("Agent GPA"))
+        .count();
+    assert_eq!(gpa_questions, 3);
+}

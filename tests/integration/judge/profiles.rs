@@ -298,3 +298,117 @@ async fn a_rejection_naming_no_parameter_is_shown_escaped_in_the_terminal() {
         "no raw line break: {stdout}"
     );
 }
+
+/// A server without structured outputs: Anthropic's 400 for a field it does not know.
+const ANTHROPIC_NO_OUTPUT_CONFIG: &str = r#"{"type":"error","error":{"type":"invalid_request_error","message":"output_config: Extra inputs are not permitted"}}"#;
+
+/// `run` of a two-case judged suite against an Anthropic stand-in at `server` with `model`.
+fn run_anthropic(
+    s: &JudgeSuite,
+    config: &std::path::Path,
+    model: &str,
+    server: &MockServer,
+    cache: &str,
+) -> Value {
+    let out_file = s.path("report.json");
+    let out = judge_bin(config)
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .args(["run", "--suites-dir"])
+        .arg(s.dir.path())
+        .args([
+            "--suite",
+            super::support::SUITE,
+            "--deterministic",
+            "--judge-concurrency",
+            "1",
+            "--out",
+        ])
+        .arg(&out_file)
+        .args(flags("anthropic", model, server, &s.path(cache)))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+    serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn a_claude_model_with_structured_outputs_is_sent_the_answer_schema() {
+    let s = JudgeSuite::new("{}", &["c1", "c2"]);
+    let config = s.config("{}");
+
+    // Claude Sonnet 4.5 has structured outputs: every JSON question carries its schema in
+    // `output_config.format` (no beta header needed), the score-line questions none.
+    let (server, seen) = provider(&[], true).await;
+    let report = run_anthropic(&s, &config, "claude-sonnet-4-5", &server, "cache-a");
+    assert_eq!(report["judge"]["errors"], 0, "{}", report["judge"]);
+    let bodies = seen.lock().unwrap().clone();
+    let checkpoint: Vec<&Value> = bodies
+        .iter()
+        .filter(|b| {
+            b["system"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("checkpoint")
+        })
+        .collect();
+    assert_eq!(checkpoint.len(), 2);
+    for b in &checkpoint {
+        let format = &b["output_config"]["format"];
+        assert_eq!(format["type"], "json_schema", "{b}");
+        assert_eq!(
+            format["schema"]["properties"]["verdict"]["enum"],
+            serde_json::json!(["PASS", "PARTIAL", "FAIL"]),
+            "{b}"
+        );
+        assert_eq!(format["schema"]["additionalProperties"], false, "{b}");
+    }
+    let with_schema = bodies
+        .iter()
+        .filter(|b| b.get("output_config").is_some())
+        .count();
+    // Per case: T3-01 and the semantic task are JSON; the 7 step metrics are score lines.
+    assert_eq!(with_schema, 4, "{bodies:?}");
+    for r in server.received_requests().await.unwrap() {
+        assert!(r.headers.get("anthropic-beta").is_none());
+    }
+
+    // An older model is not sent one.
+    let (server, seen) = provider(&[], true).await;
+    run_anthropic(&s, &config, "claude-3-5-haiku-20241022", &server, "cache-b");
+    assert!(
+        seen.lock()
+            .unwrap()
+            .iter()
+            .all(|b| b.get("output_config").is_none())
+    );
+
+    // A server that does not take it (a proxy, say) says so once: asked again without, and
+    // the rest of the run leaves it out; every question is answered from the text.
+    let (server, seen) = provider(&[("output_config", ANTHROPIC_NO_OUTPUT_CONFIG)], true).await;
+    let report = run_anthropic(&s, &config, "claude-sonnet-4-5", &server, "cache-c");
+    assert_eq!(report["judge"]["errors"], 0, "{}", report["judge"]);
+    let bodies = seen.lock().unwrap().clone();
+    assert_eq!(
+        bodies
+            .iter()
+            .filter(|b| b.get("output_config").is_some())
+            .count(),
+        1,
+        "{bodies:?}"
+    );
+    assert_eq!(
+        Some(bodies.len() as u64 - 1),
+        report["judge"]["questions"].as_u64()
+    );
+
+    // `structured_output: off` sends none, whatever the model.
+    let off = s.config("{structured_output: off}");
+    let (server, seen) = provider(&[], true).await;
+    run_anthropic(&s, &off, "claude-sonnet-4-5", &server, "cache-d");
+    assert!(
+        seen.lock()
+            .unwrap()
+            .iter()
+            .all(|b| b.get("output_config").is_none())
+    );
+}

@@ -108,6 +108,8 @@ async fn an_answer_in_the_wrong_format_is_asked_once_more_with_the_reason() {
             "replay",
             "--judge-model",
             "m",
+            "--judge-base-url",
+            &format!("{}/v1", server.uri()),
             "--judge-cache",
             cache.to_str().unwrap(),
         ],

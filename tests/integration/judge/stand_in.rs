@@ -91,6 +91,7 @@ fn the_stand_in_answers_like_a_judge_and_says_it_is_not_one() {
             }
         }
     }
+    let url = stand_in.url.clone();
     drop(stand_in);
     let (out, replayed) = run(
         &s,
@@ -100,6 +101,8 @@ fn the_stand_in_answers_like_a_judge_and_says_it_is_not_one() {
             "replay",
             "--judge-model",
             model,
+            "--judge-base-url",
+            &url,
             "--judge-cache",
             cache,
         ],
