@@ -122,7 +122,7 @@ fn partial(cx: &mut Ctx<'_>, workflow: &crate::spec::model::WorkflowSpec, tools:
     cx.warning(
         loc(&first.id),
         format!(
-            "the workflow names {} of the {} catalog tools ({}{more} are not named) and does not say whether it is exhaustive; calls of tools it does not name are allowed",
+            "the workflow names {} of the {} catalog tools and does not say whether it is exhaustive (not named: {}{more}); calls of tools it does not name are allowed",
             named.len(),
             named.len() + unnamed.len(),
             shown.join(", ")
