@@ -38,6 +38,10 @@ impl Formatter for Guarded<'_> {
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
+        // The common case: ASCII with no `#` and no DEL holds nothing to escape.
+        if !fragment.bytes().any(|b| b == b'#' || b >= 0x7f) {
+            return writer.write_all(fragment.as_bytes());
+        }
         // serde splits a string only at the characters it escapes (`"`, `\`,
         // C0), so a `##[` always lies inside one fragment.
         let mut rest = fragment;
