@@ -222,3 +222,42 @@ fn issue_22_pydantic_ai_operation_cost_is_summed() {
     );
     assert_eq!(paris["tool_use"]["invalid_args"], 0, "{paris:#}");
 }
+
+/// Issue 22 item 4: `LangGraph`'s AGENT spans through
+/// openinference-instrumentation-langchain 0.1.80 carry no `agent.name`;
+/// the span name (the graph node, `agent`) names the agent, and the model
+/// calls under it inherit it. The `tools` node is no agent.
+#[test]
+fn issue_22_an_openinference_agent_span_without_agent_name_is_named_by_its_span() {
+    let trace = load_one(LANGGRAPH);
+    let agents: Vec<&agenteval_gate::trace::Span> = trace
+        .spans
+        .iter()
+        .filter(|s| s.kind == SpanKind::Agent)
+        .collect();
+    assert_eq!(agents.len(), 3, "one AGENT span per model turn");
+    assert!(agents.iter().all(|s| s.agent.as_deref() == Some("agent")));
+    let llm_agents: Vec<Option<&str>> = trace
+        .spans
+        .iter()
+        .filter(|s| s.kind == SpanKind::Llm)
+        .map(|s| s.agent.as_deref())
+        .collect();
+    assert_eq!(llm_agents, [Some("agent"); 3]);
+    // The tools run under the `tools` CHAIN node, outside every AGENT span.
+    assert!(
+        trace
+            .spans
+            .iter()
+            .filter(|s| s.kind == SpanKind::Tool)
+            .all(|s| s.agent.is_none())
+    );
+    // Through the binary: the tree names the agent.
+    let out = bin()
+        .arg("trace")
+        .arg(trace_fixture(LANGGRAPH))
+        .output()
+        .unwrap();
+    let (stdout, _) = outputs(&out);
+    assert!(stdout.contains("@agent"), "{stdout}");
+}
