@@ -22,7 +22,7 @@ pub fn write_stdout(text: &str) -> Result<(), OutputError> {
         .map_err(OutputError::Stdout)
 }
 
-/// Write a document in a machine format (JSON, JUnit XML, Markdown, HTML,
+/// Write a document in a machine format (JSON, `JUnit` XML, Markdown, HTML,
 /// Mermaid) to stdout. Its renderer escaped every string by the format's
 /// own rules, so it does not pass the terminal escaper (whose `\u{200e}`
 /// is no JSON escape: it would make the JSON invalid, issue 22); only the

@@ -1,4 +1,4 @@
-//! OpenAI Agents SDK handoffs, linked to the model's request.
+//! `OpenAI` Agents SDK handoffs, linked to the model's request.
 //!
 //! The SDK offers each handoff to the model as a tool named
 //! `transfer_to_<agent>` (its `Handoff.default_tool_name`: the agent's name
@@ -78,7 +78,7 @@ pub(crate) fn link_handoffs(spans: &mut [Span]) {
             continue;
         };
         tool.name = request.name;
-        tool.call_id = request.id.clone();
+        tool.call_id.clone_from(&request.id);
         // The span records the agent handing off (`triage_agent`), not
         // arguments: the request's are the call's (none: `{}`).
         tool.arguments = Some(if request.arguments.is_null() {

@@ -265,7 +265,7 @@ fn issue_22_an_openinference_agent_span_without_agent_name_is_named_by_its_span(
 const AGENTS_OPENINFERENCE: &str = "openai-agents/console_handoff_openinference.jsonl";
 const AGENTS_OTEL_V2: &str = "openai-agents/console_handoff_otel_v2.jsonl";
 
-/// Issue 22 item 4: an OpenAI Agents SDK handoff through
+/// Issue 22 item 4: an `OpenAI` Agents SDK handoff through
 /// openinference-instrumentation-openai-agents 2.6.0 is one step: the
 /// `handoff to weather_agent` span executes the model's
 /// `transfer_to_weather_agent` request (`call_1_0`).

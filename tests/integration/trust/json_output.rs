@@ -1,7 +1,7 @@
 //! Issue 22, item 5, through the binary: machine formats are escaped by
 //! their own rules and never by the terminal escaper. Any string in any
 //! field of a trace comes back, exactly, from `trace --format json` and from
-//! a run's JSON report read by a JSON parser; Mermaid, Markdown, JUnit and
+//! a run's JSON report read by a JSON parser; Mermaid, Markdown, `JUnit` and
 //! HTML hold no raw control character or bidi override; the human text
 //! still shows them as visible escapes.
 
@@ -20,7 +20,7 @@ fn unsafe_char(c: char) -> bool {
 }
 
 /// Three trace formats: a tau-bench episode, a Who&When chat log and an
-/// OTel GenAI span export (any-agent).
+/// `OTel` `GenAI` span export (any-agent).
 fn traces() -> [PathBuf; 3] {
     [
         repo().join("suites/airline-tau/traces/task-1.json"),
