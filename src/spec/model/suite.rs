@@ -246,11 +246,50 @@ pub struct WorkflowStepSpec {
 
 /// A workflow step's `tool`: one name, or a list of alternatives. Names
 /// are exact (no globs).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
 #[serde(untagged)]
 pub enum StepTools {
     One(String),
     Any(Vec<String>),
+}
+
+/// By hand, so that a wrong type says what is expected (an untagged enum
+/// says only "data did not match any variant").
+impl<'de> Deserialize<'de> for StepTools {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Names;
+        impl<'de> serde::de::Visitor<'de> for Names {
+            type Value = StepTools;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a tool name, or a list of alternative tool names (`tool: [a, b]`)")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<StepTools, E> {
+                Ok(StepTools::One(v.to_owned()))
+            }
+            // A plain scalar that YAML reads as a number or a boolean is
+            // still a name (`tool: 411`).
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<StepTools, E> {
+                Ok(StepTools::One(v.to_string()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<StepTools, E> {
+                Ok(StepTools::One(v.to_string()))
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<StepTools, E> {
+                Ok(StepTools::One(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<StepTools, A::Error> {
+                let mut names = Vec::new();
+                while let Some(name) = seq.next_element::<String>()? {
+                    names.push(name);
+                }
+                Ok(StepTools::Any(names))
+            }
+        }
+        deserializer.deserialize_any(Names)
+    }
 }
 
 impl StepTools {

@@ -169,6 +169,18 @@ fn a_workflow_step_takes_a_list_of_alternative_tools() {
         text.contains("uses tool `cancel_reservaton`, which is not in the `tools:` catalog"),
         "{text}"
     );
+    // A wrong type says what `tool` takes.
+    std::fs::write(
+        &path,
+        yaml.replace("tool: get_user_details,", "tool: {name: get_user_details},"),
+    )
+    .unwrap();
+    let (code, text) = lint(dir.path());
+    assert_eq!(code, Some(78), "{text}");
+    assert!(
+        text.contains("expected a tool name, or a list of alternative tool names (`tool: [a, b]`)"),
+        "{text}"
+    );
 }
 
 /// The accuracy script on an episode whose first failure is an HTTP 403:
