@@ -163,9 +163,12 @@ mod tests {
             .map(|i| Edge::new(i, i + 1, EdgeKind::Flow))
             .collect();
         let dag = Dag::new(DagStatus::Dag, nodes, edges, Vec::new()).unwrap();
-        let wf = workflow(
-            "steps:\n  - {id: plan, type: PLAN}\n  - {id: lookup, type: EXEC, tool: lookup}\n  - {id: write, type: EXEC, tool: answer_tool, after: [lookup]}\n  - {id: answer, type: SYNTH, after: [write]}\n  - {id: audit, type: EXEC, tool: audit, optional: true}\n",
-        );
+        let steps = "steps:\n  - {id: plan, type: PLAN}\n  - {id: lookup, type: EXEC, tool: lookup}\n  - {id: write, type: EXEC, tool: answer_tool, after: [lookup]}\n  - {id: answer, type: SYNTH, after: [write]}\n  - {id: audit, type: EXEC, tool: audit, optional: true}\n";
+        // Not exhaustive (the default): `search` is allowed.
+        let m = match_workflow(&dag, &workflow(steps));
+        let kinds: Vec<&str> = m.deviations.iter().map(|d| d.kind.as_str()).collect();
+        assert_eq!(kinds, ["missing_step", "order_violation"]);
+        let wf = workflow(&format!("exhaustive: true\n{steps}"));
         let m = match_workflow(&dag, &wf);
         assert_eq!(
             m.assignments,
