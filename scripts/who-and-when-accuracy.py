@@ -25,7 +25,11 @@ episode's labels:
   1/#steps (messages).
 
 An episode without a named root cause counts as wrong at both levels (and
-is counted separately). Every Who&When episode is a failed run (that is how
+is counted separately). Coverage (`agent named`: episodes whose root cause
+names an agent) and precision where named (`right where named`: of those,
+the ones naming `mistake_agent`) are shown too: a root cause at an
+infrastructure failure (a timeout, a refused connection) names its step
+but no agent. Every Who&When episode is a failed run (that is how
 the dataset was built), so the suite marks each case failed with a tier-1
 checkpoint on a generated evidence file; the dataset's labels are never
 written to the evidence or shown to a judge (the trace adapter keeps them
@@ -200,6 +204,7 @@ def summarise(rows):
             "agent_correct": sum(r["agent_correct"] for r in part),
             "step_correct": sum(r["step_correct"] for r in part),
             "no_root_cause": sum(r["predicted_step"] is None and r["predicted_agent"] is None for r in part),
+            "agent_named": sum(r["predicted_agent"] is not None for r in part),
             "random_agent": sum(r["random_agent"] for r in part) / n,
             "random_step": sum(r["random_step"] for r in part) / n,
         }
@@ -214,14 +219,17 @@ def render(summary, method):
     lines = [
         f"Who&When failure attribution: {method}",
         f"{'half':<20} {'episodes':>8}  {'agent-level':>16}  {'step-level':>16}  "
-        f"{'random agent':>12}  {'random step':>11}  {'no root cause':>13}",
+        f"{'random agent':>12}  {'random step':>11}  {'no root cause':>13}  "
+        f"{'agent named':>16}  {'right where named':>17}",
     ]
     for name, s in summary.items():
         n = s["episodes"]
         lines.append(
             f"{name:<20} {n:>8}  {s['agent_correct']:>4}/{n:<4} {pct(s['agent_correct'], n):>5.1f}%  "
             f"{s['step_correct']:>4}/{n:<4} {pct(s['step_correct'], n):>5.1f}%  "
-            f"{100 * s['random_agent']:>11.1f}%  {100 * s['random_step']:>10.1f}%  {s['no_root_cause']:>13}"
+            f"{100 * s['random_agent']:>11.1f}%  {100 * s['random_step']:>10.1f}%  {s['no_root_cause']:>13}  "
+            f"{s['agent_named']:>4}/{n:<4} {pct(s['agent_named'], n):>5.1f}%  "
+            f"{s['agent_correct']:>4}/{s['agent_named']:<4} {pct(s['agent_correct'], s['agent_named']):>5.1f}%"
         )
     return "\n".join(lines)
 

@@ -2,7 +2,7 @@
 //! report deviations (DESIGN §5).
 //!
 //! A schema step matches a node of the same type whose tool is the step's
-//! `tool` (for TOOLSEL: among the selected tools); a step without `tool`
+//! `tool`, or one of its alternatives (for TOOLSEL: among the selected tools); a step without `tool`
 //! matches any node of its type. Each node takes at most one schema step,
 //! preferring, in order: a step naming its tool that nothing matched yet, a
 //! tool-less step nothing matched yet, an already matched step naming its
@@ -10,7 +10,8 @@
 //!
 //! Deviations:
 //! - `missing_step`: a non-optional schema step no node matched;
-//! - `unexpected_step`: an EXEC of a tool no schema step matched, one per tool;
+//! - `unexpected_step`: in an `exhaustive` workflow, an EXEC of a tool no
+//!   schema step matched, one per tool (otherwise other tools may be called);
 //! - `order_violation`: a step's first match comes before the first match of
 //!   a step it must come `after` (time order, i.e. node order).
 
@@ -34,8 +35,10 @@ fn matches(step: &WorkflowStepSpec, node: &super::model::Node) -> bool {
     }
     match &step.tool {
         None => true,
-        Some(tool) if node.step_type == StepType::ToolSel => node.tools.iter().any(|t| t == tool),
-        Some(tool) => node.tool.as_deref() == Some(tool.as_str()),
+        Some(tool) if node.step_type == StepType::ToolSel => {
+            node.tools.iter().any(|t| tool.contains(t))
+        }
+        Some(tool) => node.tool.as_deref().is_some_and(|t| tool.contains(t)),
     }
 }
 
@@ -62,7 +65,7 @@ pub fn match_workflow(dag: &Dag, workflow: &WorkflowSpec) -> WorkflowMatch {
         if first_match[k].is_none() && !step.optional {
             let what = step.tool.as_ref().map_or_else(
                 || step.step_type.to_string(),
-                |t| format!("{} `{t}`", step.step_type),
+                |t| format!("{} {}", step.step_type, t.quoted()),
             );
             deviations.push(Deviation {
                 kind: "missing_step".into(),
@@ -72,9 +75,11 @@ pub fn match_workflow(dag: &Dag, workflow: &WorkflowSpec) -> WorkflowMatch {
         }
     }
 
+    // Only an exhaustive workflow says which tools may not be called.
     let mut unexpected: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, node) in dag.nodes.iter().enumerate() {
-        if node.step_type == StepType::Exec && assignments[i].is_none() {
+        if workflow.is_exhaustive() && node.step_type == StepType::Exec && assignments[i].is_none()
+        {
             unexpected
                 .entry(node.tool.clone().unwrap_or_else(|| node.name.clone()))
                 .or_default()
@@ -158,9 +163,12 @@ mod tests {
             .map(|i| Edge::new(i, i + 1, EdgeKind::Flow))
             .collect();
         let dag = Dag::new(DagStatus::Dag, nodes, edges, Vec::new()).unwrap();
-        let wf = workflow(
-            "steps:\n  - {id: plan, type: PLAN}\n  - {id: lookup, type: EXEC, tool: lookup}\n  - {id: write, type: EXEC, tool: answer_tool, after: [lookup]}\n  - {id: answer, type: SYNTH, after: [write]}\n  - {id: audit, type: EXEC, tool: audit, optional: true}\n",
-        );
+        let steps = "steps:\n  - {id: plan, type: PLAN}\n  - {id: lookup, type: EXEC, tool: lookup}\n  - {id: write, type: EXEC, tool: answer_tool, after: [lookup]}\n  - {id: answer, type: SYNTH, after: [write]}\n  - {id: audit, type: EXEC, tool: audit, optional: true}\n";
+        // Not exhaustive (the default): `search` is allowed.
+        let m = match_workflow(&dag, &workflow(steps));
+        let kinds: Vec<&str> = m.deviations.iter().map(|d| d.kind.as_str()).collect();
+        assert_eq!(kinds, ["missing_step", "order_violation"]);
+        let wf = workflow(&format!("exhaustive: true\n{steps}"));
         let m = match_workflow(&dag, &wf);
         assert_eq!(
             m.assignments,

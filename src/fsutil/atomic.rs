@@ -231,7 +231,7 @@ pub fn sweep_temp_files(dir: &Path) -> usize {
 /// here, with the size it would need (issue 25).
 pub fn write_to(path: &Path, text: &str) -> Result<(), crate::output::OutputError> {
     if path.as_os_str() == "-" {
-        return crate::output::write_stdout(text);
+        return crate::output::write_document(text);
     }
     if let Err(source) = fits_read_cap(text.len()) {
         return Err(crate::output::OutputError::Write {

@@ -1,21 +1,108 @@
-//! JSON output: pretty, stable key order (structs and `BTreeMap`s), trailing newline.
-//! A `##[` inside a string is written `#\u0023[` (the same JSON value), so
-//! no line of a JSON report is a legacy workflow command when printed in CI;
-//! a pretty-printed line can never start with `::`.
+//! JSON output: pretty, stable key order (structs and `BTreeMap`s), trailing
+//! newline, escaped by JSON's rules only (it never passes the terminal
+//! escaper, whose `\u{200e}` is no JSON escape). Inside strings, serde
+//! escapes C0 controls; every other character that must not reach a
+//! terminal or log raw (DEL, C1 controls, line separators, bidi overrides:
+//! [`is_unsafe_char`]) is written as `\uXXXX` too, and a `##[` as
+//! `#\u0023[`, so no line of a JSON report is a legacy workflow command when
+//! printed in CI. Each is the same JSON value; a pretty-printed line can
+//! never start with `::`.
+
+use std::io;
 
 use serde::Serialize;
+use serde_json::ser::{Formatter, PrettyFormatter};
+
+use super::escape::is_unsafe_char;
 
 /// Serialize `value` as pretty JSON with a trailing newline.
 pub fn to_json<T: Serialize>(value: &T) -> String {
+    let mut buf = Vec::with_capacity(256);
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, Guarded::default());
     // Serializing our own report types cannot fail: every map key is a string.
-    let mut s =
-        serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    s.push('\n');
-    if s.contains("##[") {
-        // `#` only occurs inside strings in JSON: this changes no value.
-        s = s.replace("##[", "#\\u0023[");
+    if let Err(e) = value.serialize(&mut ser) {
+        return format!("{{\"error\": {}}}\n", serde_json::json!(e.to_string()));
     }
-    s
+    buf.push(b'\n');
+    // The formatter writes only what serde hands it (UTF-8) and ASCII escapes.
+    String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// serde's pretty formatter, with the extra escapes of the module docs.
+#[derive(Default)]
+struct Guarded<'a>(PrettyFormatter<'a>);
+
+impl Formatter for Guarded<'_> {
+    fn write_string_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        // The common case: ASCII with no `#` and no DEL holds nothing to escape.
+        if !fragment.bytes().any(|b| b == b'#' || b >= 0x7f) {
+            return writer.write_all(fragment.as_bytes());
+        }
+        // serde splits a string only at the characters it escapes (`"`, `\`,
+        // C0), so a `##[` always lies inside one fragment.
+        let mut rest = fragment;
+        while let Some(i) = rest.find(|c: char| is_unsafe_char(c) || c == '#') {
+            writer.write_all(&rest.as_bytes()[..i])?;
+            let c = rest[i..].chars().next().unwrap_or('#');
+            if c == '#' {
+                if rest[i..].starts_with("##[") {
+                    writer.write_all(b"#\\u0023[")?;
+                    rest = &rest[i + 3..];
+                } else {
+                    writer.write_all(b"#")?;
+                    rest = &rest[i + 1..];
+                }
+                continue;
+            }
+            // Every unsafe character is in the Basic Multilingual Plane.
+            write!(writer, "\\u{:04x}", c as u32)?;
+            rest = &rest[i + c.len_utf8()..];
+        }
+        writer.write_all(rest.as_bytes())
+    }
+
+    fn begin_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn end_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_key(w)
+    }
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_value(w)
+    }
 }
 
 #[cfg(test)]
@@ -24,10 +111,31 @@ mod tests {
 
     #[test]
     fn legacy_workflow_commands_are_escaped_without_changing_the_value() {
-        let v = serde_json::json!({"name": "x ##[error]forged"});
+        let v = serde_json::json!({"name": "x ##[error]forged", "##[k": "#", "a": "###["});
         let s = to_json(&v);
         assert!(!s.contains("##["), "{s}");
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back, v);
+    }
+
+    #[test]
+    fn unsafe_characters_are_json_escapes_of_the_same_value() {
+        let raw = "a\u{200e}b\u{202e}c\u{7f}d\u{9b}e\u{2028}f\u{1b}[31mg\"\\\né";
+        let v = serde_json::json!({ raw: [raw, "plain"] });
+        let s = to_json(&v);
+        assert!(
+            s.contains("a\\u200eb\\u202ec\\u007fd\\u009be\\u2028f\\u001b[31mg"),
+            "{s}"
+        );
+        assert!(!s.chars().any(|c| is_unsafe_char(c) && c != '\n'), "{s}");
+        assert!(!s.contains("\\u{"), "{s}");
+        let back: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, v);
+        // Plain values are serde's pretty output, byte for byte.
+        let plain = serde_json::json!({"b": [1, 2.5, null], "a": {"x": "é y"}});
+        assert_eq!(
+            to_json(&plain),
+            serde_json::to_string_pretty(&plain).unwrap() + "\n"
+        );
     }
 }

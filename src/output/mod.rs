@@ -14,7 +14,7 @@ mod text;
 pub use color::{ColorChoice, color_enabled, set_color};
 pub use error::OutputError;
 pub use json::to_json;
-pub use stream::{write_stderr, write_stdout, write_workflow_command};
+pub use stream::{write_document, write_stderr, write_stdout, write_workflow_command};
 pub use text::{SIMILAR, cap_chars, closest, plural, truncate_chars};
 
 // The API the integration tests, benches and fuzz targets use.

@@ -10,12 +10,25 @@ use std::io::Write;
 use super::error::OutputError;
 use crate::output::escape::{is_workflow_command, terminal_text, workflow_guard};
 
-/// Write `text` to stdout. The gate never writes colour to stdout, so any
+/// Write human text (a table, a summary) to stdout. The gate never writes colour to stdout, so any
 /// control character (an ESC from a trace) is shown as an escape, and a line
 /// that would be a workflow command is neutralised.
 pub fn write_stdout(text: &str) -> Result<(), OutputError> {
     let text = terminal_text(text);
     let text = workflow_guard(&text);
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(OutputError::Stdout)
+}
+
+/// Write a document in a machine format (JSON, `JUnit` XML, Markdown, HTML,
+/// Mermaid) to stdout. Its renderer escaped every string by the format's
+/// own rules, so it does not pass the terminal escaper (whose `\u{200e}`
+/// is no JSON escape: it would make the JSON invalid, issue 22); only the
+/// workflow guard, which changes no line a renderer of ours writes.
+pub fn write_document(text: &str) -> Result<(), OutputError> {
+    let text = workflow_guard(text);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())

@@ -53,7 +53,9 @@ impl Draft {
         };
         let mut trace = trace.finish();
         break_cycles(&mut trace);
+        super::agent_names::drop_misattributed(&mut trace.spans, &mut trace.warnings);
         inherit_agents(&mut trace.spans);
+        super::handoffs::link_handoffs(&mut trace.spans);
         tool_args::recover_arguments(&mut trace.spans, &mut trace.warnings);
         trace
     }

@@ -4,6 +4,7 @@
 //! adapter per format; [`render_text`] shows the result. See `model` for the
 //! span model every adapter produces.
 
+mod agent_names;
 mod assemble;
 mod attribute_map;
 mod chat;
@@ -11,6 +12,7 @@ pub(crate) mod conversation;
 mod detect;
 mod error;
 mod genai;
+mod handoffs;
 mod ids;
 mod input;
 mod json;

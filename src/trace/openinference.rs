@@ -61,6 +61,12 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
     if let Some(agent) = attrs.remove("agent.name") {
         span.agent.get_or_insert(text_of(&agent));
     }
+    // An AGENT span without `agent.name` (LangGraph's nodes through
+    // openinference-instrumentation-langchain 0.1.80) is named by its span
+    // name, the node's name (issue 22 item 4).
+    if span.kind == SpanKind::Agent && span.agent.is_none() && !span.name.trim().is_empty() {
+        span.agent = Some(span.name.clone());
+    }
     take_usage(span, attrs);
     for (prefix, role, target) in [
         ("llm.input_messages", "user", &mut span.input_messages),

@@ -64,12 +64,18 @@ fn lint_reports_every_error_class_with_file_line_col_and_hint() {
         "{stderr}"
     );
     assert!(
-        stdout.contains("lint: 1 suite checked, 10 errors, 2 warnings"),
+        stdout.contains("lint: 1 suite checked, 10 errors, 3 warnings"),
         "{stdout}"
     );
     // The second warning: a suite this small cannot confirm a regression (issue 23).
     assert!(
         stderr.contains("no gating metric can reach α = 0.05"),
+        "{stderr}"
+    );
+    // The third: the workflow names `lookup_account` but not `issue_refund`
+    // and does not say whether it is exhaustive (issue 22).
+    assert!(
+        stderr.contains("the workflow names 1 of the 2 catalog tools and does not say whether it is exhaustive (not named: `issue_refund`)"),
         "{stderr}"
     );
 }

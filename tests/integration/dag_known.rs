@@ -22,3 +22,5 @@ mod support;
 mod tau;
 #[cfg(test)]
 mod views;
+#[cfg(test)]
+mod workflow_scope;

@@ -15,6 +15,7 @@ mod baselines;
 mod escapes;
 mod goalposts;
 mod injection;
+mod json_output;
 mod limits;
 mod long_patterns;
 mod marker;

@@ -270,7 +270,7 @@ fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
         }
     }
     if args.wants_json() {
-        crate::output::write_stdout(&to_json(&json))?;
+        crate::output::write_document(&to_json(&json))?;
     }
     Ok(ExitCode::Success)
 }
@@ -347,7 +347,7 @@ fn list(args: &CliBaselineList, config: &Config) -> Result<ExitCode> {
         }
     }
     if args.format == CliBaselineShowFormat::Json {
-        outln!("{}", crate::output::to_json(&json_rows))?;
+        crate::output::write_document(&crate::output::to_json(&json_rows))?;
         return Ok(ExitCode::Success);
     }
     if rows == 0 {

@@ -144,10 +144,10 @@ pub(crate) fn emit(
     if let Some(path) = out {
         write_to(path, &to_json(report))?;
     }
-    crate::output::write_stdout(&match format {
-        CliCalibrateFormat::Text => render_text(report),
-        CliCalibrateFormat::Json => to_json(report),
-    })?;
+    match format {
+        CliCalibrateFormat::Text => crate::output::write_stdout(&render_text(report))?,
+        CliCalibrateFormat::Json => crate::output::write_document(&to_json(report))?,
+    }
     if !quiet {
         if let Some(line) = crate::judged::summary::one_line(summary) {
             statusln!("{line}");

@@ -126,7 +126,11 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
     if let Some(path) = &args.out {
         write_to(path, &to_json(&report))?;
     }
-    crate::output::write_stdout(&stdout)?;
+    if args.format == CliCompareFormat::Table {
+        crate::output::write_stdout(&stdout)?;
+    } else {
+        crate::output::write_document(&stdout)?;
+    }
     publish_compare(&report, args.out.as_deref(), quiet);
 
     if !quiet {
@@ -153,7 +157,7 @@ pub(crate) fn exit_code(report: &CompareReport) -> ExitCode {
 /// (the reason is on stderr).
 fn nothing_selected(settings: &EvalSettings, format: CliCompareFormat) -> Result<ExitCode> {
     if format == CliCompareFormat::Junit {
-        crate::output::write_stdout(&render_nothing_selected_junit(
+        crate::output::write_document(&render_nothing_selected_junit(
             "agenteval-gate compare",
             settings.allow_empty,
         ))?;

@@ -47,8 +47,11 @@ pub(crate) fn run(args: &CliReport) -> Result<ExitCode> {
         }
     };
     match &args.out {
-        Some(path) => write_to(path, &text)?,
-        None => crate::output::write_stdout(&text)?,
+        Some(path) if path.as_os_str() != "-" => write_to(path, &text)?,
+        // The table is human text; every other format is a document escaped
+        // by its own rules.
+        _ if args.format == CliReportFormat::Table => crate::output::write_stdout(&text)?,
+        _ => crate::output::write_document(&text)?,
     }
     Ok(ExitCode::Success)
 }

@@ -129,7 +129,7 @@ pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCod
     if evaluated.is_empty() {
         // `--format junit` still prints a valid document that says why.
         if args.format == CliRunFormat::Junit {
-            crate::output::write_stdout(
+            crate::output::write_document(
                 &crate::report::render::compare_junit::render_nothing_selected_junit(
                     "agenteval-gate run",
                     settings.allow_empty,
@@ -160,8 +160,12 @@ pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCod
         CliRunFormat::Json => to_json(&reports),
         CliRunFormat::Junit => render_run_junit(&reports),
     };
-    if args.out.as_deref() != Some(Path::new("-")) {
+    if args.out.as_deref() == Some(Path::new("-")) {
+        // The JSON report went to stdout already.
+    } else if args.format == CliRunFormat::Table {
         crate::output::write_stdout(&stdout)?;
+    } else {
+        crate::output::write_document(&stdout)?;
     }
 
     let mut failed = false;

@@ -132,7 +132,13 @@ pub(crate) fn run(args: &CliTrace, config: &Config) -> Result<ExitCode> {
             .collect::<Vec<_>>()
             .join("\n"),
     };
-    crate::output::write_stdout(&text)?;
+    // Human text passes the terminal escaper; JSON and Mermaid are escaped
+    // by their own rules where they were rendered.
+    if args.format == CliTraceFormat::Text {
+        crate::output::write_stdout(&text)?;
+    } else {
+        crate::output::write_document(&text)?;
+    }
     Ok(ExitCode::Success)
 }
 

@@ -10,8 +10,9 @@ use super::catalog::ToolCatalog;
 use super::scorer::{ParentOutput, StepInput, StepScore, StepScorer};
 use super::settings::StepSettings;
 use crate::dag::{
-    Attribution, BuildOptions, Dag, DagView, NodeVerdict, attribute_root_causes, build_dag_with,
-    decisive_root, input_charges, match_workflow, render_mermaid, workflow_quality,
+    Attribution, BuildOptions, Dag, DagView, FailureOrigin, NodeVerdict, attribute_root_causes,
+    build_dag_with, decisive_root, failure_origin, input_charges, match_workflow, render_mermaid,
+    workflow_quality,
 };
 use crate::eval::case::StepPart;
 use crate::eval::metrics::cost::cost_metrics;
@@ -146,13 +147,17 @@ pub(crate) fn build_case_dag(trace: &Trace, workflow: Option<&WorkflowSpec>) -> 
     build_dag_with(trace, options)
 }
 
-/// The tools a schema workflow names, when it names any.
+/// The tools an exhaustive schema workflow allows, when it names any. A
+/// workflow that is not exhaustive allows every tool: TOOLSEL is then not
+/// held to it.
 pub(crate) fn workflow_tools(workflow: Option<&WorkflowSpec>) -> Option<BTreeSet<String>> {
     workflow
+        .filter(|w| w.is_exhaustive())
         .map(|w| {
             w.steps
                 .iter()
-                .filter_map(|s| s.tool.clone())
+                .filter_map(|s| s.tool.as_ref())
+                .flat_map(|t| t.names().iter().cloned())
                 .collect::<BTreeSet<String>>()
         })
         .filter(|tools| !tools.is_empty())
@@ -221,17 +226,26 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
     let root_cause = decisive.map(|i| {
         let s = &scores[i];
         let node = &dag.nodes[i];
+        let mut reason = if s.notes.is_empty() {
+            format!("{} `{}` failed", node.step_type, node.name)
+        } else {
+            s.notes.clone()
+        };
+        // A timeout, a 5xx, a refused connection or a rejected key is the
+        // environment's failure, not evidence against the agent that ran
+        // the tool: the step is named, no agent is (issue 22).
+        let infrastructure = node.step_type == StepType::Exec
+            && failure_origin(node) == Some(FailureOrigin::Infrastructure);
+        if infrastructure {
+            reason.push_str(" (an infrastructure failure: no agent is blamed)");
+        }
         CaseRootCause {
             method: ctx.settings.root_cause,
             status: RootCauseStatus::Named,
             step: Some(node.id.clone()),
             span_id: node.span_id.clone(),
-            agent: node.agent.clone(),
-            reason: if s.notes.is_empty() {
-                format!("{} `{}` failed", node.step_type, node.name)
-            } else {
-                s.notes.clone()
-            },
+            agent: node.agent.clone().filter(|_| !infrastructure),
+            reason,
             by: s.scored_by.clone(),
         }
     });

@@ -27,6 +27,6 @@ pub use matchers::{CountRange, EventKind, EventMatcher, EventStatus, ToolPattern
 pub use scoring::{PartialMode, ScoringSpec, ThresholdsSpec};
 pub use sequence::{CountSpec, NeverSpec, SequenceSpec, Since, SpannedMatcher, Until};
 pub use suite::{
-    AgentSpec, JudgeSpec, PriceSpec, SpannedString, SuiteFile, ToolSpec, TrialsSpec, WorkflowSpec,
-    WorkflowStepSpec,
+    AgentSpec, JudgeSpec, PriceSpec, SpannedString, StepTools, SuiteFile, ToolSpec, TrialsSpec,
+    WorkflowSpec, WorkflowStepSpec,
 };

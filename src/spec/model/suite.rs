@@ -204,7 +204,22 @@ pub struct ToolSpec {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkflowSpec {
+    /// Whether the steps list every tool the agent may call. `true`: a call
+    /// of a tool no step names is an `unexpected_step` deviation and its
+    /// TOOLSEL step fails (`unexpected_tool`). `false` (the default): the
+    /// workflow lists the steps that must happen, and other tools may be
+    /// called in between. Lint warns when a workflow names only some of the
+    /// catalog's tools and this is not set.
+    #[serde(default)]
+    pub exhaustive: Option<bool>,
     pub steps: Vec<WorkflowStepSpec>,
+}
+
+impl WorkflowSpec {
+    /// `exhaustive`, defaulting to `false`.
+    pub fn is_exhaustive(&self) -> bool {
+        self.exhaustive.unwrap_or(false)
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -214,9 +229,10 @@ pub struct WorkflowStepSpec {
     pub id: SpannedString,
     #[serde(rename = "type")]
     pub step_type: StepType,
-    /// For TOOLSEL/PARAMGEN/EXEC steps: the tool this step calls.
+    /// For TOOLSEL/PARAMGEN/EXEC steps: the tool this step calls, or a
+    /// list of alternatives (any one of them matches the step).
     #[serde(default)]
-    pub tool: Option<String>,
+    pub tool: Option<StepTools>,
     /// Steps that must come before this one.
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
@@ -226,6 +242,78 @@ pub struct WorkflowStepSpec {
     pub optional: bool,
     #[serde(default)]
     pub description: Option<String>,
+}
+
+/// A workflow step's `tool`: one name, or a list of alternatives. Names
+/// are exact (no globs).
+#[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
+#[serde(untagged)]
+pub enum StepTools {
+    One(String),
+    Any(Vec<String>),
+}
+
+/// By hand, so that a wrong type says what is expected (an untagged enum
+/// says only "data did not match any variant").
+impl<'de> Deserialize<'de> for StepTools {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Names;
+        impl<'de> serde::de::Visitor<'de> for Names {
+            type Value = StepTools;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a tool name, or a list of alternative tool names (`tool: [a, b]`)")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<StepTools, E> {
+                Ok(StepTools::One(v.to_owned()))
+            }
+            // A plain scalar that YAML reads as a number or a boolean is
+            // still a name (`tool: 411`).
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<StepTools, E> {
+                Ok(StepTools::One(v.to_string()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<StepTools, E> {
+                Ok(StepTools::One(v.to_string()))
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<StepTools, E> {
+                Ok(StepTools::One(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<StepTools, A::Error> {
+                let mut names = Vec::new();
+                while let Some(name) = seq.next_element::<String>()? {
+                    names.push(name);
+                }
+                Ok(StepTools::Any(names))
+            }
+        }
+        deserializer.deserialize_any(Names)
+    }
+}
+
+impl StepTools {
+    /// The names, in the order written.
+    pub fn names(&self) -> &[String] {
+        match self {
+            Self::One(name) => std::slice::from_ref(name),
+            Self::Any(names) => names,
+        }
+    }
+
+    /// Whether `tool` is one of the names.
+    pub fn contains(&self, tool: &str) -> bool {
+        self.names().iter().any(|n| n == tool)
+    }
+
+    /// `` `a` `` or `` `a`/`b` `` for messages.
+    pub fn quoted(&self) -> String {
+        self.names()
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join("/")
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

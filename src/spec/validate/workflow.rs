@@ -1,5 +1,6 @@
 //! Workflow schema checks: unique step ids, known `after` references,
-//! tools in the catalog, and no cycles.
+//! tools in the catalog, no cycles, and a warning for a workflow that names
+//! only some of the catalog's tools without saying whether it is exhaustive.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -38,14 +39,25 @@ pub(super) fn validate(cx: &mut Ctx<'_>, tools: &Catalog) -> BTreeSet<String> {
             }
         }
         match (&step.tool, step.step_type) {
-            (Some(tool), _) if !tools.contains(tool) => cx.error(
-                loc(&step.id),
-                format!(
-                    "workflow step `{}` uses tool `{tool}`, which is not in the `tools:` catalog",
-                    step.id.value
-                ),
-                format!("add `- name: {tool}` to `tools:`, or fix the name"),
-            ),
+            (Some(names), _) => {
+                for tool in names.names().iter().filter(|t| !tools.contains(t)) {
+                    cx.error(
+                        loc(&step.id),
+                        format!(
+                            "workflow step `{}` uses tool `{tool}`, which is not in the `tools:` catalog",
+                            step.id.value
+                        ),
+                        format!("add `- name: {tool}` to `tools:`, or fix the name"),
+                    );
+                }
+                if names.names().is_empty() {
+                    cx.error(
+                        loc(&step.id),
+                        format!("workflow step `{}` has an empty `tool` list", step.id.value),
+                        "name one tool, or a list of alternatives: `tool: [a, b]`",
+                    );
+                }
+            }
             (None, StepType::Exec | StepType::ParamGen) => cx.warning(
                 loc(&step.id),
                 format!(
@@ -57,6 +69,7 @@ pub(super) fn validate(cx: &mut Ctx<'_>, tools: &Catalog) -> BTreeSet<String> {
             _ => {}
         }
     }
+    partial(cx, workflow, tools);
     if let Some(cycle) = find_cycle(workflow, &ids) {
         let first = &workflow.steps[cycle[0]];
         let names: Vec<&str> = cycle
@@ -74,6 +87,48 @@ pub(super) fn validate(cx: &mut Ctx<'_>, tools: &Catalog) -> BTreeSet<String> {
         );
     }
     ids.into_keys().map(str::to_owned).collect()
+}
+
+/// A workflow that names some of the catalog's tools but not all, with no
+/// `exhaustive:`: say what that means (other tools may be called), since a
+/// reader could take the list either way.
+fn partial(cx: &mut Ctx<'_>, workflow: &crate::spec::model::WorkflowSpec, tools: &Catalog) {
+    let Some(first) = workflow.steps.first() else {
+        return;
+    };
+    if workflow.exhaustive.is_some() {
+        return;
+    }
+    let named: BTreeSet<&str> = workflow
+        .steps
+        .iter()
+        .filter_map(|s| s.tool.as_ref())
+        .flat_map(|t| t.names().iter().map(String::as_str))
+        .filter(|t| tools.contains(t))
+        .collect();
+    if named.is_empty() {
+        return;
+    }
+    let unnamed: Vec<&str> = tools.names().filter(|t| !named.contains(t)).collect();
+    if unnamed.is_empty() {
+        return;
+    }
+    let shown: Vec<String> = unnamed.iter().take(3).map(|t| format!("`{t}`")).collect();
+    let more = if unnamed.len() > 3 {
+        format!(" and {} more", unnamed.len() - 3)
+    } else {
+        String::new()
+    };
+    cx.warning(
+        loc(&first.id),
+        format!(
+            "the workflow names {} of the {} catalog tools and does not say whether it is exhaustive (not named: {}{more}); calls of tools it does not name are allowed",
+            named.len(),
+            named.len() + unnamed.len(),
+            shown.join(", ")
+        ),
+        "add `exhaustive: false` under `workflow:` to keep this, or `exhaustive: true` to make every call of a tool no step names a deviation",
+    );
 }
 
 /// Depth-first search over `after` edges; returns one cycle as step indices.

@@ -19,6 +19,7 @@ struct Half {
     agent_correct: u64,
     step_correct: u64,
     no_root_cause: u64,
+    agent_named: u64,
     random_agent: f64,
     random_step: f64,
 }
@@ -55,6 +56,7 @@ fn direct(dir: &Path) -> BTreeMap<String, Half> {
             e.step_correct +=
                 u64::from(rc.and_then(|r| r.span_id.as_deref()) == Some(label_span.as_str()));
             e.no_root_cause += u64::from(rc.is_none());
+            e.agent_named += u64::from(rc.is_some_and(|r| r.agent.is_some()));
             e.random_agent += 1.0 / agents.len() as f64;
             e.random_step += 1.0 / messages.len() as f64;
         }
@@ -98,9 +100,16 @@ fn the_accuracy_script_agrees_with_a_direct_computation() {
                 count("episodes"),
                 count("agent_correct"),
                 count("step_correct"),
-                count("no_root_cause")
+                count("no_root_cause"),
+                count("agent_named")
             ),
-            (w.episodes, w.agent_correct, w.step_correct, w.no_root_cause),
+            (
+                w.episodes,
+                w.agent_correct,
+                w.step_correct,
+                w.no_root_cause,
+                w.agent_named
+            ),
             "{name}: {got}"
         );
         for (k, v) in [
@@ -125,10 +134,22 @@ fn the_accuracy_script_agrees_with_a_direct_computation() {
             line.contains(&format!("{:.1}%", 100.0 * w.random_step)),
             "{line}"
         );
-        assert!(
-            line.trim_end().ends_with(&format!(" {}", w.no_root_cause)),
-            "{line}"
+        // …then the episodes without a root cause, the coverage (agent
+        // named) and the precision where named.
+        let precision = if w.agent_named == 0 {
+            0.0
+        } else {
+            100.0 * w.agent_correct as f64 / w.agent_named as f64
+        };
+        let tail = format!(
+            " {}  {:>4}/{n:<4} {:>5.1}%  {:>4}/{:<4} {precision:>5.1}%",
+            w.no_root_cause,
+            w.agent_named,
+            100.0 * w.agent_named as f64 / n as f64,
+            w.agent_correct,
+            w.agent_named
         );
+        assert!(line.trim_end().ends_with(tail.trim_end()), "{line}\n{tail}");
     }
     // The halves partition the total.
     let halves: u64 = ["algorithm-generated", "hand-crafted"]

@@ -203,39 +203,86 @@ fn passing_checks_score_high_and_the_rest_is_na_with_a_reason() {
     assert_eq!(eval.task.as_ref().and_then(|t| t.success), Some(true));
 }
 
-#[test]
-fn tools_outside_the_workflow_are_unexpected() {
+/// A one-lookup trace under a workflow that names `book` (not called).
+fn outside_the_workflow(workflow_yaml: &str) -> agenteval_gate::eval::StepEvaluation {
     let mut t = TraceBuilder::chat();
     t.llm("", &[("c1", "lookup", json!({"id": "x"}))]);
     t.tool("c1", "lookup", None, json!("ok"));
     t.llm("done", &[]);
     let catalog = ToolCatalog::new(&tools(CATALOG)).unwrap();
     let settings = StepSettings::default();
-    let wf = workflow(
-        "steps:\n  - {id: reserve, type: EXEC, tool: book}\n  - {id: answer, type: SYNTH, after: [reserve]}\n",
-    );
+    let wf = workflow(workflow_yaml);
     let ctx = StepContext {
         workflow: Some(&wf),
         ..StepContext::new(&catalog, &settings, &RulesScorer)
     };
-    let eval = evaluate_steps(&t.build(), &ctx);
+    evaluate_steps(&t.build(), &ctx)
+}
+
+fn deviations(eval: &agenteval_gate::eval::StepEvaluation) -> Vec<(&str, &str)> {
+    eval.dag
+        .deviations
+        .iter()
+        .map(|d| (d.kind.as_str(), d.step.as_str()))
+        .collect()
+}
+
+#[test]
+fn tools_outside_an_exhaustive_workflow_are_unexpected() {
+    let eval = outside_the_workflow(
+        "exhaustive: true\nsteps:\n  - {id: reserve, type: EXEC, tool: book}\n  - {id: answer, type: SYNTH, after: [reserve]}\n",
+    );
     assert_eq!(
         label(&eval.steps[0]).as_deref(),
         Some("Planning/tool_selection/unexpected_tool")
     );
     assert_eq!(eval.steps[0].score, Some(2.0));
     assert_eq!(eval.steps[3].workflow_step.as_deref(), Some("answer"));
-    let deviations: Vec<(&str, &str)> = eval
-        .dag
-        .deviations
-        .iter()
-        .map(|d| (d.kind.as_str(), d.step.as_str()))
-        .collect();
     assert_eq!(
-        deviations,
+        deviations(&eval),
         [("missing_step", "reserve"), ("unexpected_step", "s3")]
     );
+    assert!(
+        eval.root_cause.is_some(),
+        "the failed TOOLSEL is the root cause"
+    );
     assert!(Failure::ALL.contains(&Failure::UnexpectedTool));
+}
+
+/// Issue 22, item 6: by default a workflow lists the steps that must
+/// happen, not every tool: a tool it does not name is no deviation, its
+/// TOOLSEL passes and nothing is named a root cause.
+#[test]
+fn tools_outside_a_workflow_are_allowed_by_default() {
+    for exhaustive in ["", "exhaustive: false\n"] {
+        let eval = outside_the_workflow(&format!(
+            "{exhaustive}steps:\n  - {{id: reserve, type: EXEC, tool: book}}\n  - {{id: answer, type: SYNTH, after: [reserve]}}\n",
+        ));
+        assert_eq!(eval.steps[0].score, Some(5.0), "{exhaustive:?}");
+        assert!(label(&eval.steps[0]).is_none());
+        assert_eq!(eval.steps[0].notes, "every selected tool is in the catalog");
+        // The named step that did not happen is still missing.
+        assert_eq!(deviations(&eval), [("missing_step", "reserve")]);
+        assert!(eval.root_cause.is_none(), "{:?}", eval.root_cause);
+        assert!(eval.steps.iter().all(|s| !s.root_cause));
+    }
+}
+
+/// `tool: [a, b]`: either alternative matches the step (and is allowed
+/// by an exhaustive workflow).
+#[test]
+fn a_workflow_step_may_list_alternative_tools() {
+    let eval = outside_the_workflow(
+        "exhaustive: true\nsteps:\n  - {id: find, type: EXEC, tool: [book, lookup]}\n  - {id: answer, type: SYNTH, after: [find]}\n",
+    );
+    assert_eq!(eval.steps[0].score, Some(5.0));
+    assert_eq!(
+        eval.steps[0].notes,
+        "every selected tool is in the catalog and called for by the workflow"
+    );
+    assert!(deviations(&eval).is_empty(), "{:?}", deviations(&eval));
+    let exec = eval.steps.iter().find(|s| s.id == "s3").unwrap();
+    assert_eq!(exec.workflow_step.as_deref(), Some("find"));
 }
 
 #[test]

@@ -222,3 +222,150 @@ fn issue_22_pydantic_ai_operation_cost_is_summed() {
     );
     assert_eq!(paris["tool_use"]["invalid_args"], 0, "{paris:#}");
 }
+
+/// Issue 22 item 4: `LangGraph`'s AGENT spans through
+/// openinference-instrumentation-langchain 0.1.80 carry no `agent.name`;
+/// the span name (the graph node, `agent`) names the agent, and the model
+/// calls under it inherit it. The `tools` node is no agent.
+#[test]
+fn issue_22_an_openinference_agent_span_without_agent_name_is_named_by_its_span() {
+    let trace = load_one(LANGGRAPH);
+    let agents: Vec<&agenteval_gate::trace::Span> = trace
+        .spans
+        .iter()
+        .filter(|s| s.kind == SpanKind::Agent)
+        .collect();
+    assert_eq!(agents.len(), 3, "one AGENT span per model turn");
+    assert!(agents.iter().all(|s| s.agent.as_deref() == Some("agent")));
+    let llm_agents: Vec<Option<&str>> = trace
+        .spans
+        .iter()
+        .filter(|s| s.kind == SpanKind::Llm)
+        .map(|s| s.agent.as_deref())
+        .collect();
+    assert_eq!(llm_agents, [Some("agent"); 3]);
+    // The tools run under the `tools` CHAIN node, outside every AGENT span.
+    assert!(
+        trace
+            .spans
+            .iter()
+            .filter(|s| s.kind == SpanKind::Tool)
+            .all(|s| s.agent.is_none())
+    );
+    // Through the binary: the tree names the agent.
+    let out = bin()
+        .arg("trace")
+        .arg(trace_fixture(LANGGRAPH))
+        .output()
+        .unwrap();
+    let (stdout, _) = outputs(&out);
+    assert!(stdout.contains("@agent"), "{stdout}");
+}
+
+const AGENTS_OPENINFERENCE: &str = "openai-agents/console_handoff_openinference.jsonl";
+const AGENTS_OTEL_V2: &str = "openai-agents/console_handoff_otel_v2.jsonl";
+
+/// Issue 22 item 4: an `OpenAI` Agents SDK handoff through
+/// openinference-instrumentation-openai-agents 2.6.0 is one step: the
+/// `handoff to weather_agent` span executes the model's
+/// `transfer_to_weather_agent` request (`call_1_0`).
+#[test]
+fn issue_22_an_openai_agents_handoff_executes_the_models_transfer_call() {
+    let trace = load_one(AGENTS_OPENINFERENCE);
+    assert_eq!(
+        tool_names(&trace),
+        ["transfer_to_weather_agent", "get_weather"]
+    );
+    let handoff = trace
+        .tool_spans()
+        .next()
+        .and_then(|s| s.tool.as_ref())
+        .unwrap();
+    assert_eq!(handoff.call_id.as_deref(), Some("call_1_0"));
+    assert_eq!(handoff.arguments, Some(json!({})));
+    assert!(trace.warnings.is_empty(), "{:?}", trace.warnings);
+    // Through the binary: the DAG has one TOOLSEL → PARAMGEN → EXEC chain per
+    // call and no unexecuted request.
+    let out = bin()
+        .args(["trace", "--format", "json"])
+        .arg(trace_fixture(AGENTS_OPENINFERENCE))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = outputs(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let steps: Vec<(String, String)> = v["dag"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["type"].as_str().unwrap().to_owned(),
+                n["name"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let of = |name: &str| -> Vec<&str> {
+        steps
+            .iter()
+            .filter(|(_, n)| n == name)
+            .map(|(t, _)| t.as_str())
+            .collect()
+    };
+    assert_eq!(
+        of("transfer_to_weather_agent"),
+        ["TOOLSEL", "PARAMGEN", "EXEC"],
+        "{steps:?}"
+    );
+    assert!(of("handoff to weather_agent").is_empty(), "{steps:?}");
+    assert_eq!(
+        of("get_weather"),
+        ["TOOLSEL", "PARAMGEN", "EXEC"],
+        "{steps:?}"
+    );
+}
+
+/// Issue 22 item 4: opentelemetry-instrumentation-openai-agents-v2 0.1.0
+/// writes `gen_ai.agent.name = "OpenAI Agent"` on the child spans of both
+/// agents; the gate warns and gives each span the agent it runs inside.
+#[test]
+fn issue_22_a_wrongly_inherited_gen_ai_agent_name_is_reported_not_used() {
+    let trace = load_one(AGENTS_OTEL_V2);
+    assert_eq!(trace.warnings.len(), 1, "{:?}", trace.warnings);
+    let w = &trace.warnings[0];
+    assert!(
+        w.contains("`OpenAI Agent`") && w.contains("`triage_agent` and `weather_agent`"),
+        "{w}"
+    );
+    assert!(
+        trace
+            .spans
+            .iter()
+            .all(|s| s.agent.as_deref() != Some("OpenAI Agent"))
+    );
+    let agent_of = |kind: SpanKind| -> Vec<Option<&str>> {
+        trace
+            .spans
+            .iter()
+            .filter(|s| s.kind == kind)
+            .map(|s| s.agent.as_deref())
+            .collect()
+    };
+    assert_eq!(
+        agent_of(SpanKind::Llm),
+        [
+            Some("triage_agent"),
+            Some("weather_agent"),
+            Some("weather_agent")
+        ]
+    );
+    assert_eq!(agent_of(SpanKind::Tool), [Some("weather_agent")]);
+    // The binary shows the warning.
+    let out = bin()
+        .arg("trace")
+        .arg(trace_fixture(AGENTS_OTEL_V2))
+        .output()
+        .unwrap();
+    let (stdout, _) = outputs(&out);
+    assert!(stdout.contains("warnings: 1"), "{stdout}");
+}

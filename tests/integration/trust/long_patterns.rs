@@ -45,7 +45,7 @@ fn a_400000_character_glob_is_a_lint_error_not_a_panic() {
                 && stderr.contains("characters long, over the limit of 1000"),
             "{stderr}"
         );
-        assert!(stderr.contains("suite.yaml:187:"), "located: {stderr}");
+        assert!(stderr.contains("suite.yaml:192:"), "located: {stderr}");
         assert!(stderr.contains("help: shorten the pattern"), "{stderr}");
         assert!(stderr.len() < 20_000, "the pattern is not printed whole");
 

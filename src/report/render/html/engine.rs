@@ -23,6 +23,18 @@ static ENV: LazyLock<Result<Environment<'static>, minijinja::Error>> = LazyLock:
     let mut env = Environment::new();
     // Every template is HTML, whatever its name: nothing is ever emitted unescaped.
     env.set_auto_escape_callback(|_| AutoEscape::Html);
+    // HTML's rules here: a control character or bidi override in a string
+    // becomes a visible escape (`\u{202e}`), never raw text that reorders
+    // the page or reaches a terminal; then HTML escaping.
+    env.set_formatter(|out, state, value| {
+        if !value.is_safe()
+            && let Some(s) = value.as_str()
+            && let std::borrow::Cow::Owned(shown) = crate::output::terminal_text(s)
+        {
+            return minijinja::escape_formatter(out, state, &Value::from(shown));
+        }
+        minijinja::escape_formatter(out, state, value)
+    });
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_syntax(
         minijinja::syntax::SyntaxConfig::builder()
