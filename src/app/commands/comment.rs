@@ -45,7 +45,7 @@ pub(crate) fn run(args: &CliComment, quiet: bool) -> Result<ExitCode> {
             "verdict": report.verdict.as_str(),
             "truncated": outcome.truncated,
         });
-        crate::output::write_stdout(&crate::output::to_json(&json))?;
+        crate::output::write_document(&crate::output::to_json(&json))?;
     } else if !quiet {
         let verb = match outcome.action {
             CommentAction::Created => "posted",

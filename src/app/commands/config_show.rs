@@ -92,7 +92,7 @@ pub(crate) fn run(args: &CliConfigShow, config: &Config) -> Result<ExitCode> {
             "tags": v.tags,
             "precedence": precedence,
         });
-        crate::output::write_stdout(&crate::output::to_json(&json))?;
+        crate::output::write_document(&crate::output::to_json(&json))?;
         return Ok(ExitCode::Success);
     }
     outln!(

@@ -124,7 +124,7 @@ pub(crate) fn run(args: &CliLint, config: &Config) -> Result<ExitCode> {
             "warnings": warnings,
             "diagnostics": problems,
         });
-        crate::output::write_stdout(&crate::output::to_json(&json))?;
+        crate::output::write_document(&crate::output::to_json(&json))?;
         return Ok(code);
     }
     for d in &diagnostics {

@@ -54,7 +54,7 @@ pub(crate) fn run(args: &CliMerge, config: &Config, quiet: bool) -> Result<ExitC
             "cases": merged.cases.len(),
             "out": args.out.display().to_string(),
         });
-        crate::output::write_stdout(&to_json(&json))?;
+        crate::output::write_document(&to_json(&json))?;
     } else if !quiet {
         statusln!(
             "merged {} of `{}` ({}) into {}",

@@ -62,7 +62,12 @@ pub(crate) fn run(args: &CliTrace, config: &Config) -> Result<ExitCode> {
                 .collect::<Vec<_>>()
                 .join("\n"),
         };
-        crate::output::write_stdout(&text)?;
+        // JSON is a document (its own escaping); the text view is for people.
+        if args.format == CliTraceFormat::Json {
+            crate::output::write_document(&text)?;
+        } else {
+            crate::output::write_stdout(&text)?;
+        }
         return Ok(ExitCode::Success);
     }
     let suite = match &args.suite {
