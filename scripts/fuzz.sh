@@ -95,6 +95,54 @@ for name in sorted(os.listdir(d)):
 PY
 }
 
+# big_seeds TARGET DIR: inputs past each size-dependent path, generated
+# (not committed as seeds): traces over the harness's memory budget, a DAG
+# of more than 1,024 spans, errors past column 65,535, a suite over the YAML
+# node budget, files over the harness's 1 MiB file cap.
+big_seeds() {
+  python3 - "$1" "$2" <<'PY'
+import json, os, sys
+target, d = sys.argv[1], sys.argv[2]
+def write(name, text):
+    with open(os.path.join(d, "big-" + name), "w", encoding="utf-8") as f:
+        f.write(text)
+def otlp(n):
+    spans = [{
+        "traceId": "5b8efff798038103d269b633813fc60c", "spanId": f"{i + 1:016x}",
+        **({"parentSpanId": f"{(i - 1) // 2 + 1:016x}"} if i else {}),
+        "name": "chat gpt-4o" if i % 2 else "execute_tool lookup",
+        "startTimeUnixNano": str(1544712660000000000 + i * 1000),
+        "endTimeUnixNano": str(1544712660000000000 + i * 1000 + 500),
+        "attributes": [{"key": "gen_ai.operation.name",
+                        "value": {"stringValue": "chat" if i % 2 else "execute_tool"}}],
+    } for i in range(n)]
+    return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}, separators=(",", ":"))
+if target.startswith("trace_") or target == "render_trace":
+    write("otlp-12000-spans.json", otlp(12000))          # 3.6 MB > 2.7 MiB: OTLP over the budget
+    small = otlp(1500)                                     # > 1,024 spans, one line
+    write("otlp-1500-spans.json", small)
+    write("otlp-1500-spans-bad-tail.json", small + ",}")   # an error past column 65,535
+    tau = "tests/fixtures/traces/tau-bench/gpt-4o-airline.subset.json"
+    if os.path.exists(tau):
+        episodes = json.load(open(tau))
+        write("tau-x2.json", json.dumps(episodes + episodes))  # > 410 KiB: chat over the budget
+elif target in ("suite_yaml", "render_suite"):
+    write("nodes.yaml", "[" + "a," * 260000 + "a]\n")     # > 250,000 YAML nodes
+    write("long-line.yaml", '{suite: "' + "a" * 70000 + '", spec_version: "1", bogus: 1}\n')
+    write("over-cap.yaml", "suite: fuzz\n" + ("# " + "x" * 77 + "\n") * 14000)  # > 1 MiB
+elif target == "cases_jsonl":
+    write("over-cap.jsonl", '{"id": "c1", "input": "' + "x" * (1 << 20) + '"}\n')
+elif target in ("run_report", "compare_report", "render_reports", "baseline_json"):
+    for name in sorted(os.listdir(d)):
+        if name.startswith(("small-", "big-")) or os.path.getsize(os.path.join(d, name)) < 65536:
+            continue
+        text = json.dumps(json.load(open(os.path.join(d, name))), separators=(",", ":"))
+        write("bad-tail-" + name, text + "x")                         # an error past column 65,535
+        write("over-cap-" + name, text + " " * max(0, (1 << 20) + 1 - len(text)))  # > 1 MiB
+        break
+PY
+}
+
 # run_report_seeds DIR: the run report inside each baseline.
 run_report_seeds() {
   local b
@@ -116,7 +164,7 @@ compare_report_seeds() {
 traces=()
 while IFS= read -r -d '' f; do traces+=("$f"); done < <(
   find tests/fixtures/traces suites -type f \( -name '*.json' -o -name '*.jsonl' -o -name '*.traj' \) \
-    ! -path '*/evidence*' ! -name 'cases.jsonl' -print0 | sort -z)
+    ! -path '*/evidence*' ! -path '*/judge-cache/*' ! -name 'cases.jsonl' -print0 | sort -z)
 suites=()
 while IFS= read -r -d '' f; do suites+=("$f"); done < <(find suites tests/fixtures/suites -name '*.yaml' -print0 | sort -z)
 cases=()
@@ -144,6 +192,7 @@ for t in "${targets[@]}"; do
       seed "$t" src/report/render/testdata/*.json ;;
   esac
   small_seeds "fuzz/seeds/$t"
+  big_seeds "$t" "fuzz/seeds/$t"
 done
 
 if [ "$mode" = seeds ]; then
