@@ -7,7 +7,7 @@
 # the campaign's numbers.
 #
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   (default 60 s, all targets)
-#        scripts/fuzz.sh --cmin [TARGET...]                 minimise fuzz/corpus/<target>/
+#        scripts/fuzz.sh --cmin [TARGET...]                 minimise fuzz/corpus/<target>/ (FUZZ_KEEP_MAX)
 #        scripts/fuzz.sh --seeds [TARGET...]                only refresh fuzz/seeds/<target>/
 # Needs: rustup toolchain install nightly && cargo install cargo-fuzz
 # Run it niced on a shared machine: nice -n 19 scripts/fuzz.sh 600
@@ -199,19 +199,28 @@ if [ "$mode" = seeds ]; then
   exit 0
 fi
 if [ "$mode" = cmin ]; then
-  # Merge corpus and seeds into the smallest set with the same coverage
-  # (what `cargo fuzz cmin` does, with the seeds as a second input).
+  # The smallest set of corpus and seed inputs with the same features
+  # (libFuzzer's -set_cover_merge=1), less the exact copies of seeds (they
+  # are re-seeded on every run) and the inputs over FUZZ_KEEP_MAX bytes
+  # (default 16 KiB: the committed corpora stay small; the big seeds are
+  # generated again on every run).
+  keep_max="${FUZZ_KEEP_MAX:-16384}"
   cargo +nightly fuzz build -O --debug-assertions >/dev/null
   triple=$(rustc +nightly -vV | sed -n 's/^host: //p')
   for t in "${targets[@]}"; do
     new="fuzz/corpus/$t.cmin"
     rm -rf "$new"
     mkdir -p "$new"
-    "fuzz/target/$triple/release/$t" -merge=1 -max_len="$(cap "$t")" -timeout=60 -rss_limit_mb=4096 \
+    "fuzz/target/$triple/release/$t" -set_cover_merge=1 -max_len="$(cap "$t")" -timeout=60 -rss_limit_mb=4096 \
       "$new" "fuzz/corpus/$t" "fuzz/seeds/$t" >"$logdir/$t.cmin.log" 2>&1
+    merged=$(find "$new" -type f | wc -l)
+    for f in "fuzz/seeds/$t"/*; do
+      rm -f "$new/$(sha1sum "$f" | cut -d' ' -f1)"
+    done
+    find "$new" -type f -size +"$keep_max"c -delete
     rm -rf "fuzz/corpus/$t"
     mv "$new" "fuzz/corpus/$t"
-    printf '%-24s %6s files %8s\n' "$t" "$(find "fuzz/corpus/$t" -type f | wc -l)" \
+    printf '%-24s merged %6s, kept %6s files, %8s\n' "$t" "$merged" "$(find "fuzz/corpus/$t" -type f | wc -l)" \
       "$(du -sh "fuzz/corpus/$t" | cut -f1)"
   done
   exit 0

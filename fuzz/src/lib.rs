@@ -61,7 +61,11 @@ pub fn scratch() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let base = Path::new("/dev/shm");
-        let base = if base.is_dir() { base.to_path_buf() } else { std::env::temp_dir() };
+        let base = if base.is_dir() {
+            base.to_path_buf()
+        } else {
+            std::env::temp_dir()
+        };
         let dir = base.join(format!("agenteval-fuzz-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         dir
@@ -82,10 +86,15 @@ pub fn assert_inert(text: &str) {
     let printed = terminal_text(text);
     let text = workflow_guard(&printed);
     for line in text.lines() {
-        assert!(!is_workflow_command(line), "workflow command in output: {line:?}");
+        assert!(
+            !is_workflow_command(line),
+            "workflow command in output: {line:?}"
+        );
     }
     assert!(
-        !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t'),
+        !text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
         "control character in output"
     );
 }
@@ -170,7 +179,10 @@ pub fn compare_renderers(report: &agenteval_gate::model::CompareReport) {
     }
     let marker = agenteval_gate::github::marker("main:fuzz");
     let (body, _) = agenteval_gate::github::cap_body(&format!("{marker}\n{md}"), &marker);
-    assert_eq!(agenteval_gate::github::find_marker(&body), Some(marker.as_str()));
+    assert_eq!(
+        agenteval_gate::github::find_marker(&body),
+        Some(marker.as_str())
+    );
     assert_inert(&compare_table::render_compare_table(report));
     let _ = compare_junit::render_compare_junit(report);
 }
