@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::FileDiagnostic;
 use crate::output::{SIMILAR, closest};
-use crate::runner::replay::TRACE_EXTENSIONS;
+use crate::runner::replay::{TRACE_EXTENSIONS, trial_dirs};
 use crate::spec::suite::Suite;
 use crate::trace::TraceError;
 
@@ -88,21 +88,10 @@ pub(crate) fn check_recorded(suite: &Suite) -> Vec<FileDiagnostic> {
 /// The directories of a recording: its `trial-<i>/` directories in the order of `i` when it
 /// has any, else itself.
 fn layout(root: &Path) -> Vec<PathBuf> {
-    let mut trials: Vec<(u64, PathBuf)> = std::fs::read_dir(root)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .filter(|e| e.path().is_dir())
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let i: u64 = name.strip_prefix("trial-")?.parse().ok()?;
-            Some((i, e.path()))
-        })
-        .collect();
+    let trials = trial_dirs(root);
     if trials.is_empty() {
         return vec![root.to_path_buf()];
     }
-    trials.sort();
     trials.into_iter().map(|(_, p)| p).collect()
 }
 

@@ -15,6 +15,24 @@ use crate::trace::TraceError;
 /// Trace file extensions tried, in order.
 pub(crate) const TRACE_EXTENSIONS: [&str; 3] = ["json", "jsonl", "traj"];
 
+/// The `trial-<i>/` directories of a recording, in the order of `i` (empty when it has none
+/// or cannot be read).
+pub(crate) fn trial_dirs(root: &Path) -> Vec<(u64, PathBuf)> {
+    let mut trials: Vec<(u64, PathBuf)> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let i: u64 = name.strip_prefix("trial-")?.parse().ok()?;
+            Some((i, e.path()))
+        })
+        .collect();
+    trials.sort();
+    trials
+}
+
 /// Where a case's trace should be: `--traces DIR` wins, then the case's
 /// `trace:`, then `<suite traces>/<id>.<ext>`.
 pub(crate) fn trace_path(

@@ -191,20 +191,10 @@ fn replay_trials(suite: &Suite, settings: &EvalSettings) -> Option<Vec<EvalSetti
             .clone()
             .unwrap_or_else(|| suite.dir.join("traces"))
     });
-    let mut trials: Vec<(u64, std::path::PathBuf)> = std::fs::read_dir(&traces)
-        .ok()?
-        .filter_map(Result::ok)
-        .filter(|e| e.path().is_dir())
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let i: u64 = name.strip_prefix("trial-")?.parse().ok()?;
-            Some((i, e.path()))
-        })
-        .collect();
+    let trials = crate::runner::replay::trial_dirs(&traces);
     if trials.is_empty() {
         return None;
     }
-    trials.sort();
     let evidence_dir = match &settings.evidence {
         Some(EvidenceOverride::Dir(d)) => Some(d.clone()),
         Some(EvidenceOverride::Disabled) => None,

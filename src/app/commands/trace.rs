@@ -29,7 +29,6 @@ struct TraceJson<'a> {
 pub(crate) fn run(args: &CliTrace, config: &Config) -> Result<ExitCode> {
     let traces = read_traces(&args.file)?;
     if args.events {
-        let n = traces.len();
         let text = match args.format {
             CliTraceFormat::Mermaid => {
                 return Err(Error::usage_with_help(
@@ -37,30 +36,13 @@ pub(crate) fn run(args: &CliTrace, config: &Config) -> Result<ExitCode> {
                     "use `--format text` or `--format json` with `--events`",
                 ));
             }
-            CliTraceFormat::Json => {
-                let all: Vec<serde_json::Value> = traces
+            CliTraceFormat::Json => one_or_all(
+                &traces
                     .iter()
                     .map(super::trace_events::events_json)
-                    .collect();
-                if n == 1 {
-                    to_json(&all[0])
-                } else {
-                    to_json(&all)
-                }
-            }
-            CliTraceFormat::Text => traces
-                .iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    let head = if n > 1 {
-                        format!("── trace {} of {n}\n", i + 1)
-                    } else {
-                        String::new()
-                    };
-                    format!("{head}{}", super::trace_events::events_text(t))
-                })
-                .collect::<Vec<_>>()
-                .join("\n"),
+                    .collect::<Vec<_>>(),
+            ),
+            CliTraceFormat::Text => per_trace(&traces, super::trace_events::events_text),
         };
         // JSON is a document (its own escaping); the text view is for people.
         if args.format == CliTraceFormat::Json {
@@ -102,35 +84,19 @@ pub(crate) fn run(args: &CliTrace, config: &Config) -> Result<ExitCode> {
         }
         evaluate_steps(t, &ctx)
     };
-    let n = traces.len();
     let text = match args.format {
-        CliTraceFormat::Text => traces
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let head = if n > 1 {
-                    format!("── trace {} of {n}\n", i + 1)
-                } else {
-                    String::new()
-                };
-                format!("{head}{}{}", render_text(t), steps_text(&evaluate(t)))
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        CliTraceFormat::Json => {
-            let views: Vec<TraceJson<'_>> = traces
+        CliTraceFormat::Text => per_trace(&traces, |t| {
+            format!("{}{}", render_text(t), steps_text(&evaluate(t)))
+        }),
+        CliTraceFormat::Json => one_or_all(
+            &traces
                 .iter()
                 .map(|t| TraceJson {
                     trace: t,
                     dag: evaluate(t).view(),
                 })
-                .collect();
-            if n == 1 {
-                to_json(&views[0])
-            } else {
-                to_json(&views)
-            }
-        }
+                .collect::<Vec<_>>(),
+        ),
         CliTraceFormat::Mermaid => traces
             .iter()
             .map(|t| evaluate(t).mermaid())
@@ -145,6 +111,32 @@ pub(crate) fn run(args: &CliTrace, config: &Config) -> Result<ExitCode> {
         crate::output::write_document(&text)?;
     }
     Ok(ExitCode::Success)
+}
+
+/// Each trace's text, under a `── trace i of n` heading when the file holds several.
+fn per_trace(traces: &[Trace], text: impl Fn(&Trace) -> String) -> String {
+    let n = traces.len();
+    traces
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let head = if n > 1 {
+                format!("── trace {} of {n}\n", i + 1)
+            } else {
+                String::new()
+            };
+            format!("{head}{}", text(t))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One JSON document: the object of a file's one trace, or the array of several.
+fn one_or_all<T: Serialize>(items: &[T]) -> String {
+    match items {
+        [one] => to_json(one),
+        all => to_json(&all),
+    }
 }
 
 fn with_suite<'a>(ctx: StepContext<'a>, suite: &'a Suite) -> StepContext<'a> {
