@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::FileDiagnostic;
 use crate::output::{SIMILAR, closest};
-use crate::runner::replay::{TRACE_EXTENSIONS, trial_dirs};
+use crate::runner::replay::{TRACE_EXTENSIONS, trace_path, trial_dirs};
 use crate::spec::suite::Suite;
 use crate::trace::TraceError;
 
@@ -28,9 +28,12 @@ pub(crate) fn check_recorded(suite: &Suite) -> Vec<FileDiagnostic> {
     if traces.is_dir() {
         for dir in layout(&traces) {
             for case in suite.cases.iter().filter(|c| c.trace.is_none()) {
-                match find_trace(&dir, &case.id) {
-                    Some(path) => out.extend(check_trace(&path)),
-                    None => out.push(
+                // Where replay looks: `<dir>/<id>.<ext>`, the first extension that exists.
+                let (path, _) = trace_path(suite, case, Some(&dir));
+                if path.is_file() {
+                    out.extend(check_trace(&path));
+                } else {
+                    out.push(
                         FileDiagnostic::error(
                             &dir,
                             format!(
@@ -41,7 +44,7 @@ pub(crate) fn check_recorded(suite: &Suite) -> Vec<FileDiagnostic> {
                         .with_help(
                             "record the case's trace into this directory, give the case its own `trace:`, or remove the case",
                         ),
-                    ),
+                    );
                 }
             }
             out.extend(orphans(&dir, &ids, &TRACE_EXTENSIONS, "trace"));
@@ -95,14 +98,6 @@ fn layout(root: &Path) -> Vec<PathBuf> {
     trials.into_iter().map(|(_, p)| p).collect()
 }
 
-/// `<dir>/<id>.<ext>` for the first extension that exists, as replay picks it.
-fn find_trace(dir: &Path, id: &str) -> Option<PathBuf> {
-    TRACE_EXTENSIONS
-        .iter()
-        .map(|ext| dir.join(format!("{id}.{ext}")))
-        .find(|p| p.is_file())
-}
-
 /// The files of `dir` with one of `extensions`, sorted.
 fn files(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -151,27 +146,16 @@ fn orphans(
 
 /// The trace at `path` parses, as replay reads it, and has spans.
 fn check_trace(path: &Path) -> Option<FileDiagnostic> {
-    let bytes = match crate::fsutil::read_input(path) {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            return Some(e.diagnostic(path).unwrap_or_else(|| {
-                FileDiagnostic::error(path, format!("cannot read the trace: {e}"))
-            }));
-        }
+    let no_spans = || {
+        FileDiagnostic::error(path, "the trace has no spans").with_help(
+            "the agent wrote no spans; check that it flushes its exporter before exiting",
+        )
     };
-    match crate::trace::parse_trace(&bytes, path) {
-        Ok(trace) if trace.spans.is_empty() => Some(
-            FileDiagnostic::error(path, "the trace has no spans").with_help(
-                "the agent wrote no spans; check that it flushes its exporter before exiting",
-            ),
-        ),
+    match crate::trace::read_trace(path) {
+        Ok(trace) if trace.spans.is_empty() => Some(no_spans()),
         Ok(_) => None,
         Err(TraceError::Invalid(d) | TraceError::UnknownFormat(d)) => Some(*d),
-        Err(TraceError::Empty { .. }) => {
-            Some(FileDiagnostic::error(path, "the trace is empty").with_help(
-                "the agent wrote no spans; check that it flushes its exporter before exiting",
-            ))
-        }
+        Err(TraceError::Empty { .. }) => Some(no_spans()),
         Err(e @ TraceError::Io { .. }) => Some(FileDiagnostic::error(path, e.to_string())),
     }
 }

@@ -25,14 +25,19 @@ use crate::trace::{
 /// `file:line:col`), [`TraceError::UnknownFormat`] for valid JSON that is no
 /// trace format we know.
 pub fn read_traces(path: &Path) -> Result<Vec<Trace>, TraceError> {
-    let bytes = crate::fsutil::read_input(path).map_err(|e| match e.diagnostic(path) {
+    parse_traces(&read_trace_bytes(path)?, path)
+}
+
+/// The bytes of the trace file at `path`, under the input cap ([`read_traces`]'s errors for
+/// a file that cannot be read).
+pub fn read_trace_bytes(path: &Path) -> Result<Vec<u8>, TraceError> {
+    crate::fsutil::read_input(path).map_err(|e| match e.diagnostic(path) {
         Some(d) => TraceError::invalid(d),
         None => TraceError::Io {
             path: path.to_path_buf(),
             source: e.into_io(),
         },
-    })?;
-    parse_traces(&bytes, path)
+    })
 }
 
 /// Read the one trace in the file at `path`; a file holding several traces

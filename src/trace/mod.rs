@@ -34,7 +34,8 @@ mod tool_args;
 
 pub use error::TraceError;
 pub use load::{
-    detect_format, parse_trace, parse_traces, parse_traces_as, read_trace, read_traces,
+    detect_format, parse_trace, parse_traces, parse_traces_as, read_trace, read_trace_bytes,
+    read_traces,
 };
 pub use model::{
     Message, Span, SpanKind, Status, StatusCode, Tokens, ToolCall, ToolExecution, Trace,

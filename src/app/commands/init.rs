@@ -14,7 +14,7 @@ use crate::output::escape::terminal;
 use crate::output::plural;
 use crate::runner::replay::TRACE_EXTENSIONS;
 use crate::spec::from_trace::{DraftTrace, case_id, draft_suite};
-use crate::trace::read_traces;
+use crate::trace::{parse_traces, read_trace_bytes};
 
 pub(crate) fn run(args: &CliInit, config: &Config) -> Result<ExitCode> {
     if case_id(&args.name) != args.name {
@@ -37,7 +37,9 @@ pub(crate) fn run(args: &CliInit, config: &Config) -> Result<ExitCode> {
     let mut traces = Vec::new();
     let mut ids: BTreeSet<String> = BTreeSet::new();
     for path in &args.from_trace {
-        let mut read = read_traces(path)?;
+        // The bytes parsed are the bytes copied into the suite.
+        let bytes = read_trace_bytes(path)?;
+        let mut read = parse_traces(&bytes, path)?;
         if read.len() != 1 {
             return Err(Error::usage_with_help(
                 format!(
@@ -58,11 +60,11 @@ pub(crate) fn run(args: &CliInit, config: &Config) -> Result<ExitCode> {
             id = format!("{base}-{n}");
             n += 1;
         }
-        traces.push((id, path, read.remove(0)));
+        traces.push((id, path, bytes, read.remove(0)));
     }
     let inputs: Vec<DraftTrace<'_>> = traces
         .iter()
-        .map(|(id, _, trace)| DraftTrace {
+        .map(|(id, _, _, trace)| DraftTrace {
             id: id.clone(),
             trace,
         })
@@ -81,19 +83,14 @@ pub(crate) fn run(args: &CliInit, config: &Config) -> Result<ExitCode> {
             source,
         })
     };
-    for (id, path, _) in &traces {
+    for (id, path, bytes, _) in &traces {
         // Replay finds a trace by these extensions only.
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
             .filter(|e| TRACE_EXTENSIONS.contains(e))
             .unwrap_or("json");
-        let bytes = std::fs::read(path).map_err(|source| Error::Io {
-            action: "read",
-            path: (*path).clone(),
-            source,
-        })?;
-        write(&traces_dir.join(format!("{id}.{ext}")), &bytes)?;
+        write(&traces_dir.join(format!("{id}.{ext}")), bytes)?;
     }
     write(&dir.join("suite.yaml"), draft.suite_yaml.as_bytes())?;
     write(&dir.join("cases.jsonl"), draft.cases_jsonl.as_bytes())?;
