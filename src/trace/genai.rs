@@ -37,7 +37,7 @@ pub(crate) fn kind_for_operation(op: &str) -> Option<SpanKind> {
     Some(match op {
         "chat" | "text_completion" | "completion" | "generate_content" | "call_llm" | "llm"
         | "plan" | "generate" | "responses" => SpanKind::Llm,
-        "execute_tool" | "call_tool" | "tool" | "tool_call" => SpanKind::Tool,
+        "execute_tool" | "call_tool" | "tool" | "tool_call" | "agent_handoff" => SpanKind::Tool,
         "invoke_agent" | "create_agent" | "agent" => SpanKind::Agent,
         "retrieval" | "retrieve" => SpanKind::Retriever,
         "workflow" | "chain" => SpanKind::Chain,
@@ -84,6 +84,9 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
     take_messages(span, attrs);
     let output_is_json = attrs.get("gen_ai.output.type").and_then(Value::as_str) == Some("json");
     if span.kind == SpanKind::Tool {
+        if op.as_deref() == Some("agent_handoff") {
+            take_handoff(span, attrs);
+        }
         take_tool(span, attrs, output_is_json);
     } else {
         if span.kind == SpanKind::Llm
@@ -255,6 +258,29 @@ fn take_messages(span: &mut Span, attrs: &mut Attrs) {
 fn flattened(attrs: &mut Attrs, prefix: &str, default_role: &str) -> Option<Vec<Message>> {
     let value = take_unflattened(attrs, prefix)?;
     messages_from_value(&value, default_role).map(|n| n.messages)
+}
+
+/// opentelemetry-instrumentation-openai-agents-v2's `agent_handoff` span
+/// (`gen_ai.handoff.{from,to}_agent`): a tool step named as
+/// openinference's handoff spans are, so that [`super::handoffs`] links it to
+/// the model's `transfer_to_<agent>` request. The two agent names stay
+/// attributes.
+fn take_handoff(span: &mut Span, attrs: &Attrs) {
+    let Some(to) = attrs
+        .get("gen_ai.handoff.to_agent")
+        .and_then(Value::as_str)
+        .filter(|t| !t.trim().is_empty())
+    else {
+        return;
+    };
+    span.tool.get_or_insert_with(|| ToolExecution {
+        arguments_text: None,
+        result_text: None,
+        name: super::handoffs::handoff_span_name(to),
+        call_id: None,
+        arguments: None,
+        result: None,
+    });
 }
 
 fn take_tool(span: &mut Span, attrs: &mut Attrs, output_is_json: bool) {

@@ -5,7 +5,9 @@
 //! in snake case). When the model calls it, the SDK records the handoff as
 //! its own span: openinference-instrumentation-openai-agents 2.6.0 writes a
 //! TOOL span named `handoff to <agent>`, with no tool name, call id or
-//! arguments. Unlinked, the request is a tool call that never ran and the
+//! arguments; opentelemetry-instrumentation-openai-agents-v2 0.1.0 an
+//! `agent_handoff` span with `gen_ai.handoff.to_agent`, which the `GenAI`
+//! mapper names the same way. Unlinked, the request is a tool call that never ran and the
 //! handoff a second, separate step (issue 22 item 4). Each such span takes
 //! the name, call id and arguments of the latest earlier request for
 //! `transfer_to_<agent>` that no execution answered.
@@ -15,6 +17,11 @@ use std::collections::HashSet;
 use crate::trace::model::Span;
 
 const HANDOFF_PREFIX: &str = "handoff to ";
+
+/// The tool name a handoff span to `agent` gets before it is linked.
+pub(crate) fn handoff_span_name(agent: &str) -> String {
+    format!("{HANDOFF_PREFIX}{agent}")
+}
 
 /// The SDK's default tool name for a handoff to `agent`: `transfer_to_`
 /// and the name with every character but ASCII letters and digits as `_`,

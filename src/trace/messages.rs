@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::trace::json::{decode_embedded, decode_str, str_field, text_of};
 use crate::trace::model::{Message, ToolCall};
+use crate::trace::pyrepr;
 
 /// Messages read from one attribute, and whether every part was understood
 /// (when not, the caller keeps the raw attribute too).
@@ -152,7 +153,30 @@ pub(crate) fn message_from_object(
         message.tool_calls.push(call);
     }
     message.content = texts.join("\n");
-    message
+    python_repr_message(&message).unwrap_or(message)
+}
+
+/// opentelemetry-instrumentation-openai-agents-v2 0.1.0 writes the model's
+/// answer as one text part holding the Python `repr` of the SDK's
+/// `ChatCompletionMessage` dict; read its content and tool calls. Only an
+/// assistant message whose whole text is such a dict (`'role':
+/// 'assistant'` and a `'content'` key) is read this way.
+fn python_repr_message(message: &Message) -> Option<Message> {
+    if message.role != "assistant"
+        || !message.tool_calls.is_empty()
+        || !message.content.starts_with("{'")
+    {
+        return None;
+    }
+    let Value::Object(obj) = pyrepr::parse(&message.content)? else {
+        return None;
+    };
+    if str_field(&obj, "role") != Some("assistant") || !obj.contains_key("content") {
+        return None;
+    }
+    let mut lossless = true;
+    let read = message_from_object(&obj, "assistant", &mut lossless);
+    lossless.then_some(read)
 }
 
 /// One content block or `GenAI` part.
@@ -327,6 +351,38 @@ mod tests {
         assert_eq!(n.messages[0].content, "It is rainy.");
         assert!(messages_from_value(&json!(42), "user").is_none());
         assert!(messages_from_value(&json!({"foo": 1}), "user").is_none());
+    }
+
+    #[test]
+    fn a_python_repr_of_an_assistant_message_is_read_for_its_tool_calls() {
+        // As opentelemetry-instrumentation-openai-agents-v2 0.1.0 writes it.
+        let repr = "{'content': None, 'refusal': None, 'role': 'assistant', 'tool_calls': \
+            [{'id': 'call_2_0', 'function': {'arguments': '{\"city\": \"Paris\"}', \
+            'name': 'get_weather'}, 'type': 'function'}]}";
+        let value = json!([{"role": "assistant", "parts": [{"type": "text", "content": repr}]}]);
+        let n = messages_from_value(&value, "user").unwrap();
+        assert!(n.lossless);
+        let m = &n.messages[0];
+        assert_eq!(m.content, "");
+        assert_eq!(m.tool_calls.len(), 1);
+        assert_eq!(m.tool_calls[0].id.as_deref(), Some("call_2_0"));
+        assert_eq!(m.tool_calls[0].arguments, json!({"city": "Paris"}));
+        // Text that only looks like it stays text: another role, another
+        // shape, or not a literal.
+        for (role, text) in [
+            ("user", repr),
+            ("assistant", "{'role': 'user', 'content': 'hi'}"),
+            ("assistant", "{'answer': 42}"),
+            (
+                "assistant",
+                "{'content': None, 'role': 'assistant'} and more",
+            ),
+        ] {
+            let value = json!([{"role": role, "parts": [{"type": "text", "content": text}]}]);
+            let n = messages_from_value(&value, "user").unwrap();
+            assert_eq!(n.messages[0].content, text);
+            assert!(n.messages[0].tool_calls.is_empty());
+        }
     }
 
     #[test]

@@ -25,6 +25,7 @@ mod openinference_nested;
 mod otel;
 mod otel_sdk;
 mod otlp;
+mod pyrepr;
 mod render;
 mod shape;
 mod swe_agent;
