@@ -10,6 +10,11 @@
                                          user, assistant with a tool call, tool result, ...
     gen_resources.py telemetry N OUT     N workflow-telemetry events (JSONL), every 8th a
                                          `Task` launching a sub-agent whose calls follow
+    gen_resources.py otlp N OUT [T]  N spans of OTLP/JSON (one `resourceSpans` document) over
+                                         T traces (default 1): per trace an agent root, then
+                                         model calls with GenAI messages (~1.5 KB a span) and
+                                         tool runs with arguments and results (issue 22 item 7's
+                                         shape: 100 MB is about 66k spans)
     gen_resources.py compare C DIR       a copy of suites/support-bot (24 cases) whose
                                          suite has C deterministic checkpoints
 
@@ -61,6 +66,71 @@ def otel_sdk(n, out, chain=False):
             }
             f.write(json.dumps(span, separators=(",", ":")))
             f.write("\n")
+
+
+def otlp(n, out, traces=1):
+    t0 = 1_715_204_770_000_000_000
+
+    def attr(k, v):
+        if isinstance(v, int):
+            return {"key": k, "value": {"intValue": str(v)}}
+        return {"key": k, "value": {"stringValue": v}}
+
+    per = max(1, n // traces)
+    spans = []
+    for i in range(n):
+        t, j = divmod(i, per)
+        t = min(t, traces - 1)
+        j = i - t * per
+        trace_id = "%032x" % (t + 1)
+        span_id = "%016x" % (i + 1)
+        root = "%016x" % (t * per + 1)
+        start = t0 + i * 1_000_000
+        if j == 0:
+            name = "invoke_agent bot"
+            attrs = [attr("gen_ai.operation.name", "invoke_agent"), attr("gen_ai.agent.name", "bot")]
+            parent = ""
+        elif j % 2 == 1:
+            name = "chat gpt-4o"
+            question = "Customer %d asks about invoice %d; look up the account and the payments. " % (i, i * 7)
+            messages = [
+                {"role": "system", "parts": [{"type": "text", "content": "You are a billing assistant. " * 8}]},
+                {"role": "user", "parts": [{"type": "text", "content": question * 4}]},
+            ]
+            answer = [{"role": "assistant", "parts": [{"type": "tool_call", "id": "call_%d" % i,
+                                                       "name": TOOLS[i % len(TOOLS)],
+                                                       "arguments": json.dumps({"account_id": "acc-%d" % i})}]}]
+            attrs = [
+                attr("gen_ai.operation.name", "chat"),
+                attr("gen_ai.request.model", "gpt-4o"),
+                attr("gen_ai.usage.input_tokens", 300 + i % 50),
+                attr("gen_ai.usage.output_tokens", 20 + i % 7),
+                attr("gen_ai.input.messages", json.dumps(messages)),
+                attr("gen_ai.output.messages", json.dumps(answer)),
+            ]
+            parent = root
+        else:
+            tool = TOOLS[(i - 1) % len(TOOLS)]
+            name = "execute_tool " + tool
+            result = {"account_id": "acc-%d" % (i - 1), "status": "active",
+                      "invoices": [{"id": "inv-%d-%d" % (i, k), "amount": 10 * k} for k in range(6)]}
+            attrs = [
+                attr("gen_ai.operation.name", "execute_tool"),
+                attr("gen_ai.tool.name", tool),
+                attr("gen_ai.tool.call.id", "call_%d" % (i - 1)),
+                attr("gen_ai.tool.call.arguments", json.dumps({"account_id": "acc-%d" % (i - 1)})),
+                attr("gen_ai.tool.call.result", json.dumps(result)),
+            ]
+            parent = root
+        spans.append({
+            "traceId": trace_id, "spanId": span_id, "parentSpanId": parent, "name": name, "kind": 1,
+            "startTimeUnixNano": str(start), "endTimeUnixNano": str(start + 500_000),
+            "attributes": attrs, "status": {"code": 1},
+        })
+    doc = {"resourceSpans": [{"resource": {"attributes": [attr("service.name", "bench")]},
+                              "scopeSpans": [{"scope": {"name": "bench"}, "spans": spans}]}]}
+    with open(out, "w") as f:
+        json.dump(doc, f, separators=(",", ":"))
 
 
 def chat(n, out):
@@ -176,6 +246,7 @@ def compare(c, out):
 def main():
     kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     {
+        "otlp": lambda: otlp(n, out, int(sys.argv[4]) if len(sys.argv) > 4 else 1),
         "otel-sdk": lambda: otel_sdk(n, out),
         "otel-chain": lambda: otel_sdk(n, out, chain=True),
         "chat": lambda: chat(n, out),

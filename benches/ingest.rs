@@ -10,6 +10,11 @@
 //!
 //! `cargo bench --bench ingest -- [N] [RUNS] [CHAIN]` (defaults 2000 traces,
 //! 7 runs, 20000 spans), or `bench/ingest.sh`.
+//!
+//! `cargo bench --bench ingest -- --file=PATH [RUNS]`: only the two in-process
+//! parses of one file (a plain `serde_json::Value` parse and
+//! `trace::parse_traces`), medians in seconds, for `bench/ingest.sh`'s
+//! comparison with Python's `json` on a 100 MB OTLP file.
 
 #![allow(
     clippy::print_stdout,
@@ -30,6 +35,15 @@ use agenteval_gate::runner::{EvalSettings, SuiteSettings, TierChoice};
 use agenteval_gate::spec::load_checked;
 
 fn main() {
+    if let Some(file) = std::env::args().find_map(|a| a.strip_prefix("--file=").map(PathBuf::from))
+    {
+        let runs = std::env::args()
+            .skip(1)
+            .find_map(|a| a.parse().ok())
+            .unwrap_or(5);
+        one_file(&file, runs);
+        return;
+    }
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -101,6 +115,22 @@ fn main() {
         );
     }
     deep_chain(chain, runs);
+}
+
+/// The plain `serde_json::Value` parse and `parse_traces` of one file, one
+/// thread each: `value_s <median>` and `parse_traces_s <median>` lines.
+fn one_file(path: &Path, runs: usize) {
+    let bytes = std::fs::read(path).unwrap();
+    let value = measure(runs, || {
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        std::hint::black_box(v);
+    });
+    let parse = measure(runs, || {
+        let t = agenteval_gate::trace::parse_traces(&bytes, path).unwrap();
+        std::hint::black_box(t);
+    });
+    println!("value_s {value:.4}");
+    println!("parse_traces_s {parse:.4}");
 }
 
 /// Parse + DAG + rules scores of one `n`-span chain; prints the median.
