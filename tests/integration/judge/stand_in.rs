@@ -112,7 +112,8 @@ fn the_stand_in_answers_like_a_judge_and_says_it_is_not_one() {
 }
 
 /// The committed cache answers every question the judge asks about
-/// support-bot's recordings. When a prompt template or the question set
+/// support-bot's recordings, the GPA trace judges' included, and every answer
+/// says it is the stand-in's rule. When a prompt template or the question set
 /// changes, re-record it with `scripts/record-judge-cache.sh`.
 #[test]
 fn the_committed_support_bot_cache_is_complete_and_labelled() {
@@ -128,6 +129,8 @@ fn the_committed_support_bot_cache_is_complete_and_labelled() {
                 "--deterministic",
                 "--judge",
                 "replay",
+                "--trace-judges",
+                "gpa",
                 "--traces",
             ])
             .arg(format!("suites/support-bot/traces{variant}"))
@@ -148,6 +151,24 @@ fn the_committed_support_bot_cache_is_complete_and_labelled() {
             "stale cache: run scripts/record-judge-cache.sh ({j})"
         );
         assert_eq!(j["cache_hits"], j["questions"]);
+        assert_eq!(j["per_case"]["gpa"], 1, "{j}");
+        let cases = r["cases"].as_array().unwrap();
+        let gpa: Vec<&Value> = cases
+            .iter()
+            .flat_map(|c| c["trace_judges"].as_array().unwrap())
+            .collect();
+        assert_eq!(gpa.len(), cases.len() * 7, "seven GPA dimensions per case");
+        for d in gpa {
+            assert_eq!(d["evaluated_by"], "judge:openai/agenteval-stand-in-rules", "{d}");
+            assert!(d["score"].is_number(), "{d}");
+            assert!(
+                d["rationale"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("stand-in rule, not a model: "),
+                "{d}"
+            );
+        }
         let tier3: Vec<&Value> = r["cases"]
             .as_array()
             .unwrap()
@@ -297,4 +318,76 @@ fn an_empty_or_partial_replay_cache_never_fails_open() {
             m["name"]
         );
     }
+}
+
+/// `run` of support-bot's recordings against the stand-in judge, priced as gpt-4o-mini,
+/// with a `cap` USD budget and `concurrency` calls at a time; the report (fresh cache).
+fn budgeted_run(stand_in: &StandIn, cap: &str, concurrency: &str) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("agenteval.yaml");
+    std::fs::write(
+        &config,
+        "judge: {provider: openai, model: gpt-4o-mini, price: {input_per_mtok: 0.15, output_per_mtok: 0.60}}\n",
+    )
+    .unwrap();
+    let out_file = dir.path().join("r.json");
+    let out = super::support::judge_bin(&config)
+        .current_dir(repo())
+        .args([
+            "run",
+            "--suite",
+            "support-bot",
+            "--deterministic",
+            "--traces",
+            "suites/support-bot/traces",
+            "--evidence",
+            "suites/support-bot/evidence",
+            "--judge",
+            "openai",
+            "--judge-model",
+            "gpt-4o-mini",
+            "--judge-base-url",
+            &stand_in.url,
+            "--judge-max-cost",
+            cap,
+            "--judge-concurrency",
+            concurrency,
+            "--judge-cache",
+        ])
+        .arg(dir.path().join("cache"))
+        .arg("--out")
+        .arg(&out_file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+    serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap()
+}
+
+/// Issue 21 item 6: a $0.10 budget, above what a full support-bot run costs at
+/// gpt-4o-mini prices, asks every question. Each call is charged an estimate, settled at
+/// what the answer used before a question that does not fit is refused, so a smaller cap
+/// stops at the same question whatever the concurrency and is never overspent.
+#[test]
+fn a_budget_asks_every_question_whose_estimate_fits_once_earlier_calls_are_settled() {
+    let stand_in = StandIn::start();
+    let full = budgeted_run(&stand_in, "0.10", "8");
+    let j = &full["judge"];
+    assert!(j["questions"].as_u64().unwrap() > 300, "{j}");
+    assert_eq!(j["calls"], j["questions"], "{j}");
+    assert_eq!(j.get("budget_exhausted"), None, "{j}");
+    assert!(j["cost_usd"].as_f64().unwrap() <= 0.10, "{j}");
+
+    let one = budgeted_run(&stand_in, "0.03", "1");
+    let eight = budgeted_run(&stand_in, "0.03", "8");
+    let j = &one["judge"];
+    let (calls, stopped) = (
+        j["calls"].as_u64().unwrap(),
+        j["budget_exhausted"].as_u64().unwrap(),
+    );
+    assert!(calls > 0 && stopped > 0, "{j}");
+    assert_eq!(calls + stopped, j["questions"].as_u64().unwrap(), "{j}");
+    assert!(j["cost_usd"].as_f64().unwrap() <= 0.03, "{j}");
+    // The stop never depends on which call finished first.
+    assert_eq!(one["judge"], eight["judge"]);
+    assert_eq!(one["cases"], eight["cases"]);
 }
