@@ -318,6 +318,16 @@ fn an_empty_or_partial_replay_cache_never_fails_open() {
             m["name"]
         );
     }
+    // The same partial cache on the regressed recordings: still a failure, and the
+    // judged metrics the regression moves are not improvements.
+    let (code, json) = replay_compare(partial.path(), "-regressed", "json");
+    assert_eq!(code, Some(2), "{json}");
+    let r: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(r["verdict"], "fail");
+    for metric in ["step_type:PLAN", "workflow_quality", "step:plan"] {
+        assert_ne!(status_of(&r, metric), "improvement", "{metric}");
+    }
+    assert_eq!(status_of(&r, "checkpoint:P2-02"), "regression");
 }
 
 /// `run` of support-bot's recordings against the stand-in judge, priced as gpt-4o-mini,
