@@ -168,7 +168,13 @@ mod tests {
             user: "y".repeat(20),
         };
         let ten = Budget::estimate(&p, 16, price);
-        assert_eq!(ten, Charge { cost: 10.0, tokens: 26 });
+        assert_eq!(
+            ten,
+            Charge {
+                cost: 10.0,
+                tokens: 26
+            }
+        );
         let b = Budget::new(Some(25.0), None);
         assert!(b.charge(ten));
         assert!(b.charge(ten));
@@ -207,7 +213,10 @@ mod tests {
         b.settle(estimate, used);
         b.settle(estimate, used);
         assert_eq!(b.charged(), (2.0, 80));
-        assert!(b.charge(estimate), "$12 fits once the first two are settled");
+        assert!(
+            b.charge(estimate),
+            "$12 fits once the first two are settled"
+        );
         // A longer answer than estimated is charged the difference.
         b.settle(
             estimate,

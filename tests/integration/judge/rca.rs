@@ -442,13 +442,19 @@ fn the_comment_and_dag_show_the_judged_root_cause_on_support_bot() {
     assert_eq!(rules["worst_case"]["case"], "sb-003");
     let mermaid = rules["worst_case"]["mermaid"].as_str().unwrap();
     assert!(mermaid.contains("class s9 root\n"), "{mermaid}");
-    assert!(mermaid.contains("s9[\"s9 PARAMGEN issue_refund"), "{mermaid}");
+    assert!(
+        mermaid.contains("s9[\"s9 PARAMGEN issue_refund"),
+        "{mermaid}"
+    );
 
     let (md, judged, dir) = support_bot_compare(&stand_in, true);
     let root = p2_02(&judged);
     assert_eq!(root["step"], "PLAN chat gpt-4o-mini", "{md}");
     assert_eq!(root["example_case"], "sb-003");
-    assert!(md.contains("most common new root cause: **`PLAN chat gpt-4o-mini`**"), "{md}");
+    assert!(
+        md.contains("most common new root cause: **`PLAN chat gpt-4o-mini`**"),
+        "{md}"
+    );
     // The head run's judged root cause of sb-003 is the step the DAG colours.
     let head = dir.path().join("head.json");
     let out = crate::common::bin()
@@ -487,6 +493,12 @@ fn the_comment_and_dag_show_the_judged_root_cause_on_support_bot() {
     let worst = &judged["worst_case"];
     assert_eq!(worst["case"], "sb-003");
     let mermaid = worst["mermaid"].as_str().unwrap();
-    assert!(mermaid.contains(&format!("class {step} root\n")), "{mermaid}");
-    assert!(mermaid.contains(&format!("{step}[\"{step} PLAN ")), "{mermaid}");
+    assert!(
+        mermaid.contains(&format!("class {step} root\n")),
+        "{mermaid}"
+    );
+    assert!(
+        mermaid.contains(&format!("{step}[\"{step} PLAN ")),
+        "{mermaid}"
+    );
 }
