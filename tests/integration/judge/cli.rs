@@ -347,6 +347,27 @@ async fn compare_fails_the_gate_when_judge_errors_pass_their_limit() {
     assert_eq!(report["judge_error_rate"], 0.5);
     let reasons = report["reasons"].to_string();
     assert!(reasons.contains("3 of 6 questions (50.0%) got no usable answer, above `gates.max_judge_error_rate` 10.0%"), "{reasons}");
+    // The terminal's headline names the judge gate (issue 21 item 8: it read
+    // "verdict: FAIL ·  · fail-on critical" when nothing else failed).
+    let table: Vec<String> = args
+        .iter()
+        .map(|a| {
+            if a == "json" {
+                "table".to_owned()
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    let out = judge_bin(&config).args(&table).output().unwrap();
+    let (stdout, _) = outputs(&out);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stdout.contains(
+            "verdict: FAIL · judge errors above `gates.max_judge_error_rate` in 1 suite · fail-on critical"
+        ),
+        "{stdout}"
+    );
     // The same with a tolerant suite passes.
     let tolerant = std::fs::read_to_string(s.path("judged/suite.yaml"))
         .unwrap()
