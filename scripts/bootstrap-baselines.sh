@@ -29,8 +29,9 @@ done
 "$bin" --isolated --quiet baseline update --name main --suite airline-tau --deterministic
 # A second baseline of support-bot, judged by replaying the committed judge
 # cache (recorded from the SCRIPTED STAND-IN judge, not a model: see
-# scripts/record-judge-cache.sh), for `compare --baseline stand-in-judge --judge replay`.
+# scripts/record-judge-cache.sh), GPA trace judges included, for
+# `compare --baseline stand-in-judge --judge replay --trace-judges gpa`.
 rm -rf baselines/stand-in-judge
 "$bin" --isolated --quiet baseline update --name stand-in-judge --suite support-bot \
-  --traces suites/support-bot/traces --evidence suites/support-bot/evidence --judge replay --deterministic
+  --traces suites/support-bot/traces --evidence suites/support-bot/evidence --judge replay --trace-judges gpa --deterministic
 "$bin" --isolated baseline list

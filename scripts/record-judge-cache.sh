@@ -7,7 +7,9 @@
 #
 # Records every question the judge is asked about the baseline recording
 # (traces/ + evidence/) and the regressed one (traces-regressed/ +
-# evidence-regressed/). Deterministic: re-running gives the same files. The
+# evidence-regressed/), the GPA trace judges included (`--trace-judges gpa`,
+# one question per case; the stand-in scores its seven dimensions by fixed
+# rules too). Deterministic: re-running gives the same files. The
 # stand-in listens on a fixed port: the base URL is part of every cache key,
 # and support-bot's `judge.replay.base_url` names this one.
 set -euo pipefail
@@ -33,7 +35,7 @@ rm -rf "$cache"
 for variant in "" "-regressed"; do
   "$bin" --isolated --quiet run --suite support-bot --deterministic \
     --traces "suites/support-bot/traces$variant" --evidence "suites/support-bot/evidence$variant" \
-    --judge openai --judge-model agenteval-stand-in-rules --judge-base-url "$url" \
+    --judge openai --judge-model agenteval-stand-in-rules --judge-base-url "$url" --trace-judges gpa \
     --out "$tmp/run$variant.json" --format json >/dev/null
 done
 echo "recorded $(find "$cache" -name '*.json' | wc -l | tr -d ' ') answers of the stand-in judge into $cache"

@@ -31,6 +31,17 @@ The rules read the prompts agenteval-gate renders (the built-in templates):
   completeness 4 if the answer is at least 60 characters else 2, coherence 4.
 - semantic questions: equivalent when at least 80% of the reference's words
   occur in the answer.
+- GPA trace questions (seven dimensions, 0-3, one question per case): goal
+  fulfillment 0 without a final answer, 3 when some of its numbers occur in
+  tool results, 1 when none of them do, 2 when it states none; logical
+  consistency 1 when a number of the answer occurs nowhere in the request or
+  the trace, else 3; execution efficiency 1 when a tool is called twice with
+  the same arguments, 2 past five tool calls, else 3; plan quality (the first
+  model turn's output) 0 without one, 1 under 40 characters, 2 when it names
+  no tool, else 3; plan adherence 1 when a tool the plan names is never
+  called, 2 when a called tool is not in the plan, else 3; tool selection 2
+  when one tool is called more than twice, else 3; tool calling 1 when a tool
+  call failed, 2 when one has no result, else 3. Each cites the spans it read.
 - root-cause questions: the first listed step whose content reports an
   error (an `error:` line, a traceback, a non-zero exit); when that is an
   EXEC, the first step it comes `after`; with no error, the first step. The
@@ -150,6 +161,103 @@ def semantic(user):
     return json.dumps({"equivalent": share >= 0.8, "notes": f"{LABEL}: {share:.0%} of the reference's words occur in the answer"})
 
 
+SPAN_HEAD = re.compile(r"^\[span (\S+)\] (\w+) (.*?)(?: \(agent (.+)\))?$")
+SNAKE = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
+
+
+def spans_of(trace):
+    """The excerpt's spans: id, kind, name, tool (for tool spans) and field lines."""
+    out = []
+    for line in trace.splitlines():
+        m = SPAN_HEAD.match(line)
+        if m:
+            name = m.group(3)
+            tool = name.split(" ", 1)[1] if m.group(2) == "tool" and " " in name else (name if m.group(2) == "tool" else None)
+            out.append({"id": m.group(1), "kind": m.group(2), "tool": tool, "fields": {}})
+        elif out and line.startswith("  ") and ": " in line:
+            key, value = line[2:].split(": ", 1)
+            out[-1]["fields"].setdefault(key, value)
+    return out
+
+
+def gpa(user):
+    data = blocks(user)
+    spans = spans_of(data.get("trace", ""))
+    answer = data.get("final_answer", "")
+    if answer.startswith("(the run produced no final answer)"):
+        answer = ""
+    request = data.get("case_input", "")
+    llms = [s for s in spans if s["kind"] == "llm"]
+    tools = [s for s in spans if s["kind"] == "tool"]
+    first = [llms[0]["id"]] if llms else []
+    last = [llms[-1]["id"]] if llms else []
+    results = numbers(" ".join(s["fields"].get("result", "") for s in tools))
+    said = numbers(answer)
+    out = {}
+
+    def put(dim, score, why, cited):
+        out[dim] = {"score": score, "rationale": f"{LABEL}: {why}", "cited_spans": cited}
+
+    if not answer:
+        put("goal_fulfillment", 0, "the run has no final answer", [])
+    elif said & results:
+        put("goal_fulfillment", 3, f"{len(said & results)} of the answer's numbers occur in tool results", last)
+    elif said:
+        put("goal_fulfillment", 1, "the answer's numbers occur in no tool result", last)
+    else:
+        put("goal_fulfillment", 2, "the answer states no number", last)
+    unsupported = sorted(said - numbers(request + "\n" + data.get("trace", "")))
+    if unsupported:
+        put("logical_consistency", 1, f"{unsupported[0]} occurs nowhere in the request or the trace", last)
+    else:
+        put("logical_consistency", 3, "every number of the answer occurs in the request or the trace", last)
+    seen, repeated = {}, []
+    for s in tools:
+        key = (s["tool"], s["fields"].get("args"))
+        if key in seen:
+            repeated.append(s["id"])
+        seen.setdefault(key, s["id"])
+    if repeated:
+        put("execution_efficiency", 1, "a tool is called twice with the same arguments", repeated)
+    elif len(tools) > 5:
+        put("execution_efficiency", 2, f"{len(tools)} tool calls", [s["id"] for s in tools])
+    else:
+        put("execution_efficiency", 3, f"{len(tools)} tool calls, none repeated", [s["id"] for s in tools])
+    plan = llms[0]["fields"].get("output", "") if llms else ""
+    named = set(SNAKE.findall(plan))
+    called = [s["tool"] for s in tools]
+    if not plan:
+        put("plan_quality", 0, "the first model turn states no plan", first)
+    elif len(plan) < 40:
+        put("plan_quality", 1, "the plan is under 40 characters", first)
+    elif not named:
+        put("plan_quality", 2, "the plan names no tool", first)
+    else:
+        put("plan_quality", 3, "the plan is at least 40 characters and names a tool", first)
+    never = sorted(t for t in named if t not in called)
+    unplanned = [s["id"] for s in tools if s["tool"] not in named]
+    if named and never:
+        put("plan_adherence", 1, f"the plan names {never[0]}, which is never called", first)
+    elif unplanned:
+        put("plan_adherence", 2, "a called tool is not in the plan", unplanned)
+    else:
+        put("plan_adherence", 3, "every called tool is in the plan", first)
+    over = sorted(t for t in set(called) if called.count(t) > 2)
+    if over:
+        put("tool_selection", 2, f"{over[0]} is called more than twice", [s["id"] for s in tools if s["tool"] == over[0]])
+    else:
+        put("tool_selection", 3, "no tool is called more than twice", [s["id"] for s in tools])
+    failed = [s["id"] for s in tools if s["fields"].get("status", "").startswith("error")]
+    no_result = [s["id"] for s in tools if "result" not in s["fields"]]
+    if failed:
+        put("tool_calling", 1, "a tool call failed", failed)
+    elif no_result:
+        put("tool_calling", 2, "a tool call has no result", no_result)
+    else:
+        put("tool_calling", 3, "every tool call has a result", [s["id"] for s in tools])
+    return json.dumps(out)
+
+
 STEP_HEAD = re.compile(r"^\[(\S+)\] (\w+) `[^`]*`(?: · agent (.+?))?(?: · after (.+))?$")
 ERROR_SIGN = re.compile(r"(?im)^error: |traceback \(most recent call last\)|exit ?code:? *[1-9]")
 
@@ -207,6 +315,8 @@ class Handler(BaseHTTPRequestHandler):
             text = checkpoint(system, user, structured)
         elif "semantically equivalent" in system:
             text = semantic(user)
+        elif "Agent GPA trace judges" in system:
+            text = gpa(user)
         elif "failure attribution" in system:
             text = rca(user)
         else:

@@ -121,11 +121,16 @@ pub(crate) fn one_line(s: &JudgeSummary) -> Option<String> {
         s.calls,
         s.errors
     );
-    if let Some(r) = s.error_rate {
-        line.push_str(&format!(" ({:.1}%)", 100.0 * r));
-    }
-    if s.not_in_cache > 0 {
-        line.push_str(&format!(" · {} not in the cache", s.not_in_cache));
+    // Replay misses count in the error rate (issue 21): said so when there are any, so
+    // "0 errors (5.6%)" never reads as a contradiction.
+    match (s.error_rate, s.not_in_cache) {
+        (Some(r), 0) => line.push_str(&format!(" ({:.1}%)", 100.0 * r)),
+        (Some(r), n) => line.push_str(&format!(
+            " · {n} not in the cache ({:.1}% without an answer, misses counted as errors)",
+            100.0 * r
+        )),
+        (None, 0) => {}
+        (None, n) => line.push_str(&format!(" · {n} not in the cache")),
     }
     if s.budget_exhausted > 0 {
         line.push_str(&format!(" · {} past the budget", s.budget_exhausted));
@@ -217,6 +222,17 @@ mod tests {
             ..JudgeSummary::default()
         };
         assert_eq!(error_rate(&replay), Some(0.4));
+        let line = one_line(&JudgeSummary {
+            error_rate: error_rate(&replay),
+            ..replay.clone()
+        })
+        .unwrap();
+        assert!(
+            line.ends_with(
+                "1 errors · 3 not in the cache (40.0% without an answer, misses counted as errors)"
+            ),
+            "{line}"
+        );
         let b = JudgeSummary {
             provider: "openai".into(),
             questions: 10,

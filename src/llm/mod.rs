@@ -25,6 +25,7 @@ pub(crate) mod reask;
 pub(crate) mod replay;
 pub(crate) mod retry;
 pub(crate) mod settings;
+pub(crate) mod settle;
 pub(crate) mod stats;
 
 pub use config::{JudgeFlags, JudgeMode, JudgeOptions, JudgeSettings};

@@ -7,8 +7,10 @@
 //!    answer still parses is answered at once, by the judge that gave it, and
 //!    costs nothing.
 //! 2. `replay`: every miss is N/A "not in judge cache". Live: misses are
-//!    charged to the budget in question order (see [`super::budget`]);
-//!    past it, they are N/A "budget exhausted".
+//!    charged an estimate in question order (see [`super::budget`]); one
+//!    that does not fit waits for every earlier call to answer and be
+//!    settled at what it used, and past the budget then, they are N/A
+//!    "budget exhausted".
 //! 3. The rest are sent, at most `concurrency` at a time, each through the
 //!    fallback chain: per provider, the call with retries
 //!    ([`super::retry`]), then strict parsing. The first provider whose
@@ -30,7 +32,7 @@ use tokio::task::JoinSet;
 
 use super::answer::{AnswerFormat, AnswerShape};
 use super::anthropic::AnthropicJudge;
-use super::budget::Budget;
+use super::budget::{Budget, Charge};
 use super::cache::{self, Cache, Entry, Lookup};
 use super::config::{JudgeMode, JudgeSettings};
 use super::error::{CallError, JudgeError};
@@ -219,6 +221,7 @@ impl Engine {
         let semaphore = Arc::new(Semaphore::new(inner.concurrency));
         let mut tasks = JoinSet::new();
         let price = inner.chain[0].price();
+        let mut unparsed = Vec::new();
         for (i, key) in misses {
             let request = &requests[i];
             if inner.mode == JudgeMode::Replay || inner.mode == JudgeMode::None {
@@ -230,11 +233,20 @@ impl Engine {
                 outcomes[i] = Some(Outcome::NotInCache);
                 continue;
             }
-            if !inner.budget.try_charge(
+            let estimate = Budget::estimate(
                 &request.prompt,
                 super::budget::output_estimate(&primary, params, &request.format),
                 price,
-            ) {
+            );
+            let mut fits = inner.budget.charge(estimate);
+            if !fits && !tasks.is_empty() {
+                // Settle every call before this one at what it used, then try again.
+                self.join_and_settle(&mut tasks, &mut outcomes, &mut unparsed)
+                    .await;
+                fits = inner.budget.charge(estimate);
+            }
+            if !fits {
+                inner.budget.shut();
                 inner
                     .stats
                     .lock()
@@ -249,29 +261,13 @@ impl Engine {
             let engine = Arc::clone(&self.inner);
             let request = request.clone();
             tasks.spawn(async move {
-                let (outcome, unparsed) = engine.answer(&request, key).await;
+                let (outcome, unparsed, used) = engine.answer(&request, key).await;
                 drop(permit);
-                (i, outcome, unparsed)
+                (i, outcome, unparsed, estimate, used)
             });
         }
-        let mut unparsed = Vec::new();
-        while let Some(joined) = tasks.join_next().await {
-            match joined {
-                Ok((i, outcome, u)) => {
-                    if let (Outcome::Failed(_), Some(u)) = (&outcome, u) {
-                        unparsed.push((i, u));
-                    }
-                    outcomes[i] = Some(outcome);
-                }
-                Err(e) => {
-                    // A panicking call is a failed call: recorded, never a pass.
-                    let mut s = inner.stats.lock().unwrap_or_else(PoisonError::into_inner);
-                    s.errors += 1;
-                    s.first_error
-                        .get_or_insert_with(|| format!("a judge call panicked: {e}"));
-                }
-            }
-        }
+        self.join_and_settle(&mut tasks, &mut outcomes, &mut unparsed)
+            .await;
         self.reask_all(requests, unparsed, &mut outcomes).await;
         let outcomes = outcomes
             .into_iter()
@@ -345,7 +341,8 @@ impl Inner {
         &self,
         request: &Request<F>,
         primary_key: String,
-    ) -> (Outcome<F::Parsed>, Option<Unparsed>) {
+    ) -> (Outcome<F::Parsed>, Option<Unparsed>, Option<Charge>) {
+        let mut used: Option<Charge> = None;
         let completion = Completion {
             prompt: request.prompt.clone(),
             format: AnswerShape::of(&request.format),
@@ -366,8 +363,8 @@ impl Inner {
                     request.repeat,
                 )
             };
-            let error = match self.ask(j, &completion, request, &key).await {
-                Ok(answer) => return (Outcome::Answered(answer), None),
+            let error = match self.ask(j, &completion, request, &key, &mut used).await {
+                Ok(answer) => return (Outcome::Answered(answer), None, used),
                 Err(CallError::Invalid(why)) => {
                     unparsed = Some(Unparsed {
                         judge: j,
@@ -387,28 +384,37 @@ impl Inner {
         if error.is_unavailability() {
             s.unavailable += 1;
         }
-        (Outcome::Failed(error), unparsed)
+        (Outcome::Failed(error), unparsed, used)
     }
 
     /// Provider `j` of the chain, asked `completion` for `request`: its answer parsed and
-    /// cached under `key`, or why not (`Invalid` for an answer that did not parse).
+    /// cached under `key`, or why not (`Invalid` for an answer that did not parse). What
+    /// the provider reported it used is added to `used` (for the budget).
     pub(super) async fn ask<F: AnswerFormat>(
         &self,
         j: usize,
         completion: &Completion,
         request: &Request<F>,
         key: &str,
+        used: &mut Option<Charge>,
     ) -> Result<Answer<F::Parsed>, CallError> {
         let judge = &self.chain[j];
         let raw = self.call(judge.as_ref(), completion).await?;
+        used.get_or_insert_with(Charge::default).add(Charge::used(
+            judge.price(),
+            raw.input_tokens,
+            raw.output_tokens,
+        ));
         let cost = cost_of(judge.price(), raw.input_tokens, raw.output_tokens);
         {
             let mut s = self.stats();
             s.input_tokens += raw.input_tokens;
             s.output_tokens += raw.output_tokens;
-            match cost {
-                Some(c) => s.cost_usd += c,
-                None => s.cost_incomplete = true,
+            // The cost is added when the question is settled, in question order
+            // ([`Engine::join_and_settle`]): a float sum in finishing order would make
+            // the report's last digits depend on network timing.
+            if cost.is_none() {
+                s.cost_incomplete = true;
             }
         }
         let parsed = request

@@ -1,7 +1,7 @@
 //! One more try for an answer that did not parse (issue 21 item 5): the same question,
 //! with a line saying what was wrong, asked once of the provider that gave it. Re-asks run
-//! after every first answer, charged to the budget in question order, so where a budget
-//! stops never depends on which call finished first. The previous answer itself is not
+//! after every first answer, charged to the budget in question order and settled at what
+//! they used, so where a budget stops never depends on which call finished first. The previous answer itself is not
 //! sent back (it may echo the untrusted evidence); only the parse error, which the gate
 //! wrote, capped.
 
@@ -11,6 +11,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::answer::{AnswerFormat, AnswerShape};
+use super::budget::Budget;
 use super::pipeline::{Engine, Outcome, Request};
 use super::prompts::Prompt;
 use super::provider::Completion;
@@ -61,12 +62,13 @@ impl Engine {
                 params: inner.params,
             };
             let judge = &inner.chain[u.judge];
-            let estimate =
-                super::budget::output_estimate(judge.identity(), inner.params, &request.format);
-            if !inner
-                .budget
-                .try_charge(&completion.prompt, estimate, judge.price())
-            {
+            let estimate = Budget::estimate(
+                &completion.prompt,
+                super::budget::output_estimate(judge.identity(), inner.params, &request.format),
+                judge.price(),
+            );
+            if !inner.budget.charge(estimate) {
+                inner.budget.shut();
                 break;
             }
             inner.stats().reasked += 1;
@@ -76,13 +78,23 @@ impl Engine {
             let engine = Arc::clone(inner);
             let request = request.clone();
             tasks.spawn(async move {
-                let answer = engine.ask(u.judge, &completion, &request, &u.key).await;
+                let mut used = None;
+                let answer = engine
+                    .ask(u.judge, &completion, &request, &u.key, &mut used)
+                    .await;
                 drop(permit);
-                (i, answer)
+                (i, answer, estimate, used)
             });
         }
+        let mut settled = Vec::new();
         while let Some(joined) = tasks.join_next().await {
-            let Ok((i, Ok(answer))) = joined else {
+            let Ok((i, answer, charged, used)) = joined else {
+                continue;
+            };
+            if let Some(used) = used {
+                settled.push((i, charged, used));
+            }
+            let Ok(answer) = answer else {
                 continue;
             };
             // The question counted as failed with its first error: undo that.
@@ -100,6 +112,12 @@ impl Engine {
                 }
             }
             outcomes[i] = Some(Outcome::Answered(answer));
+        }
+        // Settled in question order, like the first answers ([`super::budget`]).
+        settled.sort_by_key(|(i, _, _)| *i);
+        for (_, charged, used) in settled {
+            inner.budget.settle(charged, used);
+            inner.stats().cost_usd += used.cost;
         }
     }
 }

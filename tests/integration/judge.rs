@@ -7,6 +7,7 @@ mod cli;
 mod engine;
 mod fallback;
 mod gpa;
+mod numbers;
 mod profiles;
 mod prose;
 mod rca;

@@ -255,8 +255,10 @@ async fn the_cache_answers_a_new_process_and_replay_needs_no_server() {
 async fn past_the_budget_questions_are_na_budget_exhausted() {
     let s = JudgeSuite::new("{steps: false}", &["c1", "c2", "c3"]);
     // A checkpoint verdict is estimated at 250 output tokens ($0.25 at $1000/Mtok) and a
-    // semantic match at 150 ($0.15), whatever `max_tokens` is (issue 21): $0.50 pays for
-    // case c1's two questions and not the third.
+    // semantic match at 150 ($0.15), whatever `max_tokens` is (issue 21); each answer
+    // uses 10 ($0.01), and an estimate that does not fit is tried again once the calls
+    // before it are settled at that. $0.265 pays for two questions ($0.01 + $0.25 or
+    // $0.01 + $0.15) and not a third ($0.02 + $0.25).
     let config = s.config("{price: {input_per_mtok: 0, output_per_mtok: 1000}}");
     let server = MockServer::start().await;
     Mock::given(method("POST"))
@@ -267,7 +269,7 @@ async fn past_the_budget_questions_are_na_budget_exhausted() {
     let mut args = live(&server, &s.path("cache"));
     args.extend([
         "--judge-max-cost".into(),
-        "0.5".into(),
+        "0.265".into(),
         "--judge-concurrency".into(),
         "1".into(),
     ]);
@@ -345,6 +347,27 @@ async fn compare_fails_the_gate_when_judge_errors_pass_their_limit() {
     assert_eq!(report["judge_error_rate"], 0.5);
     let reasons = report["reasons"].to_string();
     assert!(reasons.contains("3 of 6 questions (50.0%) got no usable answer, above `gates.max_judge_error_rate` 10.0%"), "{reasons}");
+    // The terminal's headline names the judge gate (issue 21 item 8: it read
+    // "verdict: FAIL ·  · fail-on critical" when nothing else failed).
+    let table: Vec<String> = args
+        .iter()
+        .map(|a| {
+            if a == "json" {
+                "table".to_owned()
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    let out = judge_bin(&config).args(&table).output().unwrap();
+    let (stdout, _) = outputs(&out);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stdout.contains(
+            "verdict: FAIL · judge errors above `gates.max_judge_error_rate` in 1 suite · fail-on critical"
+        ),
+        "{stdout}"
+    );
     // The same with a tolerant suite passes.
     let tolerant = std::fs::read_to_string(s.path("judged/suite.yaml"))
         .unwrap()

@@ -323,7 +323,10 @@ async fn the_budget_stops_calls_in_question_order() {
         .await;
     // Each question is estimated at ceil(40 bytes / 4) = 10 input tokens and a checkpoint
     // verdict's 250 output tokens (not `max_tokens`, issue 21): $2.50 at $1 per 100 output
-    // tokens; $8 allows 3.
+    // tokens. Each answer uses 10 output tokens ($0.10), and an estimate that does not fit
+    // waits for the earlier calls to be settled at that: $2.75 allows question 2 once
+    // question 1 is settled ($0.10 + $2.50), question 3 once 2 is ($2.70), and not 4
+    // ($0.30 + $2.50 = $2.80).
     let price = JudgePrice {
         input_per_mtok: 0.0,
         output_per_mtok: 10_000.0,
@@ -339,7 +342,7 @@ async fn the_budget_stops_calls_in_question_order() {
         )
         .unwrap(),
     );
-    let r = rig(vec![judge], 0, Budget::new(Some(8.0), None));
+    let r = rig(vec![judge], 0, Budget::new(Some(2.75), None));
     let (out, stats) = run(&r, 6).await;
     let kinds: Vec<&str> = out
         .iter()

@@ -412,3 +412,38 @@ async fn a_claude_model_with_structured_outputs_is_sent_the_answer_schema() {
             .all(|b| b.get("output_config").is_none())
     );
 }
+
+/// Issue 21 item 2: the provider's rejection is in the PR comment (and the compare's
+/// terminal), not only in the JSON.
+#[tokio::test]
+async fn the_providers_rejection_is_in_the_pr_comment() {
+    let (server, _seen) = provider(&[("temperature", OPENAI_TEMPERATURE)], false).await;
+    let s = JudgeSuite::new("{}", &["c1", "c2"]);
+    let config = s.config("{concurrency: 1}");
+    let suites = s.dir.path().to_str().unwrap().to_owned();
+    let baselines = s.path("baselines");
+    let baselines = baselines.to_str().unwrap();
+    let judge = flags("openai", "m", &server, &s.path("cache"));
+    let mut update = vec!["baseline", "update", "--suites-dir", &suites];
+    update.extend(["--baselines-dir", baselines, "--deterministic"]);
+    update.extend(strs(&judge));
+    let out = judge_bin(&config).args(&update).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+    for format in ["markdown", "table"] {
+        // A fresh cache: the head asks again, and is rejected again.
+        let judge = flags("openai", "m", &server, &s.path(&format!("cache-{format}")));
+        let mut compare = vec!["compare", "--suites-dir", &suites];
+        compare.extend(["--baselines-dir", baselines, "--tier", "full"]);
+        compare.extend(["--format", format]);
+        compare.extend(strs(&judge));
+        let out = judge_bin(&config).args(&compare).output().unwrap();
+        let (stdout, stderr) = outputs(&out);
+        assert!(matches!(out.status.code(), Some(0 | 2)), "{stderr}");
+        // Markdown escapes its punctuation; the words are the provider's.
+        let text = stdout.replace('\\', "");
+        assert!(
+            text.contains("openai/m rejected `temperature` (HTTP 400: Unsupported value: 'temperature' does not support 0 with this model."),
+            "{format}: {stdout}"
+        );
+    }
+}

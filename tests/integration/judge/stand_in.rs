@@ -112,7 +112,8 @@ fn the_stand_in_answers_like_a_judge_and_says_it_is_not_one() {
 }
 
 /// The committed cache answers every question the judge asks about
-/// support-bot's recordings. When a prompt template or the question set
+/// support-bot's recordings, the GPA trace judges' included, and every answer
+/// says it is the stand-in's rule. When a prompt template or the question set
 /// changes, re-record it with `scripts/record-judge-cache.sh`.
 #[test]
 fn the_committed_support_bot_cache_is_complete_and_labelled() {
@@ -128,6 +129,8 @@ fn the_committed_support_bot_cache_is_complete_and_labelled() {
                 "--deterministic",
                 "--judge",
                 "replay",
+                "--trace-judges",
+                "gpa",
                 "--traces",
             ])
             .arg(format!("suites/support-bot/traces{variant}"))
@@ -148,6 +151,27 @@ fn the_committed_support_bot_cache_is_complete_and_labelled() {
             "stale cache: run scripts/record-judge-cache.sh ({j})"
         );
         assert_eq!(j["cache_hits"], j["questions"]);
+        assert_eq!(j["per_case"]["gpa"], 1, "{j}");
+        let cases = r["cases"].as_array().unwrap();
+        let gpa: Vec<&Value> = cases
+            .iter()
+            .flat_map(|c| c["trace_judges"].as_array().unwrap())
+            .collect();
+        assert_eq!(gpa.len(), cases.len() * 7, "seven GPA dimensions per case");
+        for d in gpa {
+            assert_eq!(
+                d["evaluated_by"], "judge:openai/agenteval-stand-in-rules",
+                "{d}"
+            );
+            assert!(d["score"].is_number(), "{d}");
+            assert!(
+                d["rationale"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("stand-in rule, not a model: "),
+                "{d}"
+            );
+        }
         let tier3: Vec<&Value> = r["cases"]
             .as_array()
             .unwrap()
@@ -297,4 +321,85 @@ fn an_empty_or_partial_replay_cache_never_fails_open() {
             m["name"]
         );
     }
+    // The same partial cache on the regressed recordings: still a failure, and the
+    // judged metrics the regression moves are not improvements.
+    let (code, json) = replay_compare(partial.path(), "-regressed", "json");
+    assert_eq!(code, Some(2), "{json}");
+    let r: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(r["verdict"], "fail");
+    for metric in ["step_type:PLAN", "workflow_quality", "step:plan"] {
+        assert_ne!(status_of(&r, metric), "improvement", "{metric}");
+    }
+    assert_eq!(status_of(&r, "checkpoint:P2-02"), "regression");
+}
+
+/// Issue 21 item 7 through the binary: the committed answers with every rationale
+/// reworded (the cache keys, which are the questions, unchanged) give the same recurring
+/// issues as the `stand-in-judge` baseline: none new, grown or gone. (The property test
+/// `insights::tests::issue_ids_do_not_depend_on_the_judge_or_its_wording` covers judge
+/// names and random wordings.)
+#[test]
+fn reworded_rationales_change_no_recurring_issue() {
+    let reworded = tempfile::tempdir().unwrap();
+    crate::common::copy_dir(
+        &repo().join("suites/support-bot/judge-cache"),
+        reworded.path(),
+    );
+    let mut stack = vec![reworded.path().to_path_buf()];
+    let mut changed = 0;
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let mut entry: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+            let text = entry["text"].as_str().unwrap().replace(
+                "stand-in rule, not a model",
+                "as another judge would word it, at more length",
+            );
+            entry["text"] = Value::String(text);
+            std::fs::write(&p, entry.to_string()).unwrap();
+            changed += 1;
+        }
+    }
+    assert!(changed > 500, "{changed}");
+    let out = bin()
+        .current_dir(repo())
+        .args([
+            "compare",
+            "--baseline",
+            "stand-in-judge",
+            "--baseline-ref",
+            "worktree",
+            "--suite",
+            "support-bot",
+            "--judge",
+            "replay",
+            "--trace-judges",
+            "gpa",
+            "--format",
+            "json",
+            "--judge-cache",
+        ])
+        .arg(reworded.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+    let r: Value = serde_json::from_str(&outputs(&out).0).unwrap();
+    let insights = &r["insights"][0];
+    assert_eq!(insights["status"], "compared", "{insights}");
+    for key in ["new", "grew", "gone"] {
+        assert_eq!(insights[key], Value::Array(vec![]), "{key}: {insights}");
+    }
+    assert!(!insights["top"].as_array().unwrap().is_empty());
+    // The rewording did reach the report: the judge's words are the examples.
+    assert!(
+        r["insights"]
+            .to_string()
+            .contains("as another judge would word it"),
+        "{}",
+        r["insights"]
+    );
 }
