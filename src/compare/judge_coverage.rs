@@ -290,6 +290,17 @@ pub(crate) fn annotate(m: &mut MetricComparison, paired: &Paired, min_cases: usi
     let Some(g) = paired.judge_gaps.get(&m.name) else {
         return;
     };
+    // The 2σ limit reads the head's suite mean over every case, judged or not, while the
+    // paired values were narrowed to the cases judged alike: a regression the test finds
+    // could come out `suspected` (missing judged scores raise rules-only means). The
+    // test decides alone.
+    if g.dropped + g.narrowed > 0 && m.sigma_band.take().is_some() {
+        m.sigma_note.clear();
+        m.sigma_note.push_str(
+            "not used: judge coverage differs between baseline and head, and the \
+            history holds means over every case; the paired test decides alone",
+        );
+    }
     if g.dropped == 0 {
         m.judge_note = format!(
             "compared without the tier-3 checkpoints that lack a like judge verdict on both sides in {}",

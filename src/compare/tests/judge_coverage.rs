@@ -225,3 +225,57 @@ fn compliance_leaves_out_tier3_verdicts_one_side_lacks() {
     let t3 = metric(&r, "checkpoint:T3");
     assert_eq!(t3.status, MetricStatus::NotComparable, "{t3:?}");
 }
+
+/// The 2σ limit reads the head's mean over every case, and missing judged scores raise
+/// it (the rules' 5 stands): with judge coverage narrowed, the paired test decides alone,
+/// so a regression it finds is not softened to `suspected` by an inflated suite mean.
+#[test]
+fn the_two_sigma_leg_is_not_used_where_judge_coverage_differs() {
+    let cases20 = |step: &dyn Fn(usize) -> StepResult| -> Vec<CaseReport> {
+        (0..20)
+            .map(|i| {
+                let mut c = case(&format!("c{i:02}"), 90.0, true, 0.01, None);
+                c.steps = vec![step(i)];
+                c
+            })
+            .collect()
+    };
+    let base = report(cases20(&|_| plan(4.0, "judge:openai/m", false)), "x");
+    // 14 judged plans fell from 4 to 3; 6 lost their judge answer and keep the rules' 5.
+    let head = report(
+        cases20(&|i| {
+            if i < 14 {
+                plan(3.0, "judge:openai/m", false)
+            } else {
+                plan(5.0, "rules", true)
+            }
+        }),
+        "x",
+    );
+    // Earlier suite means around 3.7: the head's mean over every case (3.6) is inside
+    // the band, while the 14 cases judged on both sides all got worse.
+    let hist: Vec<_> = super::fixtures::history(&[90.0; 8])
+        .into_iter()
+        .zip([3.6, 3.7, 3.8, 3.65, 3.75, 3.7, 3.6, 3.8])
+        .map(|(mut line, plan_mean)| {
+            line.metrics.insert("step_type:PLAN".to_owned(), plan_mean);
+            line
+        })
+        .collect();
+    let r = run(
+        &head,
+        &base,
+        &hist,
+        &gates(UnevaluatedPolicy::Fail),
+        FailOn::Critical,
+    );
+    let m = metric(&r, "step_type:PLAN");
+    assert_eq!((m.n, m.status), (14, MetricStatus::Regression), "{m:?}");
+    assert!(m.sigma_band.is_none(), "{m:?}");
+    assert!(
+        m.sigma_note.contains("judge coverage differs"),
+        "{}",
+        m.sigma_note
+    );
+    assert_eq!(r.verdict, Verdict::Fail, "{:?}", r.reasons);
+}
