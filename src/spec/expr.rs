@@ -338,8 +338,9 @@ impl Clone for Converted {
     }
 }
 
-impl<'a> Var<'a> {
+impl Var<'_> {
     /// The same value, counted as `size` for the cost bound.
+    #[must_use]
     pub fn with_size(self, size: u64) -> Self {
         Self { size, ..self }
     }

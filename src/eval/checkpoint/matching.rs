@@ -153,8 +153,7 @@ impl Event {
                 "turn_tool_calls" => Value::from(self.turn_tool_calls),
                 "turn_replies" => Value::from(self.turn_replies),
                 "captures" => {
-                    captures_size =
-                        Some(1 + bindings.values().map(|v| size_of(v)).sum::<u64>());
+                    captures_size = Some(1 + bindings.values().map(|v| size_of(v)).sum::<u64>());
                     Value::Object(
                         bindings
                             .iter()

@@ -70,7 +70,7 @@ pub(super) fn each(
                     Since::Start => 0,
                 };
                 lo = lo.max(y.saturating_sub(window));
-                search.run((lo..y).rev().collect(), bindings)
+                search.run(&(lo..y).rev().collect::<Vec<_>>(), bindings)
             }
             Side::After(until) => {
                 let mut hi = match until {
@@ -78,13 +78,13 @@ pub(super) fn each(
                     Until::End => n,
                 };
                 hi = hi.min(y.saturating_add(window).saturating_add(1));
-                search.run(((y + 1)..hi).collect(), bindings)
+                search.run(&((y + 1)..hi).collect::<Vec<_>>(), bindings)
             }
         };
         match hit {
-            Some(Some(xs)) => found.push((y, xs)),
-            Some(None) => missing.push((y, bindings)),
-            None => return too_long(y, log),
+            Hit::Found(xs) => found.push((y, xs)),
+            Hit::Missing => missing.push((y, bindings)),
+            Hit::OutOfBudget => return too_long(y, log),
         }
     }
     let total = occurrences.len();
@@ -155,6 +155,14 @@ pub(super) fn each(
     )
 }
 
+/// What the search of one window found.
+#[derive(Debug, PartialEq, Eq)]
+enum Hit {
+    Found(Vec<usize>),
+    Missing,
+    OutOfBudget,
+}
+
 /// The search for one `each` event's steps in its window.
 ///
 /// A match is one event per step, in order from the `each` event, each
@@ -178,13 +186,14 @@ struct Search<'a> {
 }
 
 impl Search<'_> {
-    /// `Some(Some(hits))` found, `Some(None)` none, `None` out of budget.
-    fn run(&mut self, window: Vec<usize>, bindings: &Bindings) -> Option<Option<Vec<usize>>> {
+    /// The events of the steps in `window` (event indices in search order).
+    fn run(&mut self, window: &[usize], bindings: &Bindings) -> Hit {
         self.failed.clear();
         let mut hits = Vec::with_capacity(self.order.len());
-        match self.find(&window, 0, 0, bindings, &mut hits)? {
-            true => Some(Some(hits)),
-            false => Some(None),
+        match self.find(window, 0, 0, bindings, &mut hits) {
+            Some(true) => Hit::Found(hits),
+            Some(false) => Hit::Missing,
+            None => Hit::OutOfBudget,
         }
     }
 

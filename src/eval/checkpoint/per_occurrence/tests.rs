@@ -517,8 +517,18 @@ fn owner_steps() -> (Matcher, Vec<Matcher>) {
 fn owner_events(with_user_a: bool) -> Vec<super::super::Event> {
     let mut events = vec![
         tool("ua", "read_user", json!({}), json!({"uid": "a"})),
-        tool("ra", "read_res", json!({}), json!({"id": "R", "owner": "a"})),
-        tool("rb", "read_res", json!({}), json!({"id": "R", "owner": "b"})),
+        tool(
+            "ra",
+            "read_res",
+            json!({}),
+            json!({"id": "R", "owner": "a"}),
+        ),
+        tool(
+            "rb",
+            "read_res",
+            json!({}),
+            json!({"id": "R", "owner": "b"}),
+        ),
         tool("c", "cancel", json!({"id": "R"}), json!("ok")),
     ];
     if !with_user_a {
@@ -583,7 +593,7 @@ fn a_skipped_candidate_is_a_fence_and_the_budget_is_not_a_pass() {
         failed: HashSet::new(),
     };
     let bindings: Bindings = [("rid".to_owned(), std::sync::Arc::new(json!("R")))].into();
-    assert_eq!(search.run(vec![2, 1, 0], &bindings), None);
+    assert_eq!(search.run(&[2, 1, 0], &bindings), Hit::OutOfBudget);
     let v = too_long(3, &events);
     assert_eq!(v.state, NotApplicable);
     assert_eq!(v.na_kind, Some(NaKind::SearchLimit));
