@@ -450,6 +450,9 @@ pub enum NaKind {
     /// A `where` expression could not be evaluated (an error, or over its
     /// cost cap): the checkpoint could not be checked.
     ExprError,
+    /// A capture search (ordered steps that bind captures) ran out of its
+    /// budget of match attempts before an answer.
+    SearchLimit,
 }
 
 impl NaKind {

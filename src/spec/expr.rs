@@ -15,10 +15,13 @@
 //!   values the expression reads ([`Expr::bound`]); over [`MAX_EXPR_STEPS`]
 //!   the expression is not run and the caller gets the reason.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, LazyLock};
 
+use cel::common::value::{CowVal, Val};
+use cel::context::VariableResolver;
 use cel::{Context, Env, Program};
 use serde_json::Value;
 
@@ -48,6 +51,8 @@ pub struct Expr {
     pub vars: BTreeSet<String>,
     /// `captures.NAME` references.
     pub captures: BTreeSet<String>,
+    /// Whether it reads `captures` other than as `captures.NAME`.
+    pub whole_captures: bool,
     /// `args.a.b` paths it reads, as JSON Pointers into the arguments (`/a/b`).
     pub arg_paths: BTreeSet<String>,
     /// `args.a <op> literal` comparisons: the pointer and the literal's JSON type
@@ -158,6 +163,8 @@ pub fn compile(source: &str, allowed: &[&str]) -> Result<Expr, CompileError> {
         error: None,
         arg_paths: BTreeSet::new(),
         arg_comparisons: BTreeSet::new(),
+        captures_idents: 0,
+        captures_selects: 0,
     };
     walk.visit(program.expression(), 1);
     if let Some(e) = walk.error {
@@ -174,6 +181,7 @@ pub fn compile(source: &str, allowed: &[&str]) -> Result<Expr, CompileError> {
             "split the rule over several matchers",
         ));
     }
+    let whole_captures = walk.captures_idents > walk.captures_selects;
     let (vars, captures, nodes, comprehensions) =
         (walk.vars, walk.captures, walk.nodes, walk.comprehensions);
     let (arg_paths, arg_comparisons) = (walk.arg_paths, walk.arg_comparisons);
@@ -199,6 +207,7 @@ pub fn compile(source: &str, allowed: &[&str]) -> Result<Expr, CompileError> {
         program,
         vars,
         captures,
+        whole_captures,
         arg_paths,
         arg_comparisons,
         nodes,
@@ -233,14 +242,21 @@ impl Expr {
     /// values: every node may visit every value once, and a comprehension
     /// repeats its body once per element of its range.
     pub fn bound(&self, vars: &BTreeMap<&str, &Value>) -> u64 {
-        let size: u64 = vars.values().map(|v| size_of(v)).sum::<u64>().max(1);
+        let sized: BTreeMap<&str, (&Value, u64)> =
+            vars.iter().map(|(k, v)| (*k, (*v, size_of(v)))).collect();
+        self.bound_sized(&sized)
+    }
+
+    /// [`Expr::bound`] with each value's [`size_of`] already known.
+    fn bound_sized(&self, vars: &BTreeMap<&str, (&Value, u64)>) -> u64 {
+        let size: u64 = vars.values().map(|(_, s)| *s).sum::<u64>().max(1);
         let mut steps = self.nodes.saturating_mul(size);
         for c in &self.comprehensions {
             let len = c
                 .range
                 .as_ref()
                 .and_then(|(root, fields)| {
-                    let mut v: &Value = vars.get(root.as_str())?;
+                    let mut v: &Value = vars.get(root.as_str())?.0;
                     for f in fields {
                         v = v.get(f)?;
                     }
@@ -259,19 +275,36 @@ impl Expr {
     /// Evaluate with these variables (the ones it reads; a missing one is
     /// an error). `Ok` only for a boolean result.
     pub fn evaluate(&self, vars: &BTreeMap<&str, &Value>) -> Result<bool, String> {
-        let bound = self.bound(vars);
+        let converted: Vec<(&str, Converted)> =
+            vars.keys().map(|k| (*k, Converted::default())).collect();
+        let vars: BTreeMap<&str, Var<'_>> = converted
+            .iter()
+            .map(|(k, c)| (*k, c.var(vars[k])))
+            .collect();
+        self.evaluate_vars(&vars)
+    }
+
+    /// [`Expr::evaluate`] on values already converted to CEL (each event's
+    /// fields are converted once, on first use, however many expressions
+    /// read them): the context resolves the names to them, with no copy.
+    pub fn evaluate_vars(&self, vars: &BTreeMap<&str, Var<'_>>) -> Result<bool, String> {
+        let sized: BTreeMap<&str, (&Value, u64)> =
+            vars.iter().map(|(k, v)| (*k, (v.json, v.size))).collect();
+        let bound = self.bound_sized(&sized);
         if bound > MAX_EXPR_STEPS {
             return Err(format!(
                 "not run: on these values it could take up to {bound} steps, over the cap of {MAX_EXPR_STEPS} (the values it reads are too large for it)"
             ));
         }
-        let mut ctx = Context::with_env(Arc::clone(&ENV));
+        let mut resolver = Resolver(Vec::with_capacity(self.vars.len()));
         for name in &self.vars {
             let Some(v) = vars.get(name.as_str()) else {
                 return Err(format!("variable `{name}` has no value here"));
             };
-            ctx.add_variable_from_value(name.clone(), to_cel(v));
+            resolver.0.push((name.as_str(), v.val));
         }
+        let mut ctx = Context::with_env(Arc::clone(&ENV));
+        ctx.set_variable_resolver(&resolver);
         let out = catch_unwind(AssertUnwindSafe(|| self.program.execute(&ctx)));
         match out {
             Ok(Ok(cel::Value::Bool(b))) => Ok(b),
@@ -282,6 +315,63 @@ impl Expr {
             Ok(Err(e)) => Err(crate::output::truncate_chars(&e.to_string(), 200)),
             Err(_) => Err("the CEL interpreter failed on it".into()),
         }
+    }
+}
+
+/// A variable's value for [`Expr::evaluate_vars`]: the JSON (for the cost
+/// bound), its CEL value and its [`size_of`].
+#[derive(Clone, Copy)]
+pub struct Var<'a> {
+    pub json: &'a Value,
+    val: &'a dyn Val,
+    size: u64,
+}
+
+/// The CEL value and size of a JSON value, computed on first use and kept.
+#[derive(Debug, Default)]
+pub struct Converted(OnceCell<(Box<dyn Val>, u64)>);
+
+impl Clone for Converted {
+    /// A copy converts again on first use (the value it converts may differ).
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl Var<'_> {
+    /// The same value, counted as `size` for the cost bound.
+    #[must_use]
+    pub fn with_size(self, size: u64) -> Self {
+        Self { size, ..self }
+    }
+}
+
+impl Converted {
+    /// `json` as a variable; `json` must be the same value on every call.
+    pub fn var<'a>(&'a self, json: &'a Value) -> Var<'a> {
+        let (val, size) = self.0.get_or_init(|| {
+            // `to_cel` makes only values that convert.
+            let val = Box::<dyn Val>::try_from(to_cel(json))
+                .unwrap_or_else(|_| Box::new(cel::common::types::CelNull));
+            (val, size_of(json))
+        });
+        Var {
+            json,
+            val: val.as_ref(),
+            size: *size,
+        }
+    }
+}
+
+/// The variables of one evaluation, by name.
+struct Resolver<'a>(Vec<(&'a str, &'a dyn Val)>);
+
+impl VariableResolver for Resolver<'_> {
+    fn resolve<'b>(&'b self, variable: &str) -> Option<CowVal<'b, 'b>> {
+        self.0
+            .iter()
+            .find(|(name, _)| *name == variable)
+            .map(|(_, v)| CowVal::Borrowed(*v))
     }
 }
 

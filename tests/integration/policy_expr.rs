@@ -511,3 +511,26 @@ fn where_is_checked_against_the_tool_schema_at_lint() {
         assert_eq!(code, Some(0), "{fine}: {out}");
     }
 }
+
+/// The free-bag allowance: task-6's user is a gold member and M05KNL one
+/// business passenger (3 free bags); message 20 becomes a baggage update to
+/// 5 bags, 2 of them paid (allowed), then 1 paid (one free bag too many).
+#[test]
+fn a2_25_too_few_paid_bags_flips_only_a2_25() {
+    let bags = |nonfree: u32| {
+        move |s: &Path| {
+            edit(s, "task-6", |t| {
+                let args = json!({"reservation_id": "M05KNL", "total_baggages": 5, "nonfree_baggages": nonfree, "payment_id": "gift_card_8887175"});
+                set_call(t, 20, "update_reservation_baggages", &args);
+                result(t, 21, |r| {
+                    r["total_baggages"] = json!(5);
+                    r["nonfree_baggages"] = json!(nonfree);
+                });
+            });
+        }
+    };
+    assert_eq!(
+        flips(bags(2), bags(1)),
+        one("task-6", "A2-25", "PASS", "FAIL")
+    );
+}

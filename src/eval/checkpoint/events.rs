@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::spec::expr::Converted;
 use crate::spec::matcher::Matcher;
 use crate::spec::model::EventKind;
 use crate::trace::conversation::{Entry, Role, timeline};
@@ -35,6 +36,9 @@ pub(crate) struct Event {
     /// (most matchers never read them).
     args_text: OnceCell<String>,
     result_text: OnceCell<String>,
+    /// `args` and `result` as CEL values for `where`, made on first use.
+    pub(crate) args_cel: Converted,
+    pub(crate) result_cel: Converted,
     pub agent: Option<String>,
     pub error: bool,
     /// The last LLM event of the root agent.
@@ -53,6 +57,9 @@ pub(crate) struct EventLog {
     /// The case's evidence and metadata, for `where` (`Null` when absent).
     pub evidence: Value,
     pub metadata: Value,
+    /// Both as CEL values for `where`, made on first use.
+    pub(crate) evidence_cel: Converted,
+    pub(crate) metadata_cel: Converted,
     /// The first `where` that could not be evaluated since the last
     /// [`EventLog::take_error`]: the checkpoint being evaluated is then
     /// unevaluated, whatever the search found.
@@ -215,6 +222,8 @@ impl Event {
             result_raw: None,
             args_text: OnceCell::new(),
             result_text: OnceCell::new(),
+            args_cel: Converted::default(),
+            result_cel: Converted::default(),
             agent,
             error: false,
             is_final: false,

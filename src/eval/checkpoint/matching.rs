@@ -3,10 +3,11 @@
 //! an equal value (numbers compare by value).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::spec::expr::Expr;
+use crate::spec::expr::{Converted, Expr, Var, size_of};
 use crate::spec::json::{json_eq, json_subset};
 use crate::spec::matcher::{Capture, CaptureSource, Matcher};
 use crate::spec::model::{EventKind, EventStatus};
@@ -31,8 +32,9 @@ impl Mode {
     }
 }
 
-/// Capture name → value, for one candidate set of events.
-pub(crate) type Bindings = BTreeMap<String, Value>;
+/// Capture name → value, for one candidate set of events (shared: a
+/// search copies the bindings at every step).
+pub(crate) type Bindings = BTreeMap<String, Arc<Value>>;
 
 /// `args_contains`/`result_contains`: an object is a recursive subset, a
 /// string a substring of the compact JSON (or text).
@@ -83,7 +85,7 @@ impl Event {
                 Some(bound) if !json_eq(bound, &value) => return None,
                 Some(_) => {}
                 None => {
-                    out.insert(c.name.clone(), value);
+                    out.insert(c.name.clone(), Arc::new(value));
                 }
             }
         }
@@ -132,9 +134,14 @@ impl Event {
         Some(out)
     }
 
-    /// The variables `e` reads, for this event.
+    /// The variables `e` reads, for this event. `args`, `result`,
+    /// `evidence` and `metadata` are converted to CEL once per event (or
+    /// case) and shared by every expression; `captures` holds only the
+    /// captures the expression names, unless it reads `captures` whole (its
+    /// size for the cost bound is always that of all the bindings).
     fn eval_where(&self, e: &Expr, bindings: &Bindings, log: &EventLog) -> Result<bool, String> {
         let mut owned: Vec<(&str, Value)> = Vec::new();
+        let mut captures_size = None;
         for name in &e.vars {
             let v = match name.as_str() {
                 "content" => Value::String(self.content().to_owned()),
@@ -145,27 +152,41 @@ impl Event {
                 "turn" => Value::from(self.turn),
                 "turn_tool_calls" => Value::from(self.turn_tool_calls),
                 "turn_replies" => Value::from(self.turn_replies),
-                "captures" => Value::Object(
-                    bindings
-                        .iter()
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect(),
-                ),
+                "captures" => {
+                    captures_size = Some(1 + bindings.values().map(|v| size_of(v)).sum::<u64>());
+                    Value::Object(
+                        bindings
+                            .iter()
+                            .filter(|(k, _)| e.whole_captures || e.captures.contains(*k))
+                            .map(|(k, v)| (k.clone(), Value::clone(v)))
+                            .collect(),
+                    )
+                }
                 _ => continue,
             };
             owned.push((name.as_str(), v));
         }
-        let mut vars: BTreeMap<&str, &Value> = owned.iter().map(|(k, v)| (*k, v)).collect();
+        let converted: Vec<Converted> = owned.iter().map(|_| Converted::default()).collect();
+        let mut vars: BTreeMap<&str, Var<'_>> = BTreeMap::new();
+        for ((name, v), c) in owned.iter().zip(&converted) {
+            let mut var = c.var(v);
+            if *name == "captures"
+                && let Some(size) = captures_size
+            {
+                var = var.with_size(size);
+            }
+            vars.insert(name, var);
+        }
         for name in &e.vars {
             match name.as_str() {
-                "args" => vars.insert("args", &self.args),
-                "result" => vars.insert("result", &self.result),
-                "evidence" => vars.insert("evidence", &log.evidence),
-                "metadata" => vars.insert("metadata", &log.metadata),
+                "args" => vars.insert("args", self.args_cel.var(&self.args)),
+                "result" => vars.insert("result", self.result_cel.var(&self.result)),
+                "evidence" => vars.insert("evidence", log.evidence_cel.var(&log.evidence)),
+                "metadata" => vars.insert("metadata", log.metadata_cel.var(&log.metadata)),
                 _ => None,
             };
         }
-        e.evaluate(&vars)
+        e.evaluate_vars(&vars)
     }
 
     /// The value a capture reads; `None` when the event has none there.

@@ -9,7 +9,12 @@ use crate::spec::matcher::Matcher;
 use crate::spec::model::{Since, Until};
 use crate::spec::suite::Side;
 
+use std::collections::HashSet;
+
+use crate::model::run::NaKind;
+
 use super::matching::Bindings;
+use super::search::BUDGET;
 use super::{EventLog, Verdict};
 
 const BY: &str = "tier2";
@@ -26,33 +31,18 @@ pub(super) fn each(
     none_between: Option<&Matcher>,
     log: &EventLog,
 ) -> Verdict {
-    // The steps in search order (nearest to the `each` event first): each
-    // step is the first event in that order that matches it, unless a fence
-    // event comes first. An event matching a step and the fence counts as
-    // the step.
-    let search = |range: &mut dyn Iterator<Item = usize>, bindings: &Bindings, backwards: bool| {
-        let order: Vec<&Matcher> = if backwards {
-            steps.iter().rev().collect()
-        } else {
-            steps.iter().collect()
-        };
-        let mut bindings = bindings.clone();
-        let mut hits = Vec::with_capacity(steps.len());
-        for x in range {
-            let e = &log.events[x];
-            if let Some(next) = e.bind(order[hits.len()], &bindings, log) {
-                bindings = next;
-                hits.push(x);
-                if hits.len() == order.len() {
-                    return Some(hits);
-                }
-                continue;
-            }
-            if none_between.is_some_and(|z| e.bind(z, &bindings, log).is_some()) {
-                return None;
-            }
-        }
-        None
+    // The steps in search order (nearest to the `each` event first).
+    let order: Vec<&Matcher> = match side {
+        Side::Before(_) => steps.iter().rev().collect(),
+        Side::After(_) => steps.iter().collect(),
+    };
+    let mut search = Search {
+        log,
+        order: &order,
+        fence: none_between,
+        backtrack: order.iter().any(|m| binds(m)),
+        budget: BUDGET,
+        failed: HashSet::new(),
     };
     let none = Bindings::new();
     let occurrences: Vec<(usize, Bindings)> = log
@@ -80,7 +70,7 @@ pub(super) fn each(
                     Since::Start => 0,
                 };
                 lo = lo.max(y.saturating_sub(window));
-                search(&mut (lo..y).rev(), bindings, true)
+                search.run(&(lo..y).rev().collect::<Vec<_>>(), bindings)
             }
             Side::After(until) => {
                 let mut hi = match until {
@@ -88,12 +78,13 @@ pub(super) fn each(
                     Until::End => n,
                 };
                 hi = hi.min(y.saturating_add(window).saturating_add(1));
-                search(&mut ((y + 1)..hi), bindings, false)
+                search.run(&((y + 1)..hi).collect::<Vec<_>>(), bindings)
             }
         };
         match hit {
-            Some(xs) => found.push((y, xs)),
-            None => missing.push((y, bindings)),
+            Hit::Found(xs) => found.push((y, xs)),
+            Hit::Missing => missing.push((y, bindings)),
+            Hit::OutOfBudget => return too_long(y, log),
         }
     }
     let total = occurrences.len();
@@ -162,6 +153,113 @@ pub(super) fn each(
             .map(|(y, _)| log.events[*y].span_id.clone())
             .take(CITED),
     )
+}
+
+/// What the search of one window found.
+#[derive(Debug, PartialEq, Eq)]
+enum Hit {
+    Found(Vec<usize>),
+    Missing,
+    OutOfBudget,
+}
+
+/// The search for one `each` event's steps in its window.
+///
+/// A match is one event per step, in order from the `each` event, each
+/// matching its step with the captures bound so far (the `each` event's and
+/// the earlier steps'), such that no other event of the window up to the
+/// farthest one used matches `none_between`. The nearest candidate of each
+/// step is tried first; when steps bind captures and the rest cannot be
+/// found with its values, the next candidate is tried (backtracking), within
+/// [`BUDGET`] match attempts for the whole checkpoint. Without captures
+/// bound by the steps, the bindings never change, so a step that could not
+/// be completed from a position is not searched from it again: the search
+/// is then polynomial and has no budget.
+struct Search<'a> {
+    log: &'a EventLog,
+    order: &'a [&'a Matcher],
+    fence: Option<&'a Matcher>,
+    backtrack: bool,
+    budget: usize,
+    /// (step, position) known to fail, when the steps bind nothing.
+    failed: HashSet<(usize, usize)>,
+}
+
+impl Search<'_> {
+    /// The events of the steps in `window` (event indices in search order).
+    fn run(&mut self, window: &[usize], bindings: &Bindings) -> Hit {
+        self.failed.clear();
+        let mut hits = Vec::with_capacity(self.order.len());
+        match self.find(window, 0, 0, bindings, &mut hits) {
+            Some(true) => Hit::Found(hits),
+            Some(false) => Hit::Missing,
+            None => Hit::OutOfBudget,
+        }
+    }
+
+    fn find(
+        &mut self,
+        window: &[usize],
+        pos: usize,
+        step: usize,
+        bindings: &Bindings,
+        hits: &mut Vec<usize>,
+    ) -> Option<bool> {
+        if step == self.order.len() {
+            return Some(true);
+        }
+        if !self.backtrack && self.failed.contains(&(step, pos)) {
+            return Some(false);
+        }
+        let log = self.log;
+        for (p, &x) in window.iter().enumerate().skip(pos) {
+            if self.backtrack {
+                if self.budget == 0 {
+                    return None;
+                }
+                self.budget -= 1;
+            }
+            let e = &log.events[x];
+            if let Some(next) = e.bind(self.order[step], bindings, log) {
+                hits.push(x);
+                if self.find(window, p + 1, step + 1, &next, hits)? {
+                    return Some(true);
+                }
+                hits.pop();
+            }
+            // Not used as this step: a fence ends the window.
+            if self
+                .fence
+                .is_some_and(|z| e.bind(z, bindings, log).is_some())
+            {
+                break;
+            }
+        }
+        if !self.backtrack {
+            self.failed.insert((step, pos));
+        }
+        Some(false)
+    }
+}
+
+/// Whether an event matching `m` may bind captures (`not` binds none).
+fn binds(m: &Matcher) -> bool {
+    !m.captures.is_empty() || m.all_of.iter().chain(&m.any_of).any(binds)
+}
+
+/// The search ran out of budget: it cannot vouch for the trace either way.
+fn too_long(y: usize, log: &EventLog) -> Verdict {
+    Verdict::not_applicable_because(
+        NaKind::SearchLimit,
+        format!(
+            "could not be decided: the search for the steps of {} (position {}) gave up after {BUDGET} match attempts; \
+             make the steps more specific (e.g. name the tool) or narrow the window (`within`)",
+            log.events[y].describe(),
+            y + 1
+        ),
+        BY,
+    )
+    .citing([log.events[y].span_id.clone()])
 }
 
 #[cfg(test)]

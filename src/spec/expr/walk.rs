@@ -69,6 +69,10 @@ pub(super) struct Walk<'a> {
     pub(super) arg_paths: BTreeSet<String>,
     /// `args.a <op> literal` comparisons: the pointer and the literal's JSON type.
     pub(super) arg_comparisons: BTreeSet<(String, &'static str)>,
+    /// Free `captures` names, and those that are `captures.NAME`: more of
+    /// the first means the expression reads `captures` whole.
+    pub(super) captures_idents: usize,
+    pub(super) captures_selects: usize,
 }
 
 impl Walk<'_> {
@@ -101,6 +105,7 @@ impl Walk<'_> {
             Ast::Unspecified | Ast::Literal(_) => {}
             Ast::Ident(name) => {
                 if !self.bound.iter().any(|b| b == name) {
+                    self.captures_idents += usize::from(name == "captures");
                     self.vars.insert(name.clone());
                 }
             }
@@ -114,6 +119,7 @@ impl Walk<'_> {
                     && root == "captures"
                     && !self.bound.iter().any(|b| b == root)
                 {
+                    self.captures_selects += 1;
                     self.captures.insert(s.field.clone());
                 }
                 self.visit(&s.operand, depth + 1);

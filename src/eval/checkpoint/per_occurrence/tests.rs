@@ -498,3 +498,104 @@ fn turn_fields_count_calls_and_replies() {
     let mixed = where_(of_kind(Llm), "turn_tool_calls > 0 && turn_replies > 0");
     assert_eq!(l.matching(&mixed).map(|(i, _)| i).collect::<Vec<_>>(), [3]);
 }
+
+/// Ordered steps that bind captures: user → reservation read → cancel,
+/// where the reservation's owner must be a user read earlier. The nearest
+/// read of the reservation names owner `b`, whom no user read shows; the
+/// one before names `a`, who was read: the search must try it.
+fn owner_steps() -> (Matcher, Vec<Matcher>) {
+    let cancel = capturing(on_tool("cancel"), "rid", "/args/id");
+    let user = capturing(on_tool("read_user"), "uid", "/result/uid");
+    let res = capturing(
+        capturing(on_tool("read_res"), "rid", "/result/id"),
+        "uid",
+        "/result/owner",
+    );
+    (cancel, vec![user, res])
+}
+
+fn owner_events(with_user_a: bool) -> Vec<super::super::Event> {
+    let mut events = vec![
+        tool("ua", "read_user", json!({}), json!({"uid": "a"})),
+        tool(
+            "ra",
+            "read_res",
+            json!({}),
+            json!({"id": "R", "owner": "a"}),
+        ),
+        tool(
+            "rb",
+            "read_res",
+            json!({}),
+            json!({"id": "R", "owner": "b"}),
+        ),
+        tool("c", "cancel", json!({"id": "R"}), json!("ok")),
+    ];
+    if !with_user_a {
+        events.remove(0);
+    }
+    events
+}
+
+#[test]
+fn ordered_steps_backtrack_over_captured_values() {
+    let (cancel, steps) = owner_steps();
+    let side = Side::Before(Since::Start);
+    let v = each(&cancel, &steps, side, None, None, &log(owner_events(true)));
+    assert_eq!(v.state, Pass, "{}", v.notes);
+    // The second candidate (`ra`, owner a) and the user read `ua`.
+    assert_eq!(v.cited_spans, ["c", "ra", "ua"]);
+    // No user `a` read: no candidate works, a FAIL.
+    let v = each(&cancel, &steps, side, None, None, &log(owner_events(false)));
+    assert_eq!(v.state, Fail, "{}", v.notes);
+    assert!(v.notes.contains("(rid = \"R\")"), "{}", v.notes);
+    // followed_by backtracks too: cancel → read_res (owner b) → read_res
+    // (owner a) → read_user a, in the other direction.
+    let mut events = owner_events(true);
+    events.reverse();
+    let v = each(
+        &cancel,
+        &[steps[1].clone(), steps[0].clone()],
+        Side::After(Until::End),
+        None,
+        None,
+        &log(events),
+    );
+    assert_eq!(v.state, Pass, "{}", v.notes);
+    assert_eq!(v.cited_spans, ["c", "ra", "ua"]);
+}
+
+#[test]
+fn a_skipped_candidate_is_a_fence_and_the_budget_is_not_a_pass() {
+    let (cancel, steps) = owner_steps();
+    let side = Side::Before(Since::Start);
+    // `none_between: read_res`: the skipped `rb` lies between `ra` and the
+    // cancel, so the match through `ra` is not allowed.
+    let fence = on_tool("read_res");
+    let v = each(
+        &cancel,
+        &steps,
+        side,
+        None,
+        Some(&fence),
+        &log(owner_events(true)),
+    );
+    assert_eq!(v.state, Fail, "{}", v.notes);
+    // Out of budget: N/A `search_limit`, never a pass or a guess.
+    let events = log(owner_events(true));
+    let order: Vec<&Matcher> = steps.iter().rev().collect();
+    let mut search = Search {
+        log: &events,
+        order: &order,
+        fence: None,
+        backtrack: true,
+        budget: 2,
+        failed: HashSet::new(),
+    };
+    let bindings: Bindings = [("rid".to_owned(), std::sync::Arc::new(json!("R")))].into();
+    assert_eq!(search.run(&[2, 1, 0], &bindings), Hit::OutOfBudget);
+    let v = too_long(3, &events);
+    assert_eq!(v.state, NotApplicable);
+    assert_eq!(v.na_kind, Some(NaKind::SearchLimit));
+    assert!(v.notes.contains("gave up after"), "{}", v.notes);
+}
