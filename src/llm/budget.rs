@@ -40,7 +40,8 @@ pub struct Charge {
 }
 
 impl Charge {
-    /// One provider answer's usage at `price` (no price: tokens only).
+    /// `input` + `output` tokens at `price` (no price: tokens only): a provider
+    /// answer's usage, or an estimate.
     pub fn used(price: Option<JudgePrice>, input: u64, output: u64) -> Self {
         Self {
             cost: cost_of(price, input, output).unwrap_or(0.0),
@@ -79,10 +80,7 @@ impl Budget {
     /// The estimate of one call: its prompt, `output` tokens of answer, at `price`.
     pub fn estimate(prompt: &Prompt, output: u32, price: Option<JudgePrice>) -> Charge {
         let (input, output) = Self::estimate_tokens(prompt, output);
-        Charge {
-            cost: cost_of(price, input, output).unwrap_or(0.0),
-            tokens: input + output,
-        }
+        Charge::used(price, input, output)
     }
 
     /// Charge `estimate` if it fits; `false` (and nothing charged) if it would cross
@@ -126,10 +124,7 @@ impl Budget {
 
     /// Estimated spend so far (USD, tokens).
     pub fn charged(&self) -> (f64, u64) {
-        let s = self
-            .state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let s = self.lock();
         (s.cost, s.tokens)
     }
 }

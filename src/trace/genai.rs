@@ -84,9 +84,6 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
     take_messages(span, attrs);
     let output_is_json = attrs.get("gen_ai.output.type").and_then(Value::as_str) == Some("json");
     if span.kind == SpanKind::Tool {
-        if op.as_deref() == Some("agent_handoff") {
-            take_handoff(span, attrs);
-        }
         take_tool(span, attrs, output_is_json);
     } else {
         if span.kind == SpanKind::Llm
@@ -260,31 +257,18 @@ fn flattened(attrs: &mut Attrs, prefix: &str, default_role: &str) -> Option<Vec<
     messages_from_value(&value, default_role).map(|n| n.messages)
 }
 
-/// opentelemetry-instrumentation-openai-agents-v2's `agent_handoff` span
-/// (`gen_ai.handoff.{from,to}_agent`): a tool step named as
-/// openinference's handoff spans are, so that [`super::handoffs`] links it to
-/// the model's `transfer_to_<agent>` request. The two agent names stay
-/// attributes.
-fn take_handoff(span: &mut Span, attrs: &Attrs) {
-    let Some(to) = attrs
+fn take_tool(span: &mut Span, attrs: &mut Attrs, output_is_json: bool) {
+    // opentelemetry-instrumentation-openai-agents-v2's `agent_handoff` span
+    // (`gen_ai.handoff.to_agent`) is named as openinference's handoff span is,
+    // so that [`super::handoffs`] links it to the model's `transfer_to_<agent>`
+    // request; the agent names stay attributes.
+    let handoff = attrs
         .get("gen_ai.handoff.to_agent")
         .and_then(Value::as_str)
         .filter(|t| !t.trim().is_empty())
-    else {
-        return;
-    };
-    span.tool.get_or_insert_with(|| ToolExecution {
-        arguments_text: None,
-        result_text: None,
-        name: super::handoffs::handoff_span_name(to),
-        call_id: None,
-        arguments: None,
-        result: None,
-    });
-}
-
-fn take_tool(span: &mut Span, attrs: &mut Attrs, output_is_json: bool) {
+        .map(super::handoffs::handoff_span_name);
     let name = take_text(attrs, "gen_ai.tool.name")
+        .or(handoff)
         .or_else(|| name_suffix(&span.name, &["execute_tool", "call_tool"]))
         .unwrap_or_else(|| span.name.clone());
     let tool = span.tool.get_or_insert_with(|| ToolExecution {
