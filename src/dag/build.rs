@@ -50,7 +50,7 @@ use super::retry::{Unrolled, unroll_retries};
 use super::scan::StepScan;
 use crate::model::run::DagStatus;
 use crate::spec::model::StepType;
-use crate::trace::model::{Span, SpanKind, ToolCall, Trace, TraceFormat};
+use crate::trace::model::{SharedValue, Span, SpanKind, ToolCall, Trace, TraceFormat};
 
 /// The tool-span attribute chat adapters set to the id of the model span
 /// that requested the execution (`Span::REQUESTED_BY` in the trace model).
@@ -288,7 +288,7 @@ impl Builder<'_> {
         let inputs = self.step_inputs(&agent, span);
         let mut head: Option<usize> = None;
         let mut last: Option<usize> = None;
-        let text_value = text.clone().map(Value::String);
+        let text_value: Option<SharedValue> = text.clone().map(|t| Value::String(t).into());
         if planned {
             let mut node = Node::new(StepType::Plan, span.name.clone());
             node.output.clone_from(&text_value);
@@ -303,9 +303,8 @@ impl Builder<'_> {
             let names: Vec<String> = tools.iter().map(|c| c.name.clone()).collect();
             let mut node = Node::new(StepType::ToolSel, names.join(", "));
             node.tool = names.first().cloned();
-            node.output = Some(Value::Array(
-                names.iter().cloned().map(Value::String).collect(),
-            ));
+            node.output =
+                Some(Value::Array(names.iter().cloned().map(Value::String).collect()).into());
             node.tools = names;
             node.error = span_error(span);
             let t = self.push(node, span, &agent, &lead);
@@ -313,15 +312,16 @@ impl Builder<'_> {
                 let mut node = Node::new(StepType::ParamGen, call.name.clone());
                 node.tool = Some(call.name.clone());
                 node.call_id.clone_from(&call.id);
-                node.arguments = Some(call.arguments.clone());
-                node.output = Some(call.arguments.clone());
+                let args: SharedValue = call.arguments.clone().into();
+                node.arguments = Some(args.clone());
+                node.output = Some(args.clone());
                 let pg = self.push(node, span, &agent, &[(t, EdgeKind::Call)]);
                 self.pending.request(Request {
                     span: &span.id,
                     agent: &agent,
                     call_id: call.id.clone(),
                     tool: &call.name,
-                    args: call.arguments.clone(),
+                    args,
                     paramgen: pg,
                 });
             }
@@ -330,7 +330,7 @@ impl Builder<'_> {
         for call in &finals {
             let mut node = Node::new(StepType::Synth, call.name.clone());
             node.call_id.clone_from(&call.id);
-            node.output = Some(answer_of(&call.arguments));
+            node.output = Some(answer_of(&call.arguments).into());
             last = Some(self.push(node, span, &agent, &lead));
             self.pending.request_final(call.id.clone());
         }
@@ -365,11 +365,11 @@ impl Builder<'_> {
             None => (
                 span.name.clone(),
                 None,
-                span.input.clone(),
-                span.output.clone(),
+                span.input.clone().map(Into::into),
+                span.output.clone().map(Into::into),
             ),
         };
-        let result = result.or_else(|| span.output.clone());
+        let result = result.or_else(|| span.output.clone().map(Into::into));
 
         if is_final_tool(&name) {
             // The answer was already taken from the model's request when there was one.
@@ -377,7 +377,7 @@ impl Builder<'_> {
                 let inputs = self.step_inputs(&agent, span);
                 let mut node = Node::new(StepType::Synth, name);
                 node.call_id = call_id;
-                node.output = args.as_ref().map(answer_of).or(result);
+                node.output = args.as_deref().map(|a| answer_of(a).into()).or(result);
                 self.push(node, span, &agent, &inputs);
             }
             return;
@@ -387,7 +387,7 @@ impl Builder<'_> {
             agent: &agent,
             call_id: call_id.as_deref(),
             tool: &name,
-            args: args.as_ref(),
+            args: args.as_deref(),
             requested_by: span.attributes.get(REQUESTED_BY).and_then(Value::as_str),
         };
         let matched = self

@@ -12,6 +12,8 @@
 
 use serde_json::Value;
 
+use crate::trace::SharedValue;
+
 /// A tool call a model requested.
 #[derive(Debug, Clone)]
 pub(crate) struct Pending {
@@ -20,7 +22,7 @@ pub(crate) struct Pending {
     span: String,
     pub(crate) call_id: Option<String>,
     pub(crate) tool: String,
-    pub(crate) args: Value,
+    pub(crate) args: SharedValue,
     /// Its PARAMGEN node.
     pub(crate) paramgen: usize,
     executed: bool,
@@ -33,7 +35,7 @@ pub(crate) struct Request<'a> {
     pub(crate) agent: &'a str,
     pub(crate) call_id: Option<String>,
     pub(crate) tool: &'a str,
-    pub(crate) args: Value,
+    pub(crate) args: SharedValue,
     pub(crate) paramgen: usize,
 }
 
@@ -119,7 +121,7 @@ impl PendingCalls {
         let rank = |p: &Pending| {
             (
                 p.agent != exec.agent,
-                exec.args.is_some_and(|a| *a != p.args),
+                exec.args.is_some_and(|a| *a != *p.args),
             )
         };
         self.calls
@@ -151,7 +153,7 @@ mod tests {
             agent: "",
             call_id: id.map(Into::into),
             tool,
-            args,
+            args: args.into(),
             paramgen,
         });
     }

@@ -1,8 +1,8 @@
 //! The evaluation DAG's node and edge types (DESIGN §5); the graph itself
 //! lives in [`super::graph`].
 
+use crate::trace::SharedValue;
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::spec::model::StepType;
 
@@ -31,11 +31,11 @@ pub struct Node {
     pub call_id: Option<String>,
     /// PARAMGEN/EXEC: the call's arguments.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Value>,
+    pub arguments: Option<SharedValue>,
     /// What the step produced: the model's text (PLAN, SYNTH), the tool
     /// result (EXEC), the arguments (PARAMGEN), the selected tools (TOOLSEL).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub output: Option<Value>,
+    pub output: Option<SharedValue>,
     /// Set when the span's status is `error`: its message (or an empty string).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

@@ -74,7 +74,7 @@ pub fn exec_outcome(node: &Node) -> ExecOutcome {
             ExecOutcome::Error { message }
         };
     }
-    match node.output.as_ref().and_then(result_error) {
+    match node.output.as_deref().and_then(result_error) {
         Some(message) if is_timeout(&message) => ExecOutcome::Timeout { message },
         Some(message) => ExecOutcome::ErrorResult { message },
         None => ExecOutcome::Ok,
@@ -249,7 +249,7 @@ mod tests {
 
     fn exec(output: Value) -> Node {
         let mut n = Node::new(StepType::Exec, "t");
-        n.output = Some(output);
+        n.output = Some(output.into());
         n
     }
 

@@ -153,8 +153,8 @@ mod tests {
     fn exec(tool: &str, args: Value, error: bool) -> Node {
         let mut n = Node::new(StepType::Exec, tool);
         n.tool = Some(tool.into());
-        n.arguments = Some(args);
-        n.output = Some(json!("ok"));
+        n.arguments = Some(args.into());
+        n.output = Some(json!("ok").into());
         if error {
             n.error = Some("boom".into());
         }

@@ -15,19 +15,21 @@ use super::graph::Dag;
 use super::model::{Attempt, EdgeKind};
 use crate::model::run::{CaseReport, DagStatus, Deviation, StepResult};
 
-/// One node of the JSON view: the step's report entry plus what the DAG knows.
+/// One node of the JSON view: the step's report entry plus what the DAG
+/// knows. It borrows from the DAG and its steps: `trace --format json` of a
+/// large trace writes each view as it goes, copying nothing (issue 22/25).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NodeView {
+pub struct NodeView<'a> {
     #[serde(flatten)]
-    pub step: StepResult,
+    pub step: &'a StepResult,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub agent: Option<String>,
+    pub agent: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool: Option<String>,
+    pub tool: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub call_id: Option<String>,
+    pub call_id: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Value>,
+    pub arguments: Option<&'a Value>,
     /// The first 300 characters of what the step produced.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_preview: Option<String>,
@@ -40,30 +42,30 @@ pub struct NodeView {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct EdgeView {
-    pub from: String,
-    pub to: String,
+pub struct EdgeView<'a> {
+    pub from: &'a str,
+    pub to: &'a str,
     pub kind: EdgeKind,
 }
 
 /// The whole scored DAG, ready to serialize.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DagView {
+pub struct DagView<'a> {
     pub status: DagStatus,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub notes: &'a [String],
     pub workflow_quality: Option<f64>,
-    pub nodes: Vec<NodeView>,
-    pub edges: Vec<EdgeView>,
-    pub deviations: Vec<Deviation>,
+    pub nodes: Vec<NodeView<'a>>,
+    pub edges: Vec<EdgeView<'a>>,
+    pub deviations: &'a [Deviation],
 }
 
-impl DagView {
+impl<'a> DagView<'a> {
     /// Join the DAG with its scored steps (`steps[i]` is node `i`).
     pub fn new(
-        dag: &Dag,
-        steps: &[StepResult],
-        deviations: &[Deviation],
+        dag: &'a Dag,
+        steps: &'a [StepResult],
+        deviations: &'a [Deviation],
         workflow_quality: Option<f64>,
     ) -> Self {
         let nodes = dag
@@ -71,12 +73,12 @@ impl DagView {
             .iter()
             .zip(steps)
             .map(|(node, step)| NodeView {
-                step: step.clone(),
-                agent: node.agent.clone(),
-                tool: node.tool.clone(),
-                call_id: node.call_id.clone(),
-                arguments: node.arguments.clone(),
-                output_preview: node.output.as_ref().map(|v| preview(v, 300)),
+                step,
+                agent: node.agent.as_deref(),
+                tool: node.tool.as_deref(),
+                call_id: node.call_id.as_deref(),
+                arguments: node.arguments.as_deref(),
+                output_preview: node.output.as_deref().map(|v| preview(v, 300)),
                 attempt: node.attempt,
                 final_answer: node.final_answer,
                 synthetic: node.synthetic,
@@ -86,28 +88,64 @@ impl DagView {
             .edges
             .iter()
             .map(|e| EdgeView {
-                from: dag.nodes[e.from].id.clone(),
-                to: dag.nodes[e.to].id.clone(),
+                from: &dag.nodes[e.from].id,
+                to: &dag.nodes[e.to].id,
                 kind: e.kind,
             })
             .collect();
         Self {
             status: dag.status,
-            notes: dag.notes.clone(),
+            notes: &dag.notes,
             workflow_quality,
             nodes,
             edges,
-            deviations: deviations.to_vec(),
+            deviations,
         }
     }
 }
 
+/// The first `max` characters of a value's text (a string as is, anything
+/// else as compact JSON), with `…` when cut. A large result is not
+/// serialized whole to show 300 characters of it.
 fn preview(value: &Value, max: usize) -> String {
-    let text = match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    truncate(&text, max)
+    match value {
+        Value::String(s) => truncate(s, max),
+        other => {
+            let mut head = Head {
+                text: String::new(),
+                left: max + 1,
+            };
+            // Stops with an error once `max + 1` characters are written.
+            let _cut = serde_json::to_writer(&mut head, other);
+            truncate(&head.text, max)
+        }
+    }
+}
+
+/// A writer that keeps the first `left` characters of compact JSON (ASCII
+/// punctuation and UTF-8 text) and then refuses more.
+struct Head {
+    text: String,
+    left: usize,
+}
+
+impl std::io::Write for Head {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            return Err(std::io::Error::other("preview is full"));
+        }
+        // serde_json writes whole UTF-8 sequences in one call.
+        let chunk = String::from_utf8_lossy(buf);
+        for c in chunk.chars().take(self.left) {
+            self.text.push(c);
+            self.left -= 1;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 fn truncate(text: &str, max: usize) -> String {
@@ -283,5 +321,33 @@ mod tests {
     class s1 compensated
 ";
         assert_eq!(text, expected);
+    }
+
+    /// The bounded preview is what serializing the whole value and cutting
+    /// it gave, for strings, short and long values and multi-byte text.
+    #[test]
+    fn preview_equals_the_cut_of_the_whole_text() {
+        let long: Vec<serde_json::Value> = (0..200)
+            .map(|i| serde_json::json!({"id": format!("inv-{i}"), "note": "été ✓ \"q\"\n", "n": i}))
+            .collect();
+        let values = [
+            serde_json::json!("short"),
+            serde_json::json!("é".repeat(400)),
+            serde_json::json!({"a": 1}),
+            serde_json::json!(long),
+            serde_json::json!([null, true, 1.5, "x"]),
+            serde_json::json!({"k": "ü".repeat(299)}),
+            serde_json::json!({"k": "ü".repeat(300)}),
+        ];
+        for v in &values {
+            let whole = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            for max in [0, 1, 5, 299, 300, 301, 5000] {
+                assert_eq!(preview(v, max), truncate(&whole, max), "{max}: {whole:.60}");
+            }
+        }
+        assert!(preview(&serde_json::json!(long), 300).ends_with('…'));
     }
 }

@@ -181,8 +181,8 @@ mod tests {
             result_text: None,
             name: "lookup".into(),
             call_id: None,
-            arguments: Some(serde_json::json!({"id": "A-1"})),
-            result: Some(serde_json::json!({"balance": 12})),
+            arguments: Some(serde_json::json!({"id": "A-1"}).into()),
+            result: Some(serde_json::json!({"balance": 12}).into()),
         });
         t.status = Status::error("boom");
         spans.push(t);

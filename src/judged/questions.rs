@@ -229,7 +229,7 @@ fn step_questions(
                 "tool: {}\narguments: {}",
                 node.tool.as_deref().unwrap_or(&node.name),
                 node.arguments
-                    .as_ref()
+                    .as_deref()
                     .map_or_else(|| "(none recorded)".to_owned(), compact)
             ),
             crate::spec::model::StepType::ToolSel => format!(
@@ -242,7 +242,7 @@ fn step_questions(
             ),
             _ => node
                 .output
-                .as_ref()
+                .as_deref()
                 .map_or_else(|| "(no output recorded)".to_owned(), compact),
         };
         let parents: Vec<String> = dag
@@ -293,7 +293,7 @@ fn parent_text(node: &crate::dag::Node) -> String {
     use crate::llm::prompts::cap_chars;
     let output = node
         .output
-        .as_ref()
+        .as_deref()
         .map_or_else(|| "(no output)".to_owned(), compact);
     let call = match (node.step_type, &node.arguments) {
         (crate::spec::model::StepType::Exec, Some(args)) => format!(

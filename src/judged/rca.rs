@@ -178,14 +178,14 @@ fn step_entry(node: &Node, after: &[&str]) -> String {
         StepType::ParamGen => format!(
             "arguments: {}",
             node.arguments
-                .as_ref()
+                .as_deref()
                 .map_or_else(|| "(none recorded)".to_owned(), compact)
         ),
         StepType::Exec => {
             let mut b = format!(
                 "result: {}",
                 node.output
-                    .as_ref()
+                    .as_deref()
                     .map_or_else(|| "(none recorded)".to_owned(), compact)
             );
             if let Some(e) = &node.error {
@@ -195,7 +195,7 @@ fn step_entry(node: &Node, after: &[&str]) -> String {
         }
         StepType::Plan | StepType::Synth => node
             .output
-            .as_ref()
+            .as_deref()
             .map_or_else(|| "(no output recorded)".to_owned(), compact),
     };
     format!("{head}\n{}", cap_chars(&body, STEP_CHARS))

@@ -35,6 +35,71 @@ pub fn write_document(text: &str) -> Result<(), OutputError> {
         .map_err(OutputError::Stdout)
 }
 
+/// Write a machine-format document to stdout as it is produced: `write`
+/// gets a writer whose bytes pass the workflow guard a few lines at a time
+/// (the guard works line by line, so the output is exactly
+/// [`write_document`]'s). For documents too large to build in memory.
+pub fn write_document_streamed(
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), OutputError> {
+    let mut out = Guarded {
+        out: std::io::stdout().lock(),
+        pending: Vec::with_capacity(GUARD_CHUNK * 2),
+    };
+    write(&mut out)
+        .and_then(|()| out.finish().map(drop))
+        .map_err(OutputError::Stdout)
+}
+
+/// Bytes collected before the complete lines among them are guarded and written.
+const GUARD_CHUNK: usize = 64 * 1024;
+
+/// A writer that holds bytes until it has whole lines, guards them and
+/// passes them on.
+struct Guarded<W: Write> {
+    out: W,
+    pending: Vec<u8>,
+}
+
+impl<W: Write> Guarded<W> {
+    /// Guard and write every complete line held (all of them with `all`).
+    fn drain(&mut self, all: bool) -> std::io::Result<()> {
+        let end = if all {
+            self.pending.len()
+        } else {
+            match self.pending.iter().rposition(|&b| b == b'\n') {
+                Some(i) => i + 1,
+                None => return Ok(()),
+            }
+        };
+        let text = String::from_utf8_lossy(&self.pending[..end]);
+        self.out.write_all(workflow_guard(&text).as_bytes())?;
+        self.pending.drain(..end);
+        Ok(())
+    }
+
+    /// Write what is left and hand back the inner writer.
+    fn finish(mut self) -> std::io::Result<W> {
+        self.drain(true)?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+impl<W: Write> Write for Guarded<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        if self.pending.len() >= GUARD_CHUNK {
+            self.drain(false)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Print one workflow command (`::error …::…`) built by
 /// [`crate::github::annotation`], whose values are already encoded.
 pub fn write_workflow_command(line: &str) -> Result<(), OutputError> {
@@ -55,4 +120,42 @@ pub fn write_stderr(text: &str) {
     let text = workflow_guard(text);
     let mut err = anstream::stderr().lock();
     let _ignored = err.write_all(text.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::*;
+
+    /// Written in pieces of any size, the streamed document is exactly what
+    /// the guard makes of the whole: commands on lines that straddle the
+    /// 64 KiB chunks are neutralised too.
+    #[test]
+    fn streamed_guarding_equals_guarding_the_whole() {
+        let mut text = String::new();
+        let mut i = 0usize;
+        while text.len() < 3 * GUARD_CHUNK + 100 {
+            match i % 7 {
+                0 => text.push_str("::error file=x::pwned\n"),
+                1 => text.push_str("  \"a\": \"##[group]x\",\n"),
+                2 => text.push_str(&"é".repeat(i % 50)),
+                _ => text.push_str(&format!("  \"k{i}\": {i},\n")),
+            }
+            i += 1;
+        }
+        text.push_str("::warning::last line, no newline");
+        for piece in [1usize, 7, 4096, 65_535, 200_000] {
+            let mut out = Guarded {
+                out: Vec::new(),
+                pending: Vec::new(),
+            };
+            for chunk in text.as_bytes().chunks(piece) {
+                out.write_all(chunk).unwrap();
+            }
+            let written = String::from_utf8(out.finish().unwrap()).unwrap();
+            assert_eq!(written, workflow_guard(&text), "pieces of {piece} bytes");
+            assert!(!written.lines().any(is_workflow_command));
+        }
+    }
 }

@@ -60,7 +60,7 @@ fn tools_of(traces: &[DraftTrace<'_>]) -> BTreeMap<String, Seen> {
         for span in &t.trace.spans {
             if let (SpanKind::Tool, Some(tool)) = (span.kind, &span.tool) {
                 let seen = executed.entry(tool.name.clone()).or_default();
-                seen.args.extend(tool.arguments.iter().cloned());
+                seen.args.extend(tool.arguments.as_deref().cloned());
                 ran.insert(&tool.name);
             }
             for call in span.output_messages.iter().flat_map(|m| &m.tool_calls) {

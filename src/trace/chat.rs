@@ -355,7 +355,7 @@ fn tool_span(
         name,
         call_id: message.tool_call_id.clone(),
         arguments: None,
-        result: Some(decode_embedded(Value::String(message.content.clone()))),
+        result: Some(decode_embedded(Value::String(message.content.clone())).into()),
     };
     if tool.result.as_ref().is_some_and(|r| !r.is_string()) {
         tool.result_text = Some(message.content.clone());
@@ -363,7 +363,7 @@ fn tool_span(
     if let Some(i) = index {
         let p = pending.answer(i);
         tool.call_id = tool.call_id.or_else(|| p.call.id.clone());
-        tool.arguments = Some(p.call.arguments.clone());
+        tool.arguments = Some(p.call.arguments.clone().into());
         tool.arguments_text.clone_from(&p.call.arguments_text);
         span.attributes.insert(
             Span::REQUESTED_BY.to_owned(),

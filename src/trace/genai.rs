@@ -286,18 +286,18 @@ fn take_tool(span: &mut Span, attrs: &mut Attrs, output_is_json: bool) {
         tool.arguments = ["gen_ai.tool.call.arguments", "gen_ai.tool.args", "input"]
             .iter()
             .find_map(|k| attrs.remove(*k))
-            .map(decode_embedded);
+            .map(|v| decode_embedded(v).into());
     }
     if tool.result.is_none() {
         tool.result = attrs
             .remove("gen_ai.tool.call.result")
-            .map(decode_embedded)
+            .map(|v| decode_embedded(v).into())
             .or_else(|| {
                 attrs
                     .remove("gen_ai.output")
-                    .map(|v| decode_output(v, output_is_json))
+                    .map(|v| decode_output(v, output_is_json).into())
             })
-            .or_else(|| attrs.remove("output").map(decode_embedded));
+            .or_else(|| attrs.remove("output").map(|v| decode_embedded(v).into()));
     }
 }
 
@@ -385,15 +385,15 @@ mod tests {
                 "gen_ai.tool.call.id": "wz"}),
         );
         let tool = span.tool.unwrap();
-        assert_eq!(tool.arguments, Some(json!({"text": "2025"})));
-        assert_eq!(tool.result, Some(Value::Null));
+        assert_eq!(tool.arguments, Some(json!({"text": "2025"}).into()));
+        assert_eq!(tool.result, Some(Value::Null.into()));
         assert_eq!(tool.call_id.as_deref(), Some("wz"));
         let (span, _) = mapped(
             "execute_tool",
             json!({"gen_ai.tool.name": "f", "gen_ai.tool.call.arguments": {"a": 1}, "gen_ai.tool.call.result": "ok"}),
         );
         assert_eq!(span.kind, SpanKind::Tool);
-        assert_eq!(span.tool.unwrap().result, Some(json!("ok")));
+        assert_eq!(span.tool.unwrap().result, Some(json!("ok").into()));
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub use load::{
     read_traces,
 };
 pub use model::{
-    Message, Span, SpanKind, Status, StatusCode, Tokens, ToolCall, ToolExecution, Trace,
-    TraceFormat,
+    Message, SharedValue, Span, SpanKind, Status, StatusCode, Tokens, ToolCall, ToolExecution,
+    Trace, TraceFormat,
 };
 pub use render::render_text;

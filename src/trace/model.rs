@@ -11,6 +11,11 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// A JSON value shared between the trace and the steps read from it (a tool
+/// call's arguments and result appear in the span, its PARAMGEN and its
+/// EXEC; one copy in memory, issue 22/25).
+pub type SharedValue = std::sync::Arc<Value>;
+
 /// The trace formats the ingester recognises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -254,9 +259,9 @@ pub struct ToolExecution {
     /// Arguments as JSON. A JSON object encoded in a string is decoded; a
     /// string that is not JSON stays a string.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Value>,
+    pub arguments: Option<SharedValue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
+    pub result: Option<SharedValue>,
     /// The arguments as the trace recorded them, when that was JSON text
     /// (`args_match` reads it: key order and spacing as written).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -94,7 +94,7 @@ fn build(id: String, log: Log) -> Trace {
         {
             let code = code_blocks(&draft.spans[1 + sender].output_text().unwrap_or_default());
             if let Some(tool) = span.tool.as_mut() {
-                tool.arguments = code.map(|c| serde_json::json!({ "code": c }));
+                tool.arguments = code.map(|c| serde_json::json!({ "code": c }).into());
             }
             span.attributes.insert(
                 Span::REQUESTED_BY.to_owned(),
@@ -145,7 +145,7 @@ fn turn_span(i: usize, turn: Turn) -> Span {
             name: (*terminal).to_owned(),
             call_id: None,
             arguments: None,
-            result: Some(Value::String(content.clone())),
+            result: Some(Value::String(content.clone()).into()),
         });
         span
     } else {

@@ -114,8 +114,8 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
             result_text: None,
             name,
             call_id,
-            arguments,
-            result,
+            arguments: arguments.map(Into::into),
+            result: result.map(Into::into),
         });
     } else {
         if let Some(input) = input {
@@ -315,9 +315,12 @@ mod tests {
             "output.mime_type": "application/json"
         }));
         let tool = span.tool.unwrap();
-        assert_eq!(tool.arguments, Some(json!("Paris")));
+        assert_eq!(tool.arguments, Some(json!("Paris").into()));
         assert_eq!(tool.call_id.as_deref(), Some("call_1_0"));
-        assert_eq!(tool.result, Some(json!({"city": "Paris", "temp_c": 18})));
+        assert_eq!(
+            tool.result,
+            Some(json!({"city": "Paris", "temp_c": 18}).into())
+        );
         assert!(!span.status.code.eq(&StatusCode::Error));
 
         let (span, _) = mapped(json!({
@@ -328,7 +331,7 @@ mod tests {
                 .to_string()
         }));
         let tool = span.tool.unwrap();
-        assert_eq!(tool.result, Some(json!("Error: division by zero")));
+        assert_eq!(tool.result, Some(json!("Error: division by zero").into()));
         assert_eq!(tool.call_id.as_deref(), Some("c2"));
         assert_eq!(span.status, Status::error("Error: division by zero"));
 
@@ -339,7 +342,7 @@ mod tests {
         }));
         assert_eq!(
             span.tool.unwrap().result,
-            Some(json!({"type": "tool", "data": {"content": "x"}}))
+            Some(json!({"type": "tool", "data": {"content": "x"}}).into())
         );
     }
 
@@ -353,7 +356,7 @@ mod tests {
         }));
         let tool = span.tool.unwrap();
         assert_eq!(tool.name, "web_search");
-        assert_eq!(tool.arguments, Some(json!({"query": "x"})));
-        assert_eq!(tool.result, Some(json!("no results")));
+        assert_eq!(tool.arguments, Some(json!({"query": "x"}).into()));
+        assert_eq!(tool.result, Some(json!("no results").into()));
     }
 }

@@ -210,7 +210,7 @@ mod tests {
             result_text: None,
             name: "search".into(),
             call_id: Some("c1".into()),
-            arguments: Some(serde_json::json!({"q": "x"})),
+            arguments: Some(serde_json::json!({"q": "x"}).into()),
             result: None,
         });
         let trace = Trace {

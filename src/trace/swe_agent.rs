@@ -241,8 +241,8 @@ fn step_spans(
         result_text: None,
         name: call.name.clone(),
         call_id: call.id.clone(),
-        arguments: Some(call.arguments.clone()),
-        result: Some(Value::String(observation)),
+        arguments: Some(call.arguments.clone().into()),
+        result: Some(Value::String(observation).into()),
     });
     tool.attributes
         .insert(Span::REQUESTED_BY.to_owned(), Value::String(llm_id));

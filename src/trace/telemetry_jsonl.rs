@@ -112,7 +112,7 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
         if let Some(tool) = &span.tool {
             launches.insert(
                 span.id.clone(),
-                sub_agent_name(&tool.name, tool.arguments.as_ref()),
+                sub_agent_name(&tool.name, tool.arguments.as_deref()),
             );
         }
         spans.push(span);
@@ -224,8 +224,8 @@ fn span_of(event: ToolEvent, seq: usize, line: usize, warnings: &mut Vec<String>
         result_text: None,
         name: event.tool_name,
         call_id: None,
-        arguments: event.args.map(decode_embedded),
-        result: event.result.map(decode_embedded),
+        arguments: event.args.map(|v| decode_embedded(v).into()),
+        result: event.result.map(|v| decode_embedded(v).into()),
     });
     if let Some(kind) = event.span_type {
         span.attributes

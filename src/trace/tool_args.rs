@@ -25,7 +25,7 @@ pub(crate) fn recover_arguments(spans: &mut [Span], warnings: &mut Vec<String>) 
     let wanted: HashSet<String> = spans
         .iter()
         .filter_map(|s| s.tool.as_ref())
-        .filter(|t| is_bare(t.arguments.as_ref()))
+        .filter(|t| is_bare(t.arguments.as_deref()))
         .filter_map(|t| t.call_id.clone())
         .collect();
     if wanted.is_empty() {
@@ -56,7 +56,7 @@ pub(crate) fn recover_arguments(spans: &mut [Span], warnings: &mut Vec<String>) 
         let Some(tool) = span.tool.as_mut() else {
             continue;
         };
-        if !is_bare(tool.arguments.as_ref()) {
+        if !is_bare(tool.arguments.as_deref()) {
             continue;
         }
         let Some(candidates) = tool.call_id.as_ref().and_then(|id| requests.get(id)) else {
@@ -81,7 +81,7 @@ pub(crate) fn recover_arguments(spans: &mut [Span], warnings: &mut Vec<String>) 
                     requested
                 ));
             }
-            _ => tool.arguments = Some(requested.clone()),
+            _ => tool.arguments = Some(requested.clone().into()),
         }
     }
 }
@@ -130,14 +130,14 @@ mod tests {
             result_text: None,
             name: "get_weather".into(),
             call_id: call_id.map(str::to_owned),
-            arguments: args,
+            arguments: args.map(Into::into),
             result: None,
         });
         s
     }
 
     fn args(span: &Span) -> Option<&Value> {
-        span.tool.as_ref().and_then(|t| t.arguments.as_ref())
+        span.tool.as_ref().and_then(|t| t.arguments.as_deref())
     }
 
     #[test]

@@ -23,7 +23,42 @@ use crate::trace::{Trace, read_traces, render_text};
 #[derive(Serialize)]
 struct TraceJson<'a> {
     trace: &'a Trace,
-    dag: DagView,
+    dag: DagView<'a>,
+}
+
+/// The JSON document of `trace --format json`: the object of a file's one
+/// trace, or the array of several. Each trace is evaluated as it is
+/// written and its DAG dropped before the next, so the DAGs of a file of
+/// 2,000 traces are never all in memory (issue 22/25).
+struct TracesJson<'a, F> {
+    traces: &'a [Trace],
+    evaluate: F,
+}
+
+impl<F: Fn(&Trace) -> StepEvaluation> Serialize for TracesJson<'_, F> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq as _;
+        if let [one] = self.traces {
+            let evaluation = (self.evaluate)(one);
+            return TraceJson {
+                trace: one,
+                dag: evaluation.view(),
+            }
+            .serialize(serializer);
+        }
+        let mut seq = serializer.serialize_seq(Some(self.traces.len()))?;
+        for trace in self.traces {
+            let evaluation = (self.evaluate)(trace);
+            seq.serialize_element(&TraceJson {
+                trace,
+                dag: evaluation.view(),
+            })?;
+        }
+        seq.end()
+    }
 }
 
 pub(crate) fn run(args: &CliTrace, config: &Config) -> Result<ExitCode> {
@@ -88,15 +123,16 @@ pub(crate) fn run(args: &CliTrace, config: &Config) -> Result<ExitCode> {
         CliTraceFormat::Text => per_trace(&traces, |t| {
             format!("{}{}", render_text(t), steps_text(&evaluate(t)))
         }),
-        CliTraceFormat::Json => one_or_all(
-            &traces
-                .iter()
-                .map(|t| TraceJson {
-                    trace: t,
-                    dag: evaluate(t).view(),
-                })
-                .collect::<Vec<_>>(),
-        ),
+        CliTraceFormat::Json => {
+            let document = TracesJson {
+                traces: &traces,
+                evaluate,
+            };
+            crate::output::write_document_streamed(|out| {
+                crate::output::write_json(out, &document)
+            })?;
+            return Ok(ExitCode::Success);
+        }
         CliTraceFormat::Mermaid => traces
             .iter()
             .map(|t| evaluate(t).mermaid())

@@ -92,8 +92,8 @@ impl EventLog {
                     let (tool, args, result) = match (&s.tool, kind) {
                         (Some(t), _) => (
                             Some(t.name.clone()),
-                            t.arguments.clone().unwrap_or(Value::Null),
-                            t.result.clone().unwrap_or(Value::Null),
+                            t.arguments.as_deref().cloned().unwrap_or(Value::Null),
+                            t.result.as_deref().cloned().unwrap_or(Value::Null),
                         ),
                         (None, EventKind::Tool) => (
                             Some(s.name.clone()),

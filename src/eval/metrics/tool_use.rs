@@ -139,8 +139,8 @@ mod tests {
     fn exec(tool: &str, args: Value, error: bool) -> Node {
         let mut n = Node::new(StepType::Exec, tool);
         n.tool = Some(tool.into());
-        n.arguments = Some(args);
-        n.output = Some(json!("ok"));
+        n.arguments = Some(args.into());
+        n.output = Some(json!("ok").into());
         n.error = error.then(String::new);
         n
     }
@@ -151,7 +151,7 @@ mod tests {
         //        b(x) ok, unexecuted PARAMGEN c({}) [invalid: missing `q`], a(2) ok
         let mut unexecuted = Node::new(StepType::ParamGen, "c");
         unexecuted.tool = Some("c".into());
-        unexecuted.arguments = Some(json!({}));
+        unexecuted.arguments = Some(json!({}).into());
         let mut model = Node::new(StepType::ToolSel, "a");
         model.span_id = Some("m1".into());
         let nodes = vec![

@@ -122,7 +122,7 @@ impl StepEvaluation {
     }
 
     /// The JSON view for `trace --format json`.
-    pub fn view(&self) -> DagView {
+    pub fn view(&self) -> DagView<'_> {
         DagView::new(
             &self.graph,
             &self.steps,
@@ -179,7 +179,7 @@ pub(crate) fn step_input<'a>(
                 id: &n.id,
                 step_type: n.step_type,
                 name: &n.name,
-                output: n.output.as_ref(),
+                output: n.output.as_deref(),
             }
         })
         .collect();
@@ -351,7 +351,7 @@ pub(crate) fn final_answer(dag: &Dag, trace: &Trace) -> Option<String> {
     dag.nodes
         .iter()
         .find(|n| n.final_answer)
-        .and_then(|n| n.output.as_ref())
+        .and_then(|n| n.output.as_deref())
         .map(|v| match v {
             Value::String(s) => s.clone(),
             other => other.to_string(),

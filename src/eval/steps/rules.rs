@@ -108,7 +108,7 @@ fn tool_selection(input: &StepInput<'_>) -> StepScore {
 fn parameters(input: &StepInput<'_>) -> StepScore {
     let node = input.node;
     let tool = node.tool.as_deref().unwrap_or(&node.name);
-    let args = node.arguments.as_ref().unwrap_or(&Value::Null);
+    let args = node.arguments.as_deref().unwrap_or(&Value::Null);
     match input.catalog.validate(tool, args) {
         ArgCheck::UnknownTool if input.catalog.is_empty() => {
             StepScore::not_applicable("no tool catalog to validate the arguments against")
@@ -215,7 +215,7 @@ fn synthesis(input: &StepInput<'_>) -> StepScore {
             "the case has no expected_output; faithfulness and coherence need a judge",
         );
     };
-    let answer = node.output.as_ref().map(|v| match v {
+    let answer = node.output.as_deref().map(|v| match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     });

@@ -60,8 +60,8 @@ fn chat_trajectory_with_parallel_calls_branches_and_merges() {
     // The EXEC of c3 ran first and hangs off c3's PARAMGEN (s7), not the first one.
     assert_eq!(dag.nodes[7].call_id.as_deref(), Some("c3"));
     assert_eq!(
-        dag.nodes[7].arguments,
-        Some(json!({"from": "EWR"})),
+        dag.nodes[7].arguments.as_deref(),
+        Some(&json!({"from": "EWR"})),
         "arguments come from the request"
     );
     assert!(dag.nodes[9].final_answer && !dag.nodes[0].final_answer);
@@ -200,7 +200,7 @@ fn stated_plans_and_final_answer_tools_are_typed() {
     );
     assert_eq!(edges(&dag), ["s1>s2", "s2>s3", "s2>s5", "s3>s4", "s4>s5"]);
     assert!(dag.nodes[4].final_answer);
-    assert_eq!(dag.nodes[4].output, Some(json!("42")));
+    assert_eq!(dag.nodes[4].output, Some(json!("42").into()));
 }
 
 #[test]
@@ -229,7 +229,7 @@ fn tool_spans_without_model_calls_get_synthetic_paramgen() {
         [ParamGen, Exec, ParamGen, Exec]
     );
     assert!(dag.nodes[0].synthetic && dag.nodes[2].synthetic);
-    assert_eq!(dag.nodes[2].arguments, Some(json!({"path": "b"})));
+    assert_eq!(dag.nodes[2].arguments, Some(json!({"path": "b"}).into()));
     assert_eq!(edges(&dag), ["s1>s2", "s2>s3", "s3>s4"]);
 }
 
@@ -362,7 +362,7 @@ fn requested_by_attributes_disambiguate_reused_ids() {
         "{:?}",
         edges(&dag)
     );
-    assert_eq!(dag.nodes[4].arguments, Some(json!({"n": 2})));
+    assert_eq!(dag.nodes[4].arguments, Some(json!({"n": 2}).into()));
 
     // Without the attribute the oldest open call with the id wins.
     let mut t = TraceBuilder::chat();

@@ -74,8 +74,8 @@ impl TraceBuilder {
             result_text: None,
             name: name.into(),
             call_id: (!call_id.is_empty()).then(|| call_id.to_owned()),
-            arguments: args,
-            result: Some(result),
+            arguments: args.map(Into::into),
+            result: Some(result.into()),
         });
         s
     }

@@ -277,7 +277,7 @@ fn swe_agent_new_format_uses_tool_call_functions() {
     let find = span(&trace, "o4").tool.as_ref().unwrap();
     assert_eq!(
         find.arguments,
-        Some(json!({"file_name": "fields.py", "dir": "src"}))
+        Some(json!({"file_name": "fields.py", "dir": "src"}).into())
     );
     assert_eq!(
         find.call_id.as_deref(),
@@ -352,7 +352,7 @@ fn swe_agent_old_format_names_tools_by_command_word() {
     assert_eq!(errors, ["o5", "o6", "o7"]);
     assert_eq!(
         span(&trace, "o0").tool.as_ref().unwrap().arguments,
-        Some(Value::String("reproduce_bug.py".into()))
+        Some(Value::String("reproduce_bug.py".into()).into())
     );
     let s0 = span(&trace, "s0");
     // System prompt, demonstration and issue precede the first action.

@@ -160,10 +160,14 @@ fn seven_frameworks_give_a_flat_tree_under_the_invoke_agent_root() {
             match tool.name.as_str() {
                 "get_current_time" => assert_eq!(
                     tool.arguments,
-                    Some(json!({"timezone": "America/New_York"})),
+                    Some(json!({"timezone": "America/New_York"}).into()),
                     "{file}"
                 ),
-                "write_file" => assert_eq!(tool.arguments, Some(json!({"text": "2025"})), "{file}"),
+                "write_file" => assert_eq!(
+                    tool.arguments,
+                    Some(json!({"text": "2025"}).into()),
+                    "{file}"
+                ),
                 _ => assert!(
                     tool.arguments
                         .as_ref()
@@ -265,7 +269,7 @@ fn framework_dialects_of_tool_results_are_decoded_faithfully() {
             .tool_spans()
             .find(|s| s.name.ends_with("write_file"))
             .and_then(|s| s.tool.clone())
-            .and_then(|t| t.result)
+            .and_then(|t| t.result.as_deref().cloned())
     };
     // `gen_ai.output.type = json` with the text `null`, `"None"` and `{}`;
     // `text` with `None`.

@@ -126,7 +126,7 @@ fn a_tool_execution_map_becomes_a_tool_span() {
     let tool = span.tool.as_ref().unwrap();
     assert_eq!(tool.name, "get_weather");
     assert_eq!(tool.call_id.as_deref(), Some("1234"));
-    assert_eq!(tool.arguments, Some(json!({"city": "New York"})));
+    assert_eq!(tool.arguments, Some(json!({"city": "New York"}).into()));
     assert_eq!(
         tool.result.as_ref().and_then(|r| r.get("status")),
         Some(&json!("success"))

@@ -41,13 +41,13 @@ fn chat_results_without_a_matching_id_fall_back_to_order_with_warnings() {
     // `zzz` is not pending: matched by order to `a`.
     assert_eq!(
         span(&trace, "m2").tool.as_ref().unwrap().arguments,
-        Some(json!({"city": "Paris"}))
+        Some(json!({"city": "Paris"}).into())
     );
     // No id: matched by order to `b`, though it calls itself `forecast`.
     let second = span(&trace, "m3");
     assert_eq!(
         second.tool.as_ref().unwrap().arguments,
-        Some(json!({"city": "Rome"}))
+        Some(json!({"city": "Rome"}).into())
     );
     assert_eq!(second.status.code, StatusCode::Error);
     // Nothing left to answer.

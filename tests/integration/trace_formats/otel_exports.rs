@@ -119,10 +119,10 @@ fn otlp_jsonl_batches_merge_into_one_genai_trace() {
 
     let retried = span(&trace, "4444dddd5555eeee");
     let tool = retried.tool.as_ref().unwrap();
-    assert_eq!(tool.arguments, Some(json!({"account_id": "A-17"})));
+    assert_eq!(tool.arguments, Some(json!({"account_id": "A-17"}).into()));
     assert_eq!(
         tool.result,
-        Some(json!({"balance": 42.5, "due": "2025-07-01"}))
+        Some(json!({"balance": 42.5, "due": "2025-07-01"}).into())
     );
     assert_eq!(retried.status.code, StatusCode::Ok);
     assert_eq!(retried.start, Some(1_750_000_002_350_000_000));
@@ -266,7 +266,7 @@ fn nested_openinference_export_follows_the_nesting() {
     // The smolagents `{args, kwargs}` envelope is unwrapped.
     assert_eq!(
         search.arguments,
-        Some(json!({"query": "population of Canberra 2024"}))
+        Some(json!({"query": "population of Canberra 2024"}).into())
     );
     assert!(
         search

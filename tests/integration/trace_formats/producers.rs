@@ -160,8 +160,8 @@ fn issue_22_langchain_tool_messages_are_unwrapped_and_bare_args_recovered() {
         .map(|t| {
             (
                 t.call_id.as_deref(),
-                t.arguments.as_ref(),
-                t.result.as_ref(),
+                t.arguments.as_deref(),
+                t.result.as_deref(),
             )
         })
         .collect();
@@ -281,7 +281,7 @@ fn assert_handoff_executes_the_transfer_call(fixture: &str) {
         .and_then(|s| s.tool.as_ref())
         .unwrap();
     assert_eq!(handoff.call_id.as_deref(), Some("call_1_0"));
-    assert_eq!(handoff.arguments, Some(json!({})));
+    assert_eq!(handoff.arguments, Some(json!({}).into()));
     let out = bin()
         .args(["trace", "--format", "json"])
         .arg(trace_fixture(fixture))

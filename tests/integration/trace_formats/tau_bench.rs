@@ -95,7 +95,7 @@ fn nineteen_episodes_with_their_rewards_and_shapes() {
                 .unwrap();
             assert_eq!(
                 Some(&call.arguments),
-                tool.tool.as_ref().unwrap().arguments.as_ref()
+                tool.tool.as_ref().unwrap().arguments.as_deref()
             );
         }
         assert!(
@@ -133,7 +133,7 @@ fn repeated_call_ids_match_the_most_recent_unanswered_call() {
     }
     assert_eq!(
         span(first, "m17").tool.as_ref().unwrap().arguments,
-        Some(json!({"expression": "152 + 103"}))
+        Some(json!({"expression": "152 + 103"}).into())
     );
     assert_eq!(
         span(first, "m9").tool.as_ref().unwrap().call_id.as_deref(),

@@ -24,7 +24,7 @@ fn tool_span(
         result_text: None,
         name: name.into(),
         call_id: None,
-        arguments: Some(args),
+        arguments: Some(args.into()),
         result: None,
     });
     if error {
