@@ -11,6 +11,7 @@
 
 pub(crate) mod answer;
 pub(crate) mod anthropic;
+mod ask;
 pub(crate) mod budget;
 pub(crate) mod cache;
 pub(crate) mod config;
