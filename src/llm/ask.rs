@@ -22,6 +22,18 @@ impl Inner {
     /// The cache of every judge of the chain, in order, for `request`: the first
     /// usable answer (by the judge that gave it), a miss, or a corrupt entry (`Err`,
     /// when no judge has a usable one). The key returned is the primary's.
+    /// The cache key of `request` under `judge`.
+    fn key_of<F: AnswerFormat>(&self, judge: &dyn Judge, request: &Request<F>) -> String {
+        cache::key(
+            judge.identity(),
+            judge.base_url(),
+            self.params,
+            request.format.name(),
+            &request.prompt,
+            request.repeat,
+        )
+    }
+
     pub(super) fn look_up<F: AnswerFormat>(
         &self,
         request: &Request<F>,
@@ -29,14 +41,7 @@ impl Inner {
         let mut primary_key = String::new();
         let mut corrupt = false;
         for (j, judge) in self.chain.iter().enumerate() {
-            let key = cache::key(
-                judge.identity(),
-                judge.base_url(),
-                self.params,
-                request.format.name(),
-                &request.prompt,
-                request.repeat,
-            );
+            let key = self.key_of(judge.as_ref(), request);
             if j == 0 {
                 primary_key.clone_from(&key);
             }
@@ -76,14 +81,7 @@ impl Inner {
             let key = if j == 0 {
                 primary_key.clone()
             } else {
-                cache::key(
-                    judge.identity(),
-                    judge.base_url(),
-                    self.params,
-                    request.format.name(),
-                    &request.prompt,
-                    request.repeat,
-                )
+                self.key_of(judge.as_ref(), request)
             };
             let error = match self.ask(j, &completion, request, &key, &mut used).await {
                 Ok(answer) => return (Outcome::Answered(answer), None, used),
