@@ -89,15 +89,16 @@ pub fn detect_format(bytes: &[u8]) -> Option<TraceFormat> {
 
 /// Peak memory per byte of input of `trace --format json` (the spans, the
 /// DAG, the rules scores and the JSON written), measured with
-/// `bench/resources.sh` and rounded up (docs/resources.md): `OTel` SDK JSONL
-/// 21–27×, chat 58–75×, telemetry 39–44×; OTLP 7–8× (issue 22's 100 MB
-/// export). Chat-like formats not measured take the chat factor.
+/// `bench/ab.sh` and rounded up by a quarter (docs/resources.md): OTLP
+/// 6.5–7.9× (`bench/ingest.sh`'s 100 MB files), `OTel` SDK JSONL 15.7–15.8×,
+/// chat 39–42×, telemetry 19–20× (250k and 1M spans or messages). Chat-like
+/// formats not measured take the chat factor.
 fn memory_factor(format: TraceFormat) -> u64 {
     match format {
-        TraceFormat::Otlp => 12,
-        TraceFormat::OtelSdk | TraceFormat::OpenInference | TraceFormat::AttributeMap => 28,
-        TraceFormat::TelemetryJsonl => 48,
-        TraceFormat::ChatMessages | TraceFormat::SweAgent | TraceFormat::MultiAgentChat => 80,
+        TraceFormat::Otlp => 10,
+        TraceFormat::OtelSdk | TraceFormat::OpenInference | TraceFormat::AttributeMap => 20,
+        TraceFormat::TelemetryJsonl => 26,
+        TraceFormat::ChatMessages | TraceFormat::SweAgent | TraceFormat::MultiAgentChat => 52,
     }
 }
 
