@@ -58,6 +58,13 @@ cap() {
   esac
 }
 
+# Seeds of this run: a run with FUZZ_MAX_LEN has its own (fuzz/seeds-small),
+# so that a full-cap run and a small one can run side by side.
+seeds="fuzz/seeds"
+if [ -n "${FUZZ_MAX_LEN:-}" ] && [ "$mode" = run ]; then
+  seeds="fuzz/seeds-small"
+fi
+
 # max_len TARGET: libFuzzer's -max_len of this run (FUZZ_MAX_LEN if set).
 max_len() {
   echo "${FUZZ_MAX_LEN:-$(cap "$1")}"
@@ -65,7 +72,7 @@ max_len() {
 
 # seed TARGET FILE...: copy files within the target's cap into its seeds.
 seed() {
-  local t="$1" dir="fuzz/seeds/$1" max
+  local t="$1" dir="$seeds/$1" max
   max=$(cap "$t")
   shift
   mkdir -p "$dir"
@@ -180,8 +187,8 @@ cases=()
 while IFS= read -r -d '' f; do cases+=("$f"); done < <(find suites tests/fixtures/suites -name '*.jsonl' -print0 | sort -z)
 
 for t in "${targets[@]}"; do
-  rm -rf "fuzz/seeds/$t"
-  mkdir -p "fuzz/seeds/$t" "fuzz/corpus/$t"
+  rm -rf "$seeds/$t"
+  mkdir -p "$seeds/$t" "fuzz/corpus/$t"
   case "$t" in
     trace_* | render_trace) seed "$t" "${traces[@]}" ;;
     suite_yaml | render_suite) seed "$t" "${suites[@]}" ;;
@@ -189,22 +196,22 @@ for t in "${targets[@]}"; do
     baseline_json) seed "$t" baselines/*/*.json ;;
     history_jsonl) seed "$t" baselines/*/*.history.jsonl ;;
     run_report)
-      run_report_seeds "fuzz/seeds/$t"
+      run_report_seeds "$seeds/$t"
       seed "$t" src/report/render/testdata/run-*.json ;;
     compare_report)
-      compare_report_seeds "fuzz/seeds/$t"
+      compare_report_seeds "$seeds/$t"
       seed "$t" src/report/render/testdata/compare-*.json ;;
     render_reports)
       seed "$t" baselines/*/*.json
-      run_report_seeds "fuzz/seeds/$t"
-      compare_report_seeds "fuzz/seeds/$t"
+      run_report_seeds "$seeds/$t"
+      compare_report_seeds "$seeds/$t"
       seed "$t" src/report/render/testdata/*.json ;;
   esac
-  small_seeds "fuzz/seeds/$t"
+  small_seeds "$seeds/$t"
   if [ -n "${FUZZ_MAX_LEN:-}" ] && [ "$mode" = run ]; then
-    find "fuzz/seeds/$t" -type f -size +"$FUZZ_MAX_LEN"c -delete
+    find "$seeds/$t" -type f -size +"$FUZZ_MAX_LEN"c -delete
   else
-    big_seeds "$t" "fuzz/seeds/$t"
+    big_seeds "$t" "$seeds/$t"
   fi
 done
 
@@ -226,9 +233,9 @@ if [ "$mode" = cmin ]; then
     rm -rf "$new"
     mkdir -p "$new"
     "$bin_dir/$t" -set_cover_merge=1 -max_len="$(cap "$t")" -timeout=60 -rss_limit_mb=4096 \
-      "$new" "fuzz/corpus/$t" "fuzz/seeds/$t" >"$logdir/$t.cmin.log" 2>&1
+      "$new" "fuzz/corpus/$t" "$seeds/$t" >"$logdir/$t.cmin.log" 2>&1
     merged=$(find "$new" -type f | wc -l)
-    for f in "fuzz/seeds/$t"/*; do
+    for f in "$seeds/$t"/*; do
       rm -f "$new/$(sha1sum "$f" | cut -d' ' -f1)"
     done
     find "$new" -type f -size +"$keep_max"c -delete
@@ -245,14 +252,14 @@ summary="$logdir/summary.tsv"
 printf '%-24s %12s %8s %8s %7s %7s %8s %8s\n' target execs execs/s exec/cpus cov ft corpus crashes
 total=0
 for t in "${targets[@]}"; do
-  log="$logdir/$t.$(date -u +%Y%m%dT%H%M%S).log"
+  log="$logdir/$t${FUZZ_MAX_LEN:+.max$FUZZ_MAX_LEN}.$(date -u +%Y%m%dT%H%M%S).log"
   mkdir -p "fuzz/artifacts/$t"
   status=0
   # CPU seconds (user + sys) of the run, with GNU time where there is one:
   # on a shared machine exec/s per CPU second is the fair speed.
   timer=()
   [ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%U %S' -o "$log.cpu")
-  "${timer[@]}" cargo +nightly fuzz run -O --debug-assertions "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" -- \
+  "${timer[@]}" cargo +nightly fuzz run -O --debug-assertions "$t" "fuzz/corpus/$t" "$seeds/$t" -- \
     -max_total_time="$secs" -print_final_stats=1 -timeout=60 -rss_limit_mb=4096 \
     -max_len="$(max_len "$t")" -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1 || status=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
