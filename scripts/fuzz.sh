@@ -22,6 +22,10 @@
 # Input caps: traces 4 MiB, everything else 2 MiB, above every
 # size-dependent path the harness can reach (the harness scales the file
 # cap down to 1 MiB and the memory budget to 32 MiB: docs/fuzzing.md).
+# FUZZ_MAX_LEN=BYTES runs a smaller cap instead (a fast phase: seeds over
+# it are left out, the generated big ones too); the summary line says which.
+#
+# Build dir: cargo's (CARGO_TARGET_DIR, else fuzz/target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,7 +50,7 @@ fi
 logdir="${FUZZ_LOG_DIR:-fuzz/artifacts}"
 mkdir -p "$logdir"
 
-# cap TARGET: libFuzzer's -max_len and the seed filter, in bytes.
+# cap TARGET: the full-size -max_len and the seed filter, in bytes.
 cap() {
   case "$1" in
     trace_* | render_trace) echo $((4 << 20)) ;;
@@ -54,9 +58,21 @@ cap() {
   esac
 }
 
+# Seeds of this run: a run with FUZZ_MAX_LEN has its own (fuzz/seeds-small),
+# so that a full-cap run and a small one can run side by side.
+seeds="fuzz/seeds"
+if [ -n "${FUZZ_MAX_LEN:-}" ] && [ "$mode" = run ]; then
+  seeds="fuzz/seeds-small"
+fi
+
+# max_len TARGET: libFuzzer's -max_len of this run (FUZZ_MAX_LEN if set).
+max_len() {
+  echo "${FUZZ_MAX_LEN:-$(cap "$1")}"
+}
+
 # seed TARGET FILE...: copy files within the target's cap into its seeds.
 seed() {
-  local t="$1" dir="fuzz/seeds/$1" max
+  local t="$1" dir="$seeds/$1" max
   max=$(cap "$t")
   shift
   mkdir -p "$dir"
@@ -171,8 +187,8 @@ cases=()
 while IFS= read -r -d '' f; do cases+=("$f"); done < <(find suites tests/fixtures/suites -name '*.jsonl' -print0 | sort -z)
 
 for t in "${targets[@]}"; do
-  rm -rf "fuzz/seeds/$t"
-  mkdir -p "fuzz/seeds/$t" "fuzz/corpus/$t"
+  rm -rf "$seeds/$t"
+  mkdir -p "$seeds/$t" "fuzz/corpus/$t"
   case "$t" in
     trace_* | render_trace) seed "$t" "${traces[@]}" ;;
     suite_yaml | render_suite) seed "$t" "${suites[@]}" ;;
@@ -180,19 +196,23 @@ for t in "${targets[@]}"; do
     baseline_json) seed "$t" baselines/*/*.json ;;
     history_jsonl) seed "$t" baselines/*/*.history.jsonl ;;
     run_report)
-      run_report_seeds "fuzz/seeds/$t"
+      run_report_seeds "$seeds/$t"
       seed "$t" src/report/render/testdata/run-*.json ;;
     compare_report)
-      compare_report_seeds "fuzz/seeds/$t"
+      compare_report_seeds "$seeds/$t"
       seed "$t" src/report/render/testdata/compare-*.json ;;
     render_reports)
       seed "$t" baselines/*/*.json
-      run_report_seeds "fuzz/seeds/$t"
-      compare_report_seeds "fuzz/seeds/$t"
+      run_report_seeds "$seeds/$t"
+      compare_report_seeds "$seeds/$t"
       seed "$t" src/report/render/testdata/*.json ;;
   esac
-  small_seeds "fuzz/seeds/$t"
-  big_seeds "$t" "fuzz/seeds/$t"
+  small_seeds "$seeds/$t"
+  if [ -n "${FUZZ_MAX_LEN:-}" ] && [ "$mode" = run ]; then
+    find "$seeds/$t" -type f -size +"$FUZZ_MAX_LEN"c -delete
+  else
+    big_seeds "$t" "$seeds/$t"
+  fi
 done
 
 if [ "$mode" = seeds ]; then
@@ -207,14 +227,15 @@ if [ "$mode" = cmin ]; then
   keep_max="${FUZZ_KEEP_MAX:-16384}"
   cargo +nightly fuzz build -O --debug-assertions >/dev/null
   triple=$(rustc +nightly -vV | sed -n 's/^host: //p')
+  bin_dir="${CARGO_TARGET_DIR:-fuzz/target}/$triple/release"
   for t in "${targets[@]}"; do
     new="fuzz/corpus/$t.cmin"
     rm -rf "$new"
     mkdir -p "$new"
-    "fuzz/target/$triple/release/$t" -set_cover_merge=1 -max_len="$(cap "$t")" -timeout=60 -rss_limit_mb=4096 \
-      "$new" "fuzz/corpus/$t" "fuzz/seeds/$t" >"$logdir/$t.cmin.log" 2>&1
+    "$bin_dir/$t" -set_cover_merge=1 -max_len="$(cap "$t")" -timeout=60 -rss_limit_mb=4096 \
+      "$new" "fuzz/corpus/$t" "$seeds/$t" >"$logdir/$t.cmin.log" 2>&1
     merged=$(find "$new" -type f | wc -l)
-    for f in "fuzz/seeds/$t"/*; do
+    for f in "$seeds/$t"/*; do
       rm -f "$new/$(sha1sum "$f" | cut -d' ' -f1)"
     done
     find "$new" -type f -size +"$keep_max"c -delete
@@ -227,20 +248,20 @@ if [ "$mode" = cmin ]; then
 fi
 
 summary="$logdir/summary.tsv"
-[ -f "$summary" ] || printf 'date\ttarget\tseconds\tcpu_seconds\texecs\texecs_per_s\texecs_per_cpu_s\tcov\tft\tcorpus\tcrashes\tstatus\n' >"$summary"
+[ -f "$summary" ] || printf 'date\ttarget\tseconds\tcpu_seconds\texecs\texecs_per_s\texecs_per_cpu_s\tcov\tft\tcorpus\tcrashes\tstatus\tmax_len\n' >"$summary"
 printf '%-24s %12s %8s %8s %7s %7s %8s %8s\n' target execs execs/s exec/cpus cov ft corpus crashes
 total=0
 for t in "${targets[@]}"; do
-  log="$logdir/$t.$(date -u +%Y%m%dT%H%M%S).log"
+  log="$logdir/$t${FUZZ_MAX_LEN:+.max$FUZZ_MAX_LEN}.$(date -u +%Y%m%dT%H%M%S).log"
   mkdir -p "fuzz/artifacts/$t"
   status=0
   # CPU seconds (user + sys) of the run, with GNU time where there is one:
   # on a shared machine exec/s per CPU second is the fair speed.
   timer=()
   [ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%U %S' -o "$log.cpu")
-  "${timer[@]}" cargo +nightly fuzz run -O --debug-assertions "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" -- \
+  "${timer[@]}" cargo +nightly fuzz run -O --debug-assertions "$t" "fuzz/corpus/$t" "$seeds/$t" -- \
     -max_total_time="$secs" -print_final_stats=1 -timeout=60 -rss_limit_mb=4096 \
-    -max_len="$(cap "$t")" -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1 || status=$?
+    -max_len="$(max_len "$t")" -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1 || status=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   cpu=$(awk 'NF==2 && $1 ~ /^[0-9.]+$/ {printf "%.0f", $1 + $2}' "$log.cpu" 2>/dev/null || true)
@@ -252,8 +273,8 @@ for t in "${targets[@]}"; do
   crashes=$(find "fuzz/artifacts/$t" -type f \( -name 'crash-*' -o -name 'oom-*' -o -name 'timeout-*' \) | wc -l)
   printf '%-24s %12s %8s %8s %7s %7s %8s %8s%s\n' "$t" "${execs:-?}" "${rate:-?}" "$cpu_rate" "${cov:-?}" "${ft:-?}" \
     "$corpus" "$crashes" "$([ "$status" -ne 0 ] && echo "  (stopped: see $log)")"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$secs" "${cpu:-}" \
-    "${execs:-0}" "${rate:-0}" "$cpu_rate" "${cov:-}" "${ft:-}" "$corpus" "$crashes" "$status" >>"$summary"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$secs" "${cpu:-}" \
+    "${execs:-0}" "${rate:-0}" "$cpu_rate" "${cov:-}" "${ft:-}" "$corpus" "$crashes" "$status" "$(max_len "$t")" >>"$summary"
   total=$((total + ${execs:-0}))
 done
 echo "total execs: $total"

@@ -2,7 +2,10 @@
 """The per-target table of docs/fuzzing.md from the summary.tsv files that
 scripts/fuzz.sh appends to (one line per run): execs and CPU seconds summed
 over the runs, coverage (libFuzzer's `cov:` and `ft:`) of the last run,
-corpus entries as committed (fuzz/corpus/<target>/), crashes.
+corpus entries as committed (fuzz/corpus/<target>/), crashes. One table
+per phase: runs at the full cap (4 MiB traces, 2 MiB the rest) and runs
+with a smaller `FUZZ_MAX_LEN` (the summary's `max_len` column), then the
+totals of all phases.
 
 Usage: python3 scripts/fuzz_table.py SUMMARY.tsv [SUMMARY.tsv...]
 """
@@ -20,13 +23,14 @@ PARSERS = [
 RENDERS = ["render_trace", "render_suite", "render_reports"]
 
 
-def main(paths):
-    runs = {}
-    for path in paths:
-        with open(path, newline="") as f:
-            for row in csv.DictReader(f, delimiter="\t"):
-                runs.setdefault(row["target"], []).append(row)
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "corpus")
+def phase(row):
+    """`full` at the full cap (or before the column existed), else the cap."""
+    cap = (4 << 20) if row["target"].startswith("trace_") or row["target"] == "render_trace" else (2 << 20)
+    max_len = row.get("max_len") or ""
+    return "full" if not max_len or int(max_len) >= cap else max_len
+
+
+def table(runs, root):
     print("| target | runs | seconds | CPU s | execs | execs/s | execs/CPU s | cov | ft | corpus (committed) | crashes |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     totals = {"parsers": [0, 0, 0], "renders": [0, 0, 0]}
@@ -49,7 +53,28 @@ def main(paths):
             f"| {execs // max(cpu, 1):,} | {last['cov']} | {last['ft']} | {corpus:,} | {crashes} |"
         )
     for kind, (secs, cpu, execs) in totals.items():
-        print(f"| **{kind}** | | {secs:,} | {cpu:,} | **{execs:,}** | | {execs // max(cpu, 1):,} | | | | |")
+        if execs:
+            print(f"| **{kind}** | | {secs:,} | {cpu:,} | **{execs:,}** | | {execs // max(cpu, 1):,} | | | | |")
+    return totals
+
+
+def main(paths):
+    phases = {}
+    for path in paths:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f, delimiter="\t"):
+                phases.setdefault(phase(row), {}).setdefault(row["target"], []).append(row)
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "corpus")
+    grand = {"parsers": [0, 0, 0], "renders": [0, 0, 0]}
+    for name in sorted(phases, key=lambda p: (p == "full", p)):
+        print(f"Phase: -max_len={name if name != 'full' else 'full cap (4 MiB traces, 2 MiB the rest)'}")
+        print()
+        totals = table(phases[name], root)
+        print()
+        for kind in grand:
+            grand[kind] = [a + b for a, b in zip(grand[kind], totals[kind])]
+    for kind, (secs, cpu, execs) in grand.items():
+        print(f"All phases, {kind}: {execs:,} execs in {secs:,} s ({cpu:,} CPU s)")
 
 
 if __name__ == "__main__":

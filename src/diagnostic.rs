@@ -6,20 +6,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::output::escape::{same_length_printable, terminal_text};
-use miette::{
-    Diagnostic, LabeledSpan, MietteError, MietteSpanContents, NamedSource, SourceCode, SourceSpan,
-    SpanContents,
-};
+use crate::output::escape::terminal_text;
+use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode, SourceSpan};
 
-/// A line longer than this many bytes is shown as a window around the
-/// error: miette pads the caret line with a format width, which panics past
-/// 65,535 columns, and a minified multi-megabyte line is no snippet anyway.
-const MAX_SNIPPET_LINE_BYTES: usize = 240;
-/// Bytes of context kept on each side of the error in a long line.
-const WINDOW_BYTES: usize = 80;
-/// The caret underlines at most this many bytes.
-const MAX_LABEL_BYTES: usize = 80;
+mod snippet;
+use snippet::Snippet;
 
 /// Severity of a [`FileDiagnostic`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -67,20 +58,24 @@ impl FileDiagnostic {
     }
 
     /// Point at a 1-based line and column of `text` (the file's content), so
-    /// the snippet can be rendered.
+    /// the snippet can be rendered. Only a window of lines around the
+    /// position is kept (`snippet.rs`).
     #[must_use]
-    pub fn at(mut self, text: &Arc<NamedSource<String>>, line: usize, column: usize) -> Self {
+    pub fn at(self, text: &Arc<NamedSource<String>>, line: usize, column: usize) -> Self {
+        self.at_bytes(text.name(), text.inner().as_bytes(), line, column)
+    }
+
+    /// [`Self::at`] in a file's bytes (`name` is shown in the header):
+    /// invalid UTF-8 is shown as U+FFFD, and counts as one character of a
+    /// column. Nothing but the window around the position is copied.
+    #[must_use]
+    pub(crate) fn at_bytes(mut self, name: &str, bytes: &[u8], line: usize, column: usize) -> Self {
         self.line = line;
         self.column = column;
         if line > 0 {
-            let offset = offset_of(text.inner(), line, column.max(1));
-            let len = token_len(text.inner(), offset).min(MAX_LABEL_BYTES);
-            let len = text
-                .inner()
-                .floor_char_boundary(offset + len)
-                .saturating_sub(offset);
-            self.span = Some(SourceSpan::new(offset.into(), len));
-            self.source = Some(Snippet(display_source(text)));
+            let (snippet, span) = Snippet::around(name, bytes, line, column.max(1));
+            self.span = Some(span);
+            self.source = Some(snippet);
         }
         self
     }
@@ -175,64 +170,9 @@ impl Diagnostic for FileDiagnostic {
     }
 }
 
-/// A file's text as miette reads it for a snippet: short lines as they are,
-/// a long line as a window of about [`WINDOW_BYTES`] on each side of the
-/// error, with the true line and column in the header.
-#[derive(Debug, Clone)]
-struct Snippet(Arc<NamedSource<String>>);
-
-impl SourceCode for Snippet {
-    fn read_span<'a>(
-        &'a self,
-        span: &SourceSpan,
-        context_lines_before: usize,
-        context_lines_after: usize,
-    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let text = self.0.inner().as_str();
-        let offset = text.floor_char_boundary(span.offset().min(text.len()));
-        let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
-        if line_end - line_start <= MAX_SNIPPET_LINE_BYTES {
-            return self
-                .0
-                .read_span(span, context_lines_before, context_lines_after);
-        }
-        // The header asks for the span alone (no context): start at the
-        // span so its line and column are exact. The snippet gets a window.
-        let (start, end) = if context_lines_before == 0 && context_lines_after == 0 {
-            (offset, (offset + span.len()).min(line_end))
-        } else {
-            (
-                text.floor_char_boundary(offset.saturating_sub(WINDOW_BYTES).max(line_start)),
-                text.ceil_char_boundary((offset + span.len() + WINDOW_BYTES).min(line_end)),
-            )
-        };
-        let (line, column) = line_col_of(text, start);
-        Ok(Box::new(MietteSpanContents::new_named(
-            self.0.name().to_owned(),
-            &text.as_bytes()[start..end],
-            SourceSpan::new(start.into(), end - start),
-            line - 1,
-            column - 1,
-            1,
-        )))
-    }
-}
-
 /// Wrap a file's text for snippets.
 pub(crate) fn named_source(path: &Path, text: String) -> Arc<NamedSource<String>> {
     Arc::new(NamedSource::new(path.display().to_string(), text))
-}
-
-/// The text a snippet shows: control characters replaced by printable ones
-/// of the same length (offsets and columns stay right), so a snippet of
-/// hostile content cannot drive the terminal. The parsed text is untouched.
-fn display_source(text: &Arc<NamedSource<String>>) -> Arc<NamedSource<String>> {
-    let name = terminal_text(text.name());
-    match (same_length_printable(text.inner()), name) {
-        (std::borrow::Cow::Borrowed(_), std::borrow::Cow::Borrowed(_)) => Arc::clone(text),
-        (clean, name) => Arc::new(NamedSource::new(&name, clean.into_owned())),
-    }
 }
 
 /// Byte offset of a 1-based line/column (column counted in characters).
@@ -260,18 +200,6 @@ pub(crate) fn line_col_of(text: &str, offset: usize) -> (usize, usize) {
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let column = before[line_start..].chars().count() + 1;
     (line, column)
-}
-
-/// Length of the token at `offset`: up to the next whitespace, `,` or `:`,
-/// at least 1 character so the caret shows.
-fn token_len(text: &str, offset: usize) -> usize {
-    let rest = text.get(offset..).unwrap_or("");
-    let len: usize = rest
-        .chars()
-        .take_while(|c| !c.is_whitespace() && *c != ',' && *c != ']' && *c != '}')
-        .map(char::len_utf8)
-        .sum();
-    len.max(rest.chars().next().map_or(0, char::len_utf8))
 }
 
 #[cfg(test)]

@@ -122,10 +122,9 @@ pub fn parse_history(path: &Path, text: &str) -> Result<Vec<HistoryLine>, Baseli
             continue;
         }
         let entry: HistoryLine = serde_json::from_str(line).map_err(|e| {
-            let source = named_source(path, text.to_owned());
             BaselineError::Invalid(Box::new(
                 FileDiagnostic::error(path, format!("invalid history line: {}", strip_json_location(&e.to_string())))
-                    .at(&source, i + 1, e.column())
+                    .at_bytes(&path.display().to_string(), text.as_bytes(), i + 1, e.column())
                     .with_help("each line is one JSON object written by `baseline update`; fix or delete the line"),
             ))
         })?;

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use crate::diagnostic::{FileDiagnostic, named_source};
+use crate::diagnostic::FileDiagnostic;
 use crate::model::compare::{COMPARE_REPORT_SCHEMA_VERSION, CompareReport};
 use crate::model::run::{RUN_REPORT_SCHEMA_VERSION, RunReport};
 use crate::report::ReportError;
@@ -25,21 +25,24 @@ pub(crate) fn read_json<T: DeserializeOwned>(
     what: &str,
 ) -> Result<(T, serde_json::Value), ReportError> {
     let text = read_text(path)?;
-    let located = |e: &serde_json::Error, text: String| {
-        let source = named_source(path, text);
+    let located = |e: &serde_json::Error, text: &str| {
         ReportError::Invalid(Box::new(
             FileDiagnostic::error(
                 path,
                 format!("invalid {what}: {}", strip_json_location(&e.to_string())),
             )
-            .at(&source, e.line(), e.column())
+            .at_bytes(
+                &path.display().to_string(),
+                text.as_bytes(),
+                e.line(),
+                e.column(),
+            )
             .with_help(format!(
                 "pass a {what} written by agenteval-gate (`--out FILE`)"
             )),
         ))
     };
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| located(&e, text.clone()))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| located(&e, &text))?;
     let typed = T::deserialize(&value).map_err(|e| {
         ReportError::Invalid(Box::new(
             FileDiagnostic::error(path, format!("invalid {what}: {e}")).with_help(format!(

@@ -12,15 +12,13 @@
 //! exact line and column in the file.
 
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
 
-use miette::NamedSource;
 use serde::de::DeserializeOwned;
 use serde_json::StreamDeserializer;
 use serde_json::de::SliceRead;
 use serde_json::error::Category;
 
-use crate::diagnostic::{FileDiagnostic, named_source};
+use crate::diagnostic::FileDiagnostic;
 use crate::trace::detect::Layout;
 use crate::trace::error::TraceError;
 use crate::trace::model::Trace;
@@ -30,7 +28,6 @@ pub(crate) struct Input<'a> {
     pub(crate) path: &'a Path,
     /// The file's bytes with a UTF-8 byte-order mark removed.
     pub(crate) bytes: &'a [u8],
-    source: OnceLock<Arc<NamedSource<String>>>,
 }
 
 /// One value of a stream of JSON values and the line it starts on.
@@ -134,11 +131,7 @@ impl<T> Values<'_, '_, T> {
 impl<'a> Input<'a> {
     pub(crate) fn new(path: &'a Path, bytes: &'a [u8]) -> Self {
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        Self {
-            path,
-            bytes,
-            source: OnceLock::new(),
-        }
+        Self { path, bytes }
     }
 
     /// The file name without its extension, used when a format has no ids.
@@ -170,25 +163,25 @@ impl<'a> Input<'a> {
         }
     }
 
-    fn source(&self) -> &Arc<NamedSource<String>> {
-        self.source.get_or_init(|| {
-            named_source(self.path, String::from_utf8_lossy(self.bytes).into_owned())
-        })
-    }
-
     /// A diagnostic without a position.
     pub(crate) fn diagnostic(&self, message: impl Into<String>) -> FileDiagnostic {
         FileDiagnostic::error(self.path, message)
     }
 
-    /// A diagnostic pointing at a 1-based line and column of the file.
+    /// A diagnostic pointing at a 1-based line and column of the file; its
+    /// snippet copies only the lines around the position, never the file.
     pub(crate) fn diagnostic_at(
         &self,
         line: usize,
         column: usize,
         message: impl Into<String>,
     ) -> FileDiagnostic {
-        FileDiagnostic::error(self.path, message).at(self.source(), line, column)
+        FileDiagnostic::error(self.path, message).at_bytes(
+            &self.path.display().to_string(),
+            self.bytes,
+            line,
+            column,
+        )
     }
 
     /// An invalid-input error without a position.
