@@ -34,7 +34,7 @@ pub fn to_json<T: Serialize>(value: &T) -> String {
 /// [`to_json`] returns.
 pub fn write_json<W: io::Write, T: Serialize>(mut writer: W, value: &T) -> io::Result<()> {
     let mut ser = serde_json::Serializer::with_formatter(&mut writer, Guarded::default());
-    value.serialize(&mut ser).map_err(io::Error::other)?;
+    value.serialize(&mut ser).map_err(io::Error::from)?;
     writer.write_all(b"\n")
 }
 
@@ -147,5 +147,27 @@ mod tests {
             to_json(&plain),
             serde_json::to_string_pretty(&plain).unwrap() + "\n"
         );
+    }
+
+    /// The streamed JSON is `to_json`'s, and a reader that went away is a
+    /// closed pipe (which `main` turns into exit 0), not another error.
+    #[test]
+    fn write_json_matches_to_json_and_keeps_a_closed_pipe() {
+        let value = serde_json::json!({"b": [1, "##[x]", "\u{200e}"], "a": null});
+        let mut out = Vec::new();
+        write_json(&mut out, &value).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), to_json(&value));
+
+        struct Closed;
+        impl io::Write for Closed {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::Error::from(io::ErrorKind::BrokenPipe))
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let err = write_json(Closed, &value).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
     }
 }
