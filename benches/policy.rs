@@ -10,7 +10,7 @@
 //! - `no tier 2`: tier 1 and 3 only (the cost of everything else);
 //! - `A2-01..A2-14`: the tier-2 checkpoints without expressions (the suite
 //!   before issue 24);
-//! - `all tier 2`: A2-01..A2-24.
+//! - `all tier 2`: A2-01..A2-25.
 //!
 //! Prints the median of each, the tier-2 share (variant − `no tier 2`) and
 //! the ratios.
@@ -78,7 +78,7 @@ fn main() {
         ("A2-01..A2-14 (no expressions)", |id, tier| {
             tier != 2 || id <= "A2-14"
         }),
-        ("all tier 2 (A2-01..A2-24)", |_, _| true),
+        ("all tier 2 (A2-01..A2-25)", |_, _| true),
     ] {
         let mut suite = full.clone();
         suite.checkpoints.retain(|c| keep(&c.id, c.tier));

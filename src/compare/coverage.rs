@@ -10,7 +10,9 @@ use crate::spec::model::FailOn;
 
 /// Coverage of every checkpoint of `head`, in catalog order. `unevaluated` is set for a
 /// checkpoint at or above `fail_on` decided in no case although some case could not
-/// evaluate it (N/A for want of a judge, evidence or trace, or BLOCKED), and for one whose
+/// evaluate it (N/A for want of a judge, evidence or trace, or BLOCKED), for one whose
+/// evaluation broke down in some case even if others decided it (N/A `expr_error` or
+/// `search_limit`: that case might have failed), and for one whose
 /// [`CoverageChange`] against `base` hides a result (`may_be_vacuous` lists the ids that may).
 pub(crate) fn checkpoint_coverage(
     suite: &str,
@@ -47,6 +49,13 @@ pub(crate) fn checkpoint_coverage(
                     .map(|(reason, n)| format!("{reason} ({n} of {})", head.cases.len()))
                     .unwrap_or_default();
                 c.unevaluated = c.not_evaluated + c.blocked > 0 && fail_on.fails(info.severity);
+            } else if n.broken > 0 && fail_on.fails(info.severity) {
+                // Decided elsewhere, but its evaluation broke down in some case (a `where`
+                // error, a search out of budget): that case could hide a failure.
+                c.reason = most_common(&n.broken_reasons)
+                    .map(|(reason, k)| format!("{reason} ({k} of {})", head.cases.len()))
+                    .unwrap_or_default();
+                c.unevaluated = true;
             }
             if base_ids.contains(info.id.as_str()) && !c.unevaluated && fail_on.fails(info.severity)
             {
@@ -122,6 +131,12 @@ fn count(run: &RunReport) -> HashMap<&str, (Counts, BTreeMap<String, usize>)> {
                 CheckpointState::NotApplicable => {
                     c.not_evaluated += 1;
                     *reasons.entry(format!("N/A: {}", r.notes)).or_default() += 1;
+                    if r.na_kind.is_some_and(NaKind::broke_down) {
+                        c.broken += 1;
+                        *c.broken_reasons
+                            .entry(format!("N/A: {}", r.notes))
+                            .or_default() += 1;
+                    }
                 }
                 CheckpointState::Blocked => {
                     c.blocked += 1;
@@ -144,6 +159,10 @@ struct Counts {
     not_passed: usize,
     vacuous: usize,
     not_evaluated: usize,
+    /// Of those, N/A because the evaluation itself broke down ([`NaKind::broke_down`]),
+    /// with their reasons.
+    broken: usize,
+    broken_reasons: BTreeMap<String, usize>,
     blocked: usize,
 }
 

@@ -288,7 +288,7 @@ pub fn compare(
             let fails = input.unevaluated() == UnevaluatedPolicy::Fail;
             fail |= fails;
             let what = c.change.as_ref().map_or_else(
-                || format!("was evaluated in no case: {}", c.reason),
+                || c.unevaluated_sentence(&c.reason),
                 |change| {
                     format!(
                         "{} (`gates.may_be_vacuous: [{}]` accepts this)",

@@ -373,6 +373,19 @@ pub enum CoverageChangeKind {
     NewlyChecked,
 }
 
+impl CheckpointCoverage {
+    /// Why an unevaluated checkpoint without a coverage change is unevaluated: `was
+    /// evaluated in no case: …`, or `could not be evaluated in some case: …` when other
+    /// cases decided it.
+    pub fn unevaluated_sentence(&self, reason: &str) -> String {
+        if self.decided == 0 {
+            format!("was evaluated in no case: {reason}")
+        } else {
+            format!("could not be evaluated in some case: {reason}")
+        }
+    }
+}
+
 impl CoverageChange {
     /// Whether it hides something from the comparison: a checkpoint no longer checked, or
     /// newly checked and not passed where the baseline has nothing to compare with.

@@ -460,6 +460,13 @@ impl NaKind {
     pub fn is_vacuous(self) -> bool {
         matches!(self, Self::NotTriggered | Self::NotApplicable)
     }
+
+    /// Whether the evaluation itself broke down (a `where` error or cost cap, a search out
+    /// of budget): the case had something to check and it might have failed, so the gate
+    /// counts the checkpoint unevaluated even when other cases decided it.
+    pub fn broke_down(self) -> bool {
+        matches!(self, Self::ExprError | Self::SearchLimit)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

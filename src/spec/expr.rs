@@ -20,6 +20,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, LazyLock};
 
+use cel::common::types::{
+    CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString,
+};
 use cel::common::value::{CowVal, Val};
 use cel::context::VariableResolver;
 use cel::{Context, Env, Program};
@@ -247,6 +250,14 @@ impl Expr {
         self.bound_sized(&sized)
     }
 
+    /// Whether a comprehension ranges over a path of the variable `root`
+    /// (the cost bound then reads that variable's JSON).
+    pub fn ranges_over(&self, root: &str) -> bool {
+        self.comprehensions
+            .iter()
+            .any(|c| c.range.as_ref().is_some_and(|(r, _)| r == root))
+    }
+
     /// [`Expr::bound`] with each value's [`size_of`] already known.
     fn bound_sized(&self, vars: &BTreeMap<&str, (&Value, u64)>) -> u64 {
         let size: u64 = vars.values().map(|(_, s)| *s).sum::<u64>().max(1);
@@ -274,12 +285,23 @@ impl Expr {
 
     /// Evaluate with these variables (the ones it reads; a missing one is
     /// an error). `Ok` only for a boolean result.
+    /// Only the variables it reads are converted to CEL; the others still
+    /// count towards the cost bound.
     pub fn evaluate(&self, vars: &BTreeMap<&str, &Value>) -> Result<bool, String> {
-        let converted: Vec<(&str, Converted)> =
-            vars.keys().map(|k| (*k, Converted::default())).collect();
+        let converted: Vec<(&str, Option<Box<dyn Val + '_>>)> = vars
+            .iter()
+            .map(|(k, v)| (*k, self.vars.contains(*k).then(|| to_val(v))))
+            .collect();
         let vars: BTreeMap<&str, Var<'_>> = converted
             .iter()
-            .map(|(k, c)| (*k, c.var(vars[k])))
+            .map(|(k, c)| {
+                let json = vars[k];
+                let var = match c {
+                    Some(val) => Var::borrowed(json, val.as_ref()),
+                    None => Var::borrowed(json, &UNREAD),
+                };
+                (*k, var)
+            })
             .collect();
         self.evaluate_vars(&vars)
     }
@@ -338,7 +360,19 @@ impl Clone for Converted {
     }
 }
 
-impl Var<'_> {
+/// The CEL value of a variable the expression does not read.
+static UNREAD: CelNull = CelNull;
+
+impl<'a> Var<'a> {
+    /// `json` as the CEL value `val` (made from it, e.g. by [`to_val`]).
+    pub fn borrowed(json: &'a Value, val: &'a (dyn Val + 'a)) -> Self {
+        Self {
+            json,
+            val,
+            size: size_of(json),
+        }
+    }
+
     /// The same value, counted as `size` for the cost bound.
     #[must_use]
     pub fn with_size(self, size: u64) -> Self {
@@ -349,12 +383,7 @@ impl Var<'_> {
 impl Converted {
     /// `json` as a variable; `json` must be the same value on every call.
     pub fn var<'a>(&'a self, json: &'a Value) -> Var<'a> {
-        let (val, size) = self.0.get_or_init(|| {
-            // `to_cel` makes only values that convert.
-            let val = Box::<dyn Val>::try_from(to_cel(json))
-                .unwrap_or_else(|_| Box::new(cel::common::types::CelNull));
-            (val, size_of(json))
-        });
+        let (val, size) = self.0.get_or_init(|| (to_val_owned(json), size_of(json)));
         Var {
             json,
             val: val.as_ref(),
@@ -372,6 +401,56 @@ impl VariableResolver for Resolver<'_> {
             .iter()
             .find(|(name, _)| *name == variable)
             .map(|(_, v)| CowVal::Borrowed(*v))
+    }
+}
+
+/// JSON → a CEL value borrowing its text from `v`, in one pass: the value
+/// the `cel` crate makes of [`to_cel`]'s (integers `int`, other numbers
+/// `double`), without copying a string.
+pub fn to_val(v: &Value) -> Box<dyn Val + '_> {
+    match v {
+        Value::String(s) => Box::new(CelString::from(s.as_str())),
+        Value::Array(a) => Box::new(CelList::from(a.iter().map(to_val).collect::<Vec<_>>())),
+        Value::Object(o) => Box::new(CelMap::from(
+            o.iter()
+                .map(|(k, x)| (CelMapKey::String(CelString::from(k.as_str())), to_val(x)))
+                .collect::<HashMap<_, _>>(),
+        )),
+        scalar => scalar_val(scalar),
+    }
+}
+
+/// [`to_val`] with its own copy of the text, to keep.
+fn to_val_owned(v: &Value) -> Box<dyn Val> {
+    match v {
+        Value::String(s) => Box::new(CelString::from(s.clone())),
+        Value::Array(a) => Box::new(CelList::from(
+            a.iter().map(to_val_owned).collect::<Vec<_>>(),
+        )),
+        Value::Object(o) => Box::new(CelMap::from(
+            o.iter()
+                .map(|(k, x)| {
+                    (
+                        CelMapKey::String(CelString::from(k.clone())),
+                        to_val_owned(x),
+                    )
+                })
+                .collect::<HashMap<_, _>>(),
+        )),
+        scalar => scalar_val(scalar),
+    }
+}
+
+fn scalar_val(v: &Value) -> Box<dyn Val> {
+    match v {
+        Value::Bool(b) => Box::new(CelBool::from(*b)),
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => Box::new(CelInt::from(i)),
+            (None, Some(f)) => Box::new(CelDouble::from(f)),
+            (None, None) => Box::new(CelNull),
+        },
+        // Text and containers are converted by the callers.
+        _ => Box::new(CelNull),
     }
 }
 

@@ -23,6 +23,7 @@ mod policy_expr;
 mod power;
 mod runner;
 mod schema;
+mod search_limit;
 mod stats_reference;
 mod trace_formats;
 mod trials;

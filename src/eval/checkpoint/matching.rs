@@ -2,12 +2,16 @@
 //! capture name already bound by another event of the same search must see
 //! an equal value (numbers compare by value).
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::spec::expr::{Converted, Expr, Var, size_of};
+use cel::common::types::{CelMap, CelMapKey, CelString};
+use cel::common::value::Val;
+
+use crate::spec::expr::{Expr, Var, size_of, to_val};
 use crate::spec::json::{json_eq, json_subset};
 use crate::spec::matcher::{Capture, CaptureSource, Matcher};
 use crate::spec::model::{EventKind, EventStatus};
@@ -80,12 +84,12 @@ impl Event {
         }
         let mut out = bindings.clone();
         for c in &m.captures {
-            let value = self.captured(c)?;
+            let value = self.captured_ref(c)?;
             match out.get(&c.name) {
                 Some(bound) if !json_eq(bound, &value) => return None,
                 Some(_) => {}
                 None => {
-                    out.insert(c.name.clone(), Arc::new(value));
+                    out.insert(c.name.clone(), Arc::new(value.into_owned()));
                 }
             }
         }
@@ -136,12 +140,13 @@ impl Event {
 
     /// The variables `e` reads, for this event. `args`, `result`,
     /// `evidence` and `metadata` are converted to CEL once per event (or
-    /// case) and shared by every expression; `captures` holds only the
-    /// captures the expression names, unless it reads `captures` whole (its
-    /// size for the cost bound is always that of all the bindings).
+    /// case) and shared by every expression; the others are converted per
+    /// evaluation, borrowing their text. `captures` holds only the captures
+    /// the expression names, unless it reads `captures` whole (its size for
+    /// the cost bound is always that of all the bindings); its JSON is only
+    /// built when a comprehension ranges over it (the bound reads its length).
     fn eval_where(&self, e: &Expr, bindings: &Bindings, log: &EventLog) -> Result<bool, String> {
         let mut owned: Vec<(&str, Value)> = Vec::new();
-        let mut captures_size = None;
         for name in &e.vars {
             let v = match name.as_str() {
                 "content" => Value::String(self.content().to_owned()),
@@ -152,30 +157,43 @@ impl Event {
                 "turn" => Value::from(self.turn),
                 "turn_tool_calls" => Value::from(self.turn_tool_calls),
                 "turn_replies" => Value::from(self.turn_replies),
-                "captures" => {
-                    captures_size = Some(1 + bindings.values().map(|v| size_of(v)).sum::<u64>());
-                    Value::Object(
-                        bindings
-                            .iter()
-                            .filter(|(k, _)| e.whole_captures || e.captures.contains(*k))
-                            .map(|(k, v)| (k.clone(), Value::clone(v)))
-                            .collect(),
-                    )
-                }
                 _ => continue,
             };
             owned.push((name.as_str(), v));
         }
-        let converted: Vec<Converted> = owned.iter().map(|_| Converted::default()).collect();
+        let shown = |k: &String| e.whole_captures || e.captures.contains(k);
+        let captures = e.vars.contains("captures").then(|| {
+            let size = 1 + bindings.values().map(|v| size_of(v)).sum::<u64>();
+            let val: Box<dyn Val + '_> = Box::new(CelMap::from(
+                bindings
+                    .iter()
+                    .filter(|(k, _)| shown(k))
+                    .map(|(k, v)| (CelMapKey::String(CelString::from(k.as_str())), to_val(v)))
+                    .collect::<HashMap<_, _>>(),
+            ));
+            let json = if e.ranges_over("captures") {
+                Value::Object(
+                    bindings
+                        .iter()
+                        .filter(|(k, _)| shown(k))
+                        .map(|(k, v)| (k.clone(), Value::clone(v)))
+                        .collect(),
+                )
+            } else {
+                Value::Null
+            };
+            (json, val, size)
+        });
+        let converted: Vec<Box<dyn Val + '_>> = owned.iter().map(|(_, v)| to_val(v)).collect();
         let mut vars: BTreeMap<&str, Var<'_>> = BTreeMap::new();
         for ((name, v), c) in owned.iter().zip(&converted) {
-            let mut var = c.var(v);
-            if *name == "captures"
-                && let Some(size) = captures_size
-            {
-                var = var.with_size(size);
-            }
-            vars.insert(name, var);
+            vars.insert(name, Var::borrowed(v, c.as_ref()));
+        }
+        if let Some((json, val, size)) = &captures {
+            vars.insert(
+                "captures",
+                Var::borrowed(json, val.as_ref()).with_size(*size),
+            );
         }
         for name in &e.vars {
             match name.as_str() {
@@ -189,17 +207,19 @@ impl Event {
         e.evaluate_vars(&vars)
     }
 
-    /// The value a capture reads; `None` when the event has none there.
-    pub(crate) fn captured(&self, c: &Capture) -> Option<Value> {
+    /// The value a capture reads, borrowed from the event where it can be
+    /// (a search compares far more values than it binds); `None` when the
+    /// event has none there.
+    fn captured_ref(&self, c: &Capture) -> Option<Cow<'_, Value>> {
         let value = match c.source {
             CaptureSource::Args => self.args.pointer(&c.pointer)?,
             CaptureSource::Result => self.result.pointer(&c.pointer)?,
             CaptureSource::Content => {
                 let text = self.content();
-                return (!text.is_empty()).then(|| Value::String(text.to_owned()));
+                return (!text.is_empty()).then(|| Cow::Owned(Value::String(text.to_owned())));
             }
         };
-        (!value.is_null()).then(|| value.clone())
+        (!value.is_null()).then_some(Cow::Borrowed(value))
     }
 
     fn fields_match(&self, m: &Matcher) -> bool {

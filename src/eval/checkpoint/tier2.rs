@@ -216,9 +216,12 @@ fn never_order(steps: &[Matcher], log: &EventLog) -> Verdict {
     }
 }
 
-/// A capture search that ran out of budget cannot vouch for the trace.
+/// A capture search that ran out of budget cannot vouch for the trace:
+/// N/A `search_limit`, as for the per-occurrence forms, which the gate
+/// counts as unevaluated (never as a pass).
 fn too_long() -> Verdict {
-    Verdict::fail(
+    Verdict::not_applicable_because(
+        NaKind::SearchLimit,
         format!(
             "could not be decided: the capture search gave up after {BUDGET} match attempts; \
              make the matchers more specific (e.g. name the tool)"

@@ -109,11 +109,24 @@ fn blockers(r: &CompareReport) -> Vec<Blocker> {
         for c in r.coverage.iter().filter(|c| c.unevaluated) {
             out.push(Blocker {
                 what: format!(
-                    "checkpoint {} ({}) was checked in no case",
+                    "checkpoint {} ({}) {}",
                     md_code(&format!("{}/{}", c.suite, c.id)),
-                    c.severity
+                    c.severity,
+                    if c.decided == 0 {
+                        "was checked in no case"
+                    } else {
+                        "could not be checked in some case"
+                    }
                 ),
-                place: format!("every case of {}", md_code(&c.suite)),
+                place: format!(
+                    "{} of {}",
+                    if c.decided == 0 {
+                        "every case"
+                    } else {
+                        "a case"
+                    },
+                    md_code(&c.suite)
+                ),
                 why: md_prose(&c.reason),
             });
         }

@@ -325,7 +325,7 @@ fn unevaluated(md: &mut String, r: &CompareReport) {
             md_code(&format!("{}/{}", c.suite, c.id)),
             c.severity,
             c.change.as_ref().map_or_else(
-                || format!("was evaluated in no case: {}", md_prose(&c.reason)),
+                || c.unevaluated_sentence(&md_prose(&c.reason)),
                 |change| md_prose(&change.sentence())
             )
         );

@@ -20,6 +20,8 @@ pub(crate) fn headline(r: &CompareReport) -> String {
         .count();
     let breaches = r.absolute_breaches.iter().filter(|b| b.fails).count();
     let unevaluated = unevaluated_failing(r, false);
+    let broken = unevaluated_failing_decided(r);
+    let unevaluated = unevaluated - broken;
     let one_sided = unevaluated_failing(r, true);
     match r.verdict {
         Verdict::CouldNotEvaluate => {
@@ -45,6 +47,12 @@ pub(crate) fn headline(r: &CompareReport) -> String {
                 parts.push(format!(
                     "{} that no case could evaluate",
                     plural(unevaluated, "checkpoint", "checkpoints")
+                ));
+            }
+            if broken > 0 {
+                parts.push(format!(
+                    "{} that some case could not evaluate",
+                    plural(broken, "checkpoint", "checkpoints")
                 ));
             }
             if one_sided > 0 {
@@ -140,6 +148,19 @@ fn unevaluated_failing(r: &CompareReport, changed: bool) -> usize {
         r.coverage
             .iter()
             .filter(|c| c.unevaluated && c.change.is_some() == changed)
+            .count()
+    } else {
+        0
+    }
+}
+
+/// Of [`unevaluated_failing`]`(r, false)`, those decided in other cases (their evaluation
+/// broke down in some case: a `where` error, a search out of budget).
+fn unevaluated_failing_decided(r: &CompareReport) -> usize {
+    if r.settings.unevaluated == crate::spec::model::UnevaluatedPolicy::Fail {
+        r.coverage
+            .iter()
+            .filter(|c| c.unevaluated && c.change.is_none() && c.decided > 0)
             .count()
     } else {
         0

@@ -333,16 +333,24 @@ mod captures {
         );
     }
 
-    /// A search that cannot finish within its budget fails closed.
+    /// A search that cannot finish within its budget is N/A `search_limit`
+    /// (the gate counts it unevaluated), for `order` and `never: [X, Y]`
+    /// as for the per-occurrence forms.
     #[test]
-    fn an_exhausted_capture_search_fails_with_its_reason() {
-        let events = (0..3000)
+    fn an_exhausted_capture_search_is_na_search_limit_with_its_reason() {
+        let events: Vec<_> = (0..3000)
             .map(|i| tool(&format!("t{i}"), "step", json!({"n": i}), json!(null)))
             .collect();
         let step = || capturing(on_tool("step"), "n", "/args/n");
-        let form = SequenceAssert::Order(vec![step(), step(), step()]);
-        let v = eval_sequence(&form, &log(events));
-        assert_eq!(v.state, CheckpointState::Fail);
-        assert!(v.notes.starts_with("could not be decided"), "{}", v.notes);
+        let events = log(events);
+        for form in [
+            SequenceAssert::Order(vec![step(), step(), step()]),
+            SequenceAssert::NeverOrder(vec![step(), step(), step()]),
+        ] {
+            let v = eval_sequence(&form, &events);
+            assert_eq!(v.state, CheckpointState::NotApplicable, "{form:?}");
+            assert_eq!(v.na_kind, Some(NaKind::SearchLimit), "{form:?}");
+            assert!(v.notes.starts_with("could not be decided"), "{}", v.notes);
+        }
     }
 }
