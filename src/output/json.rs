@@ -153,11 +153,6 @@ mod tests {
     /// closed pipe (which `main` turns into exit 0), not another error.
     #[test]
     fn write_json_matches_to_json_and_keeps_a_closed_pipe() {
-        let value = serde_json::json!({"b": [1, "##[x]", "\u{200e}"], "a": null});
-        let mut out = Vec::new();
-        write_json(&mut out, &value).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), to_json(&value));
-
         struct Closed;
         impl io::Write for Closed {
             fn write(&mut self, _: &[u8]) -> io::Result<usize> {
@@ -167,6 +162,11 @@ mod tests {
                 Ok(())
             }
         }
+        let value = serde_json::json!({"b": [1, "##[x]", "\u{200e}"], "a": null});
+        let mut out = Vec::new();
+        write_json(&mut out, &value).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), to_json(&value));
+
         let err = write_json(Closed, &value).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
     }
