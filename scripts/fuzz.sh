@@ -187,7 +187,7 @@ cases=()
 while IFS= read -r -d '' f; do cases+=("$f"); done < <(find suites tests/fixtures/suites -name '*.jsonl' -print0 | sort -z)
 
 for t in "${targets[@]}"; do
-  rm -rf "$seeds/$t"
+  rm -rf "${seeds:?}/${t:?}"
   mkdir -p "$seeds/$t" "fuzz/corpus/$t"
   case "$t" in
     trace_* | render_trace) seed "$t" "${traces[@]}" ;;
