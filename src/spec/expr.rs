@@ -404,9 +404,9 @@ impl VariableResolver for Resolver<'_> {
     }
 }
 
-/// JSON → a CEL value borrowing its text from `v`, in one pass: the value
-/// the `cel` crate makes of [`to_cel`]'s (integers `int`, other numbers
-/// `double`), without copying a string.
+/// JSON → a CEL value borrowing its text from `v`, in one pass: integers
+/// are `int` (so `args.n >= 2` compares), other numbers `double`, and no
+/// string is copied.
 pub fn to_val(v: &Value) -> Box<dyn Val + '_> {
     match v {
         Value::String(s) => Box::new(CelString::from(s.as_str())),
@@ -451,29 +451,6 @@ fn scalar_val(v: &Value) -> Box<dyn Val> {
         },
         // Text and containers are converted by the callers.
         _ => Box::new(CelNull),
-    }
-}
-
-/// JSON → CEL: integers are `int` (so `args.n >= 2` compares), others
-/// `double`.
-pub fn to_cel(v: &Value) -> cel::Value {
-    match v {
-        Value::Null => cel::Value::Null,
-        Value::Bool(b) => cel::Value::Bool(*b),
-        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => cel::Value::Int(i),
-            (None, Some(f)) => cel::Value::Float(f),
-            (None, None) => cel::Value::Null,
-        },
-        Value::String(s) => cel::Value::String(Arc::new(s.clone())),
-        Value::Array(a) => cel::Value::List(Arc::new(a.iter().map(to_cel).collect())),
-        Value::Object(o) => {
-            let map: HashMap<cel::objects::Key, cel::Value> = o
-                .iter()
-                .map(|(k, x)| (cel::objects::Key::String(Arc::new(k.clone())), to_cel(x)))
-                .collect();
-            cel::Value::Map(cel::objects::Map { map: Arc::new(map) })
-        }
     }
 }
 
