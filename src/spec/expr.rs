@@ -15,20 +15,19 @@
 //!   values the expression reads ([`Expr::bound`]); over [`MAX_EXPR_STEPS`]
 //!   the expression is not run and the caller gets the reason.
 
-use std::cell::OnceCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, LazyLock};
 
-use cel::common::types::{
-    CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString,
-};
 use cel::common::value::{CowVal, Val};
 use cel::context::VariableResolver;
 use cel::{Context, Env, Program};
 use serde_json::Value;
 
+mod values;
 mod walk;
+use values::UNREAD;
+pub use values::{Converted, Members, Var, project, to_val};
 use walk::{Walk, prescan_depth};
 
 /// Longest expression, in characters.
@@ -56,6 +55,9 @@ pub struct Expr {
     pub captures: BTreeSet<String>,
     /// Whether it reads `captures` other than as `captures.NAME`.
     pub whole_captures: bool,
+    /// The variables it reads only as `var.NAME`, with those names: only
+    /// they need converting (see [`project`]).
+    pub fields: BTreeMap<String, BTreeSet<String>>,
     /// `args.a.b` paths it reads, as JSON Pointers into the arguments (`/a/b`).
     pub arg_paths: BTreeSet<String>,
     /// `args.a <op> literal` comparisons: the pointer and the literal's JSON type
@@ -159,15 +161,14 @@ pub fn compile(source: &str, allowed: &[&str]) -> Result<Expr, CompileError> {
         program: &program,
         bound: Vec::new(),
         vars: BTreeSet::new(),
-        captures: BTreeSet::new(),
         nodes: 0,
         comprehensions: Vec::new(),
         inside: 0,
         error: None,
         arg_paths: BTreeSet::new(),
         arg_comparisons: BTreeSet::new(),
-        captures_idents: 0,
-        captures_selects: 0,
+        idents: BTreeMap::new(),
+        selects: BTreeMap::new(),
     };
     walk.visit(program.expression(), 1);
     if let Some(e) = walk.error {
@@ -184,9 +185,20 @@ pub fn compile(source: &str, allowed: &[&str]) -> Result<Expr, CompileError> {
             "split the rule over several matchers",
         ));
     }
-    let whole_captures = walk.captures_idents > walk.captures_selects;
-    let (vars, captures, nodes, comprehensions) =
-        (walk.vars, walk.captures, walk.nodes, walk.comprehensions);
+    let captures = walk
+        .selects
+        .get("captures")
+        .map(|(_, names)| names.clone())
+        .unwrap_or_default();
+    // The variables read only as `var.NAME`, with their names.
+    let fields: BTreeMap<String, BTreeSet<String>> = walk
+        .selects
+        .into_iter()
+        .filter(|(var, (n, _))| walk.idents.get(var) == Some(n))
+        .map(|(var, (_, names))| (var, names))
+        .collect();
+    let whole_captures = walk.vars.contains("captures") && !fields.contains_key("captures");
+    let (vars, nodes, comprehensions) = (walk.vars, walk.nodes, walk.comprehensions);
     let (arg_paths, arg_comparisons) = (walk.arg_paths, walk.arg_comparisons);
     if let Some(unknown) = vars.iter().find(|v| !allowed.contains(&v.as_str())) {
         return Err(CompileError::at(
@@ -211,6 +223,7 @@ pub fn compile(source: &str, allowed: &[&str]) -> Result<Expr, CompileError> {
         vars,
         captures,
         whole_captures,
+        fields,
         arg_paths,
         arg_comparisons,
         nodes,
@@ -245,29 +258,29 @@ impl Expr {
     /// values: every node may visit every value once, and a comprehension
     /// repeats its body once per element of its range.
     pub fn bound(&self, vars: &BTreeMap<&str, &Value>) -> u64 {
-        let sized: BTreeMap<&str, (&Value, u64)> =
-            vars.iter().map(|(k, v)| (*k, (*v, size_of(v)))).collect();
+        let sized: BTreeMap<&str, Var<'_>> = vars
+            .iter()
+            .map(|(k, v)| (*k, Var::sized(v, &UNREAD, size_of(v))))
+            .collect();
         self.bound_sized(&sized)
     }
 
-    /// Whether a comprehension ranges over a path of the variable `root`
-    /// (the cost bound then reads that variable's JSON).
-    pub fn ranges_over(&self, root: &str) -> bool {
-        self.comprehensions
-            .iter()
-            .any(|c| c.range.as_ref().is_some_and(|(r, _)| r == root))
-    }
-
     /// [`Expr::bound`] with each value's [`size_of`] already known.
-    fn bound_sized(&self, vars: &BTreeMap<&str, (&Value, u64)>) -> u64 {
-        let size: u64 = vars.values().map(|(_, s)| *s).sum::<u64>().max(1);
+    fn bound_sized(&self, vars: &BTreeMap<&str, Var<'_>>) -> u64 {
+        let size: u64 = vars.values().map(|v| v.size).sum::<u64>().max(1);
         let mut steps = self.nodes.saturating_mul(size);
         for c in &self.comprehensions {
             let len = c
                 .range
                 .as_ref()
                 .and_then(|(root, fields)| {
-                    let mut v: &Value = vars.get(root.as_str())?.0;
+                    let var = vars.get(root.as_str())?;
+                    let (mut v, fields): (&Value, &[String]) =
+                        match (var.members, fields.split_first()) {
+                            (Some(m), Some((first, rest))) => (m.member(first)?, rest),
+                            (Some(m), None) => return Some(m.count() as u64),
+                            (None, _) => (var.json, fields),
+                        };
                     for f in fields {
                         v = v.get(f)?;
                     }
@@ -310,9 +323,7 @@ impl Expr {
     /// fields are converted once, on first use, however many expressions
     /// read them): the context resolves the names to them, with no copy.
     pub fn evaluate_vars(&self, vars: &BTreeMap<&str, Var<'_>>) -> Result<bool, String> {
-        let sized: BTreeMap<&str, (&Value, u64)> =
-            vars.iter().map(|(k, v)| (*k, (v.json, v.size))).collect();
-        let bound = self.bound_sized(&sized);
+        let bound = self.bound_sized(vars);
         if bound > MAX_EXPR_STEPS {
             return Err(format!(
                 "not run: on these values it could take up to {bound} steps, over the cap of {MAX_EXPR_STEPS} (the values it reads are too large for it)"
@@ -340,58 +351,6 @@ impl Expr {
     }
 }
 
-/// A variable's value for [`Expr::evaluate_vars`]: the JSON (for the cost
-/// bound), its CEL value and its [`size_of`].
-#[derive(Clone, Copy)]
-pub struct Var<'a> {
-    pub json: &'a Value,
-    val: &'a dyn Val,
-    size: u64,
-}
-
-/// The CEL value and size of a JSON value, computed on first use and kept.
-#[derive(Debug, Default)]
-pub struct Converted(OnceCell<(Box<dyn Val>, u64)>);
-
-impl Clone for Converted {
-    /// A copy converts again on first use (the value it converts may differ).
-    fn clone(&self) -> Self {
-        Self::default()
-    }
-}
-
-/// The CEL value of a variable the expression does not read.
-static UNREAD: CelNull = CelNull;
-
-impl<'a> Var<'a> {
-    /// `json` as the CEL value `val` (made from it, e.g. by [`to_val`]).
-    pub fn borrowed(json: &'a Value, val: &'a (dyn Val + 'a)) -> Self {
-        Self {
-            json,
-            val,
-            size: size_of(json),
-        }
-    }
-
-    /// The same value, counted as `size` for the cost bound.
-    #[must_use]
-    pub fn with_size(self, size: u64) -> Self {
-        Self { size, ..self }
-    }
-}
-
-impl Converted {
-    /// `json` as a variable; `json` must be the same value on every call.
-    pub fn var<'a>(&'a self, json: &'a Value) -> Var<'a> {
-        let (val, size) = self.0.get_or_init(|| (to_val_owned(json), size_of(json)));
-        Var {
-            json,
-            val: val.as_ref(),
-            size: *size,
-        }
-    }
-}
-
 /// The variables of one evaluation, by name.
 struct Resolver<'a>(Vec<(&'a str, &'a dyn Val)>);
 
@@ -401,56 +360,6 @@ impl VariableResolver for Resolver<'_> {
             .iter()
             .find(|(name, _)| *name == variable)
             .map(|(_, v)| CowVal::Borrowed(*v))
-    }
-}
-
-/// JSON → a CEL value borrowing its text from `v`, in one pass: integers
-/// are `int` (so `args.n >= 2` compares), other numbers `double`, and no
-/// string is copied.
-pub fn to_val(v: &Value) -> Box<dyn Val + '_> {
-    match v {
-        Value::String(s) => Box::new(CelString::from(s.as_str())),
-        Value::Array(a) => Box::new(CelList::from(a.iter().map(to_val).collect::<Vec<_>>())),
-        Value::Object(o) => Box::new(CelMap::from(
-            o.iter()
-                .map(|(k, x)| (CelMapKey::String(CelString::from(k.as_str())), to_val(x)))
-                .collect::<HashMap<_, _>>(),
-        )),
-        scalar => scalar_val(scalar),
-    }
-}
-
-/// [`to_val`] with its own copy of the text, to keep.
-fn to_val_owned(v: &Value) -> Box<dyn Val> {
-    match v {
-        Value::String(s) => Box::new(CelString::from(s.clone())),
-        Value::Array(a) => Box::new(CelList::from(
-            a.iter().map(to_val_owned).collect::<Vec<_>>(),
-        )),
-        Value::Object(o) => Box::new(CelMap::from(
-            o.iter()
-                .map(|(k, x)| {
-                    (
-                        CelMapKey::String(CelString::from(k.clone())),
-                        to_val_owned(x),
-                    )
-                })
-                .collect::<HashMap<_, _>>(),
-        )),
-        scalar => scalar_val(scalar),
-    }
-}
-
-fn scalar_val(v: &Value) -> Box<dyn Val> {
-    match v {
-        Value::Bool(b) => Box::new(CelBool::from(*b)),
-        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => Box::new(CelInt::from(i)),
-            (None, Some(f)) => Box::new(CelDouble::from(f)),
-            (None, None) => Box::new(CelNull),
-        },
-        // Text and containers are converted by the callers.
-        _ => Box::new(CelNull),
     }
 }
 

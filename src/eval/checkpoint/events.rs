@@ -12,7 +12,7 @@ use crate::spec::expr::Converted;
 use crate::spec::matcher::Matcher;
 use crate::spec::model::EventKind;
 use crate::trace::conversation::{Entry, Role, timeline};
-use crate::trace::{SpanKind, Trace};
+use crate::trace::{SharedValue, SpanKind, Trace};
 
 #[derive(Debug, Clone)]
 pub(crate) struct Event {
@@ -21,10 +21,10 @@ pub(crate) struct Event {
     pub name: String,
     pub kind: EventKind,
     pub tool: Option<String>,
-    /// Tool arguments (tool events), `Null` otherwise.
-    pub args: Value,
-    /// Tool result (tool events), `Null` otherwise.
-    pub result: Value,
+    /// Tool arguments (tool events), `Null` otherwise; shared with the span.
+    pub args: SharedValue,
+    /// Tool result (tool events), `Null` otherwise; shared with the span.
+    pub result: SharedValue,
     /// A message's text or an LLM call's output; `None` for tools, whose
     /// text is their result.
     pub text: Option<String>,
@@ -66,6 +66,13 @@ pub(crate) struct EventLog {
     pub(crate) error: RefCell<Option<String>>,
 }
 
+/// The `Null` of every event without arguments or a result (shared).
+fn null() -> SharedValue {
+    static NULL: std::sync::LazyLock<SharedValue> =
+        std::sync::LazyLock::new(|| SharedValue::new(Value::Null));
+    SharedValue::clone(&NULL)
+}
+
 fn text(v: &Value) -> String {
     match v {
         Value::Null => String::new(),
@@ -89,18 +96,21 @@ impl EventLog {
                     let (args_raw, result_raw) = s.tool.as_ref().map_or((None, None), |t| {
                         (t.arguments_text.clone(), t.result_text.clone())
                     });
+                    let shared = |v: Option<&SharedValue>| v.map_or_else(null, SharedValue::clone);
+                    let own =
+                        |v: Option<&Value>| v.map_or_else(null, |v| SharedValue::new(v.clone()));
                     let (tool, args, result) = match (&s.tool, kind) {
                         (Some(t), _) => (
                             Some(t.name.clone()),
-                            t.arguments.as_deref().cloned().unwrap_or(Value::Null),
-                            t.result.as_deref().cloned().unwrap_or(Value::Null),
+                            shared(t.arguments.as_ref()),
+                            shared(t.result.as_ref()),
                         ),
                         (None, EventKind::Tool) => (
                             Some(s.name.clone()),
-                            s.input.clone().unwrap_or(Value::Null),
-                            s.output.clone().unwrap_or(Value::Null),
+                            own(s.input.as_ref()),
+                            own(s.output.as_ref()),
                         ),
-                        (None, _) => (None, Value::Null, Value::Null),
+                        (None, _) => (None, null(), null()),
                     };
                     let mut e = Event::new(&s.id, &s.name, kind, s.agent.clone());
                     e.tool = tool;
@@ -215,8 +225,8 @@ impl Event {
             name: name.to_owned(),
             kind,
             tool: None,
-            args: Value::Null,
-            result: Value::Null,
+            args: null(),
+            result: null(),
             text: None,
             args_raw: None,
             result_raw: None,

@@ -2,8 +2,8 @@
 //! capture name already bound by another event of the same search must see
 //! an equal value (numbers compare by value).
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Deref;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -11,12 +11,15 @@ use serde_json::Value;
 use cel::common::types::{CelMap, CelMapKey, CelString};
 use cel::common::value::Val;
 
-use crate::spec::expr::{Expr, Var, size_of, to_val};
+use crate::spec::expr::{Converted, Expr, Var, project, size_of, to_val};
 use crate::spec::json::{json_eq, json_subset};
 use crate::spec::matcher::{Capture, CaptureSource, Matcher};
 use crate::spec::model::{EventKind, EventStatus};
 
 use super::{Event, EventLog};
+
+/// `captures`' JSON for the cost bound, which finds it in the bindings.
+static NULL: Value = Value::Null;
 
 /// How a `where` that cannot be evaluated counts.
 #[derive(Debug, Clone, Copy)]
@@ -36,15 +39,35 @@ impl Mode {
     }
 }
 
-/// Capture name → value, for one candidate set of events (shared: a
-/// search copies the bindings at every step).
-pub(crate) type Bindings = BTreeMap<String, Arc<Value>>;
+/// Capture name → value, for one candidate set of events (a search copies
+/// the bindings at every step, so a value is never copied: it is borrowed
+/// from its event, or shared).
+pub(crate) type Bindings<'a> = BTreeMap<String, Captured<'a>>;
+
+/// A captured value: a part of its event's arguments or result, borrowed,
+/// or made from the event (its message text), shared.
+#[derive(Debug, Clone)]
+pub(crate) enum Captured<'a> {
+    Event(&'a Value),
+    Made(Arc<Value>),
+}
+
+impl Deref for Captured<'_> {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        match self {
+            Self::Event(v) => v,
+            Self::Made(v) => v,
+        }
+    }
+}
 
 /// `args_contains`/`result_contains`: an object is a recursive subset, a
 /// string a substring of the compact JSON (or text).
-fn contains(pattern: &Value, value: &Value, text: &str) -> bool {
+fn contains<'a>(pattern: &Value, value: &Value, text: impl FnOnce() -> &'a str) -> bool {
     match pattern {
-        Value::String(s) => text.contains(s.as_str()),
+        Value::String(s) => text().contains(s.as_str()),
         other => json_subset(other, value),
     }
 }
@@ -59,26 +82,35 @@ impl Event {
             .is_some()
     }
 
+    /// Whether this event passes `m`'s fields and those of its `all_of`
+    /// and `any_of` matchers: a necessary condition for matching it (no
+    /// `where`, capture or `not` is looked at).
+    pub(crate) fn may_match(&self, m: &Matcher) -> bool {
+        self.fields_match(m)
+            && m.all_of.iter().all(|sub| self.may_match(sub))
+            && (m.any_of.is_empty() || m.any_of.iter().any(|sub| self.may_match(sub)))
+    }
+
     /// `bindings` extended with this event's captures, when the event
     /// matches and each capture equals any value already bound to its name.
     /// A `where` that cannot be evaluated does not match, and its error is
     /// recorded on `log` (the checkpoint is then unevaluated).
-    pub(crate) fn bind(
-        &self,
+    pub(crate) fn bind<'a>(
+        &'a self,
         m: &Matcher,
-        bindings: &Bindings,
+        bindings: &Bindings<'a>,
         log: &EventLog,
-    ) -> Option<Bindings> {
+    ) -> Option<Bindings<'a>> {
         self.bind_in(m, bindings, log, Mode::Strict)
     }
 
-    fn bind_in(
-        &self,
+    fn bind_in<'a>(
+        &'a self,
         m: &Matcher,
-        bindings: &Bindings,
+        bindings: &Bindings<'a>,
         log: &EventLog,
         mode: Mode,
-    ) -> Option<Bindings> {
+    ) -> Option<Bindings<'a>> {
         if !self.fields_match(m) {
             return None;
         }
@@ -89,7 +121,7 @@ impl Event {
                 Some(bound) if !json_eq(bound, &value) => return None,
                 Some(_) => {}
                 None => {
-                    out.insert(c.name.clone(), Arc::new(value.into_owned()));
+                    out.insert(c.name.clone(), value);
                 }
             }
         }
@@ -139,12 +171,14 @@ impl Event {
     }
 
     /// The variables `e` reads, for this event. `args`, `result`,
-    /// `evidence` and `metadata` are converted to CEL once per event (or
-    /// case) and shared by every expression; the others are converted per
+    /// `evidence` and `metadata`: when the expression reads only some of
+    /// their fields (`result.cabin`), just those fields, borrowed, per
+    /// evaluation; when it reads one whole, converted once per event (or
+    /// case) and shared by every expression. The others are converted per
     /// evaluation, borrowing their text. `captures` holds only the captures
     /// the expression names, unless it reads `captures` whole (its size for
-    /// the cost bound is always that of all the bindings); its JSON is only
-    /// built when a comprehension ranges over it (the bound reads its length).
+    /// the cost bound is always that of all the bindings); its JSON is never
+    /// built (the bound finds a range's length in the bindings).
     fn eval_where(&self, e: &Expr, bindings: &Bindings, log: &EventLog) -> Result<bool, String> {
         let mut owned: Vec<(&str, Value)> = Vec::new();
         for name in &e.vars {
@@ -171,38 +205,42 @@ impl Event {
                     .map(|(k, v)| (CelMapKey::String(CelString::from(k.as_str())), to_val(v)))
                     .collect::<HashMap<_, _>>(),
             ));
-            let json = if e.ranges_over("captures") {
-                Value::Object(
-                    bindings
-                        .iter()
-                        .filter(|(k, _)| shown(k))
-                        .map(|(k, v)| (k.clone(), Value::clone(v)))
-                        .collect(),
-                )
-            } else {
-                Value::Null
-            };
-            (json, val, size)
+            (val, size)
         });
+        // `args`, `result`, `evidence` and `metadata`: only the fields read,
+        // when the expression reads nothing else of them.
+        let mut shared: Vec<(&str, &Value, &Converted)> = Vec::new();
+        for name in &e.vars {
+            let (json, cell): (&Value, &Converted) = match name.as_str() {
+                "args" => (&self.args, &self.args_cel),
+                "result" => (&self.result, &self.result_cel),
+                "evidence" => (&log.evidence, &log.evidence_cel),
+                "metadata" => (&log.metadata, &log.metadata_cel),
+                _ => continue,
+            };
+            shared.push((name.as_str(), json, cell));
+        }
+        let projected: Vec<Option<Box<dyn Val + '_>>> = shared
+            .iter()
+            .map(|(name, json, _)| e.fields.get(*name).and_then(|f| project(json, f)))
+            .collect();
         let converted: Vec<Box<dyn Val + '_>> = owned.iter().map(|(_, v)| to_val(v)).collect();
         let mut vars: BTreeMap<&str, Var<'_>> = BTreeMap::new();
         for ((name, v), c) in owned.iter().zip(&converted) {
             vars.insert(name, Var::borrowed(v, c.as_ref()));
         }
-        if let Some((json, val, size)) = &captures {
+        if let Some((val, size)) = &captures {
             vars.insert(
                 "captures",
-                Var::borrowed(json, val.as_ref()).with_size(*size),
+                Var::sized(&NULL, val.as_ref(), *size).with_members(bindings),
             );
         }
-        for name in &e.vars {
-            match name.as_str() {
-                "args" => vars.insert("args", self.args_cel.var(&self.args)),
-                "result" => vars.insert("result", self.result_cel.var(&self.result)),
-                "evidence" => vars.insert("evidence", log.evidence_cel.var(&log.evidence)),
-                "metadata" => vars.insert("metadata", log.metadata_cel.var(&log.metadata)),
-                _ => None,
+        for ((name, json, cell), projection) in shared.iter().zip(&projected) {
+            let var = match projection {
+                Some(val) => Var::sized(json, val.as_ref(), cell.size(json)),
+                None => cell.var(json),
             };
+            vars.insert(name, var);
         }
         e.evaluate_vars(&vars)
     }
@@ -210,16 +248,17 @@ impl Event {
     /// The value a capture reads, borrowed from the event where it can be
     /// (a search compares far more values than it binds); `None` when the
     /// event has none there.
-    fn captured_ref(&self, c: &Capture) -> Option<Cow<'_, Value>> {
+    fn captured_ref(&self, c: &Capture) -> Option<Captured<'_>> {
         let value = match c.source {
             CaptureSource::Args => self.args.pointer(&c.pointer)?,
             CaptureSource::Result => self.result.pointer(&c.pointer)?,
             CaptureSource::Content => {
                 let text = self.content();
-                return (!text.is_empty()).then(|| Cow::Owned(Value::String(text.to_owned())));
+                return (!text.is_empty())
+                    .then(|| Captured::Made(Arc::new(Value::String(text.to_owned()))));
             }
         };
-        (!value.is_null()).then_some(Cow::Borrowed(value))
+        (!value.is_null()).then_some(Captured::Event(value))
     }
 
     fn fields_match(&self, m: &Matcher) -> bool {
@@ -246,7 +285,7 @@ impl Event {
             return false;
         }
         if let Some(p) = &m.args_contains
-            && !contains(p, &self.args, self.args_text())
+            && !contains(p, &self.args, || self.args_text())
         {
             return false;
         }
@@ -257,7 +296,7 @@ impl Event {
             return false;
         }
         if let Some(p) = &m.result_contains
-            && !contains(p, &self.result, self.result_text())
+            && !contains(p, &self.result, || self.result_text())
         {
             return false;
         }

@@ -13,8 +13,8 @@ pub(super) fn tool(id: &str, name: &str, args: Value, result: Value) -> Event {
 pub(super) fn tool_by(id: &str, name: &str, args: Value, result: Value, agent: &str) -> Event {
     let mut e = Event::new(id, name, EventKind::Tool, Some(agent.into()));
     e.tool = Some(name.into());
-    e.args = args;
-    e.result = result;
+    e.args = args.into();
+    e.result = result.into();
     e
 }
 

@@ -133,3 +133,90 @@ fn evaluation_over_its_cap_is_not_run() {
         Ok(true)
     );
 }
+
+/// An expression that reads a variable only as `var.NAME` sees the same
+/// through [`project`] (only those fields, borrowed) as through the whole
+/// conversion: the same answers and the same errors.
+#[test]
+fn a_projection_evaluates_as_the_whole_value() {
+    let results = [
+        json!({"cabin": "business", "passengers": [{"n": 1}, {"n": 2}], "created_at": "2024-05-14T16:00:00",
+               "flights": [{"flight_number": "HAT1", "date": "2024-05-20"}], "other": {"deep": [1, 2, 3]}}),
+        json!({"cabin": "economy", "passengers": []}),
+        json!({}),
+        json!("a string result"),
+        json!([1, 2]),
+        json!(null),
+    ];
+    let sources = [
+        "result.cabin == 'business'",
+        "size(result.passengers) == 2 && result.created_at >= '2024-05-14T15:00:00'",
+        "has(result.insurance) || result.cabin != 'basic_economy'",
+        "has(result.flights) && result.flights.map(f, f.flight_number + '/' + f.date) == ['HAT1/2024-05-20']",
+        "result.passengers.all(p, p.n > 0)",
+        "result.missing == 1",
+    ];
+    for src in sources {
+        let e = compile(src, VARS).unwrap();
+        assert!(e.fields.contains_key("result"), "{src}: read only by field");
+        for result in &results {
+            let whole = to_val(result);
+            let whole_var = Var::borrowed(result, whole.as_ref());
+            let projection = project(result, &e.fields["result"]);
+            assert_eq!(
+                projection.is_some(),
+                result.is_object(),
+                "{src} on {result}"
+            );
+            let Some(projection) = projection else {
+                continue;
+            };
+            let projected_var = Var::borrowed(result, projection.as_ref());
+            let a = e.evaluate_vars(&BTreeMap::from([("result", whole_var)]));
+            let b = e.evaluate_vars(&BTreeMap::from([("result", projected_var)]));
+            assert_eq!(a, b, "{src} on {result}");
+        }
+    }
+    // Read whole (`size(result)`, `'k' in result`, `result == {...}`): no projection.
+    for src in [
+        "size(result) > 1",
+        "'cabin' in result",
+        "result.cabin == 'x' || result == {}",
+    ] {
+        let e = compile(src, VARS).unwrap();
+        assert!(!e.fields.contains_key("result"), "{src}");
+    }
+    // Comprehension variables named like a free variable are not it.
+    let e = compile("result.passengers.exists(args, args.n == 1)", VARS).unwrap();
+    assert_eq!(
+        e.fields.get("result"),
+        Some(&BTreeSet::from(["passengers".to_owned()]))
+    );
+    assert!(!e.vars.contains("args"));
+}
+
+/// A comprehension over a capture finds its range's length in the
+/// bindings (no JSON of `captures` is built): the same bound as with it.
+#[test]
+fn the_bound_finds_a_captured_range_in_the_bindings() {
+    let e = compile("captures.ids.all(i, i > 0)", VARS).unwrap();
+    let ids = Arc::new(json!([1, 2, 3, 4, 5, 6, 7, 8]));
+    let members = BTreeMap::from([("ids".to_owned(), Arc::clone(&ids))]);
+    let json = json!({"ids": *ids});
+    let with_json = e.bound_sized(&BTreeMap::from([(
+        "captures",
+        Var::sized(&json, &UNREAD, 10),
+    )]));
+    let with_members = e.bound_sized(&BTreeMap::from([(
+        "captures",
+        Var::sized(&Value::Null, &UNREAD, 10).with_members(&members),
+    )]));
+    assert_eq!(with_json, with_members);
+    // The range's length counts: 8 elements bound more than 1.
+    let one = BTreeMap::from([("ids".to_owned(), Arc::new(json!([1])))]);
+    let with_one = e.bound_sized(&BTreeMap::from([(
+        "captures",
+        Var::sized(&Value::Null, &UNREAD, 10).with_members(&one),
+    )]));
+    assert!(with_one < with_members, "{with_one} vs {with_members}");
+}

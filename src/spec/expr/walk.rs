@@ -6,7 +6,7 @@ use cel::common::ast::{EntryExpr, Expr as Ast};
 use cel::{IdedExpr, Program};
 
 use super::{CompileError, Comprehension, MAX_EXPR_DEPTH};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Nesting of brackets and unary operators, before the parser sees the
 /// text (its recursion is what a deep expression would exhaust).
@@ -59,7 +59,6 @@ pub(super) struct Walk<'a> {
     /// Comprehension variables in scope.
     pub(super) bound: Vec<String>,
     pub(super) vars: BTreeSet<String>,
-    pub(super) captures: BTreeSet<String>,
     pub(super) nodes: u64,
     pub(super) comprehensions: Vec<Comprehension>,
     /// Comprehensions being walked (0 = top level).
@@ -69,10 +68,10 @@ pub(super) struct Walk<'a> {
     pub(super) arg_paths: BTreeSet<String>,
     /// `args.a <op> literal` comparisons: the pointer and the literal's JSON type.
     pub(super) arg_comparisons: BTreeSet<(String, &'static str)>,
-    /// Free `captures` names, and those that are `captures.NAME`: more of
-    /// the first means the expression reads `captures` whole.
-    pub(super) captures_idents: usize,
-    pub(super) captures_selects: usize,
+    /// Per free variable, its occurrences and those that are `var.NAME`
+    /// (with the names): more of the first means it is read whole.
+    pub(super) idents: BTreeMap<String, usize>,
+    pub(super) selects: BTreeMap<String, (usize, BTreeSet<String>)>,
 }
 
 impl Walk<'_> {
@@ -105,7 +104,7 @@ impl Walk<'_> {
             Ast::Unspecified | Ast::Literal(_) => {}
             Ast::Ident(name) => {
                 if !self.bound.iter().any(|b| b == name) {
-                    self.captures_idents += usize::from(name == "captures");
+                    *self.idents.entry(name.clone()).or_default() += 1;
                     self.vars.insert(name.clone());
                 }
             }
@@ -116,11 +115,11 @@ impl Walk<'_> {
                     self.arg_paths.insert(pointer);
                 }
                 if let Ast::Ident(root) = &s.operand.expr
-                    && root == "captures"
                     && !self.bound.iter().any(|b| b == root)
                 {
-                    self.captures_selects += 1;
-                    self.captures.insert(s.field.clone());
+                    let (n, fields) = self.selects.entry(root.clone()).or_default();
+                    *n += 1;
+                    fields.insert(s.field.clone());
                 }
                 self.visit(&s.operand, depth + 1);
             }

@@ -4,6 +4,7 @@ use crate::spec::model::EventKind::{Assistant, User};
 use crate::spec::suite::Side;
 use serde_json::json;
 
+use super::super::matching::Captured;
 use super::super::testing::{capturing, log, message, of_kind, on_tool, tool, tool_by};
 
 fn yes() -> Matcher {
@@ -592,7 +593,8 @@ fn a_skipped_candidate_is_a_fence_and_the_budget_is_not_a_pass() {
         budget: 2,
         failed: HashSet::new(),
     };
-    let bindings: Bindings = [("rid".to_owned(), std::sync::Arc::new(json!("R")))].into();
+    let rid = json!("R");
+    let bindings: Bindings = [("rid".to_owned(), Captured::Event(&rid))].into();
     assert_eq!(search.run(&[2, 1, 0], &bindings), Hit::OutOfBudget);
     let v = too_long(3, &events);
     assert_eq!(v.state, NotApplicable);

@@ -354,3 +354,41 @@ mod captures {
         }
     }
 }
+
+/// `never: [X, Y]` where no event can be Y by its fields passes without
+/// evaluating X's `where` (the same verdict as the search's); once a Y may
+/// match (here through `any_of`), the search runs, and X's `where` that
+/// cannot be evaluated counts, as it always has without captures, as a
+/// possible match: the sequence is reported, never passed.
+#[test]
+fn a_never_sequence_with_an_impossible_step_passes_without_evaluating() {
+    use super::super::testing::{log, on_tool, tool};
+    let read = Matcher {
+        where_: Some(std::sync::Arc::new(
+            crate::spec::expr::compile("result.cabin > 1", crate::spec::matcher::EVENT_VARS)
+                .unwrap(),
+        )),
+        ..on_tool("read")
+    };
+    let update = Matcher {
+        any_of: vec![on_tool("update_a"), on_tool("update_b")],
+        ..Matcher::default()
+    };
+    let steps = [read, update];
+    let events = |second: &str| {
+        vec![
+            tool("r", "read", json!({}), json!({"cabin": "economy"})),
+            tool("u", second, json!({}), json!("ok")),
+        ]
+    };
+    let l = log(events("other"));
+    assert!(!l.events.iter().any(|e| e.may_match(&steps[1])));
+    let v = eval_sequence(&SequenceAssert::NeverOrder(steps.to_vec()), &l);
+    assert_eq!(v.state, CheckpointState::Pass, "{}", v.notes);
+    assert!(v.notes.contains("does not occur"), "{}", v.notes);
+    let l = log(events("update_b"));
+    assert!(l.events.iter().any(|e| e.may_match(&steps[1])));
+    let v = eval_sequence(&SequenceAssert::NeverOrder(steps.to_vec()), &l);
+    assert_eq!(v.state, CheckpointState::Fail, "{}", v.notes);
+    assert!(v.notes.contains("forbidden sequence found"), "{}", v.notes);
+}
