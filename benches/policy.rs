@@ -69,6 +69,74 @@ fn main() {
         full.cases.len(),
         rayon::current_num_threads()
     );
+    if std::env::var_os("POLICY_EACH").is_some() {
+        // Each tier-2 checkpoint alone on top of `no tier 2`, the base
+        // measured again after every checkpoint (the median of those medians
+        // is subtracted), so a checkpoint's own cost is read side by side.
+        let variant = |keep: &dyn Fn(&str, u8) -> bool| {
+            let mut suite = full.clone();
+            suite.checkpoints.retain(|c| keep(&c.id, c.tier));
+            measure(runs, || {
+                let report = evaluate_replay(&suite, &indices, Tier::Full, &settings).unwrap();
+                std::hint::black_box(report);
+            })
+        };
+        let ids: Vec<String> = full
+            .checkpoints
+            .iter()
+            .filter(|c| c.tier == 2)
+            .map(|c| c.id.clone())
+            .collect();
+        let mut bases = vec![variant(&|_, tier| tier != 2)];
+        let mut own = Vec::new();
+        for id in &ids {
+            own.push(variant(&|c, tier| tier != 2 || c == id));
+            bases.push(variant(&|_, tier| tier != 2));
+        }
+        bases.sort_by(f64::total_cmp);
+        let base = bases[bases.len() / 2];
+        println!(
+            "no tier 2: median {:.2} ms (median of {} medians)",
+            base * 1e3,
+            bases.len()
+        );
+        let (mut old, mut new) = (0.0, 0.0);
+        for (id, t) in ids.iter().zip(&own) {
+            let extra = t - base;
+            println!("{id}  {:>7.2} ms", extra * 1e3);
+            if id.as_str() <= "A2-14" {
+                old += extra;
+            } else {
+                new += extra;
+            }
+        }
+        println!(
+            "sum A2-01..A2-14 {:.2} ms, A2-15.. {:.2} ms; all / A2-01..A2-14 {:.2}×",
+            old * 1e3,
+            new * 1e3,
+            (old + new) / old
+        );
+        return;
+    }
+    // `POLICY_CHECKPOINTS=A2-15,A2-16`: one variant, with only these tier-2
+    // checkpoints (for callgrind, one checkpoint's own instructions).
+    if let Ok(ids) = std::env::var("POLICY_CHECKPOINTS") {
+        let ids: Vec<&str> = ids.split(',').collect();
+        let mut suite = full.clone();
+        suite
+            .checkpoints
+            .retain(|c| c.tier != 2 || ids.contains(&c.id.as_str()));
+        let secs = measure(runs, || {
+            let report = evaluate_replay(&suite, &indices, Tier::Full, &settings).unwrap();
+            std::hint::black_box(report);
+        });
+        println!("tier-2 checkpoints {ids:?}: median {:.1} ms", secs * 1e3);
+        return;
+    }
+    // `POLICY_VARIANT=0|1|2`: only that variant (for callgrind).
+    let only: Option<usize> = std::env::var("POLICY_VARIANT")
+        .ok()
+        .and_then(|v| v.parse().ok());
     let mut times = Vec::new();
     for (name, keep) in [
         (
@@ -79,7 +147,12 @@ fn main() {
             tier != 2 || id <= "A2-14"
         }),
         ("all tier 2 (A2-01..A2-25)", |_, _| true),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    .filter(|(i, _)| only.is_none_or(|o| o == *i))
+    .map(|(_, v)| v)
+    {
         let mut suite = full.clone();
         suite.checkpoints.retain(|c| keep(&c.id, c.tier));
         let n2 = suite.checkpoints.iter().filter(|c| c.tier == 2).count();
@@ -94,7 +167,9 @@ fn main() {
         );
         times.push(secs);
     }
-    let (base, today, all) = (times[0], times[1], times[2]);
+    let [base, today, all] = times[..] else {
+        return;
+    };
     println!(
         "tier-2 share: A2-01..A2-14 {:.1} ms, all {:.1} ms ({:.2}×); whole run {:.2}×",
         (today - base) * 1e3,
