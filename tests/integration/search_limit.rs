@@ -76,6 +76,22 @@ fn trace(path: &Path, n: usize) {
     std::fs::write(path, json!({ "messages": messages }).to_string()).unwrap();
 }
 
+/// The suite with `gates`, its baseline `main`, and head traces: c1 as in
+/// the baseline, c2 with 1,600 calls (about 1.3 million pairs).
+fn baseline_and_head(root: &Path, gates: &str) {
+    suite(root, gates);
+    let out = bin()
+        .current_dir(root)
+        .args(["baseline", "update", "--name", "main", "--suite", "budget"])
+        .arg("--deterministic")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
+    std::fs::create_dir(root.join("head")).unwrap();
+    trace(&root.join("head/c1.json"), 3);
+    trace(&root.join("head/c2.json"), 1_600);
+}
+
 /// `compare` of the head traces in `root/head` against baseline `main`.
 fn compare(root: &Path) -> (i32, String, serde_json::Value) {
     let report = root.join("compare.json");
@@ -100,18 +116,7 @@ fn compare(root: &Path) -> (i32, String, serde_json::Value) {
 fn an_exhausted_search_is_na_search_limit_in_every_form_and_fails_the_gate() {
     let root = tempfile::tempdir().unwrap();
     let root = root.path();
-    suite(root, "");
-    let out = bin()
-        .current_dir(root)
-        .args(["baseline", "update", "--name", "main", "--suite", "budget"])
-        .arg("--deterministic")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
-    // Head: c1 as in the baseline, c2 with 1,600 calls (about 1.3 million pairs).
-    std::fs::create_dir(root.join("head")).unwrap();
-    trace(&root.join("head/c1.json"), 3);
-    trace(&root.join("head/c2.json"), 1_600);
+    baseline_and_head(root, "");
     let run = root.join("run.json");
     let out = bin()
         .current_dir(root)
@@ -169,17 +174,7 @@ fn an_exhausted_search_is_na_search_limit_in_every_form_and_fails_the_gate() {
     // `gates.unevaluated: warn` reports it and passes.
     let root2 = tempfile::tempdir().unwrap();
     let root2 = root2.path();
-    suite(root2, "  unevaluated: warn\n");
-    let out = bin()
-        .current_dir(root2)
-        .args(["baseline", "update", "--name", "main", "--suite", "budget"])
-        .arg("--deterministic")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{:?}", outputs(&out));
-    std::fs::create_dir(root2.join("head")).unwrap();
-    trace(&root2.join("head/c1.json"), 3);
-    trace(&root2.join("head/c2.json"), 1_600);
+    baseline_and_head(root2, "  unevaluated: warn\n");
     let (code, text, _) = compare(root2);
     assert_eq!(code, 0, "{text}");
     assert!(

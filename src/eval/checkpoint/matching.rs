@@ -21,6 +21,11 @@ use super::{Event, EventLog};
 /// `captures`' JSON for the cost bound, which finds it in the bindings.
 static NULL: Value = Value::Null;
 
+/// A variable converted once per event or case (`args`, `result`,
+/// `evidence`, `metadata`): its name, JSON, cache, and the fields-only
+/// value when the expression reads only fields of it.
+type Shared<'v> = (&'v str, &'v Value, &'v Converted, Option<Box<dyn Val + 'v>>);
+
 /// How a `where` that cannot be evaluated counts.
 #[derive(Debug, Clone, Copy)]
 enum Mode {
@@ -209,7 +214,7 @@ impl Event {
         });
         // `args`, `result`, `evidence` and `metadata`: only the fields read,
         // when the expression reads nothing else of them.
-        let mut shared: Vec<(&str, &Value, &Converted)> = Vec::new();
+        let mut shared: Vec<Shared<'_>> = Vec::new();
         for name in &e.vars {
             let (json, cell): (&Value, &Converted) = match name.as_str() {
                 "args" => (&self.args, &self.args_cel),
@@ -218,12 +223,9 @@ impl Event {
                 "metadata" => (&log.metadata, &log.metadata_cel),
                 _ => continue,
             };
-            shared.push((name.as_str(), json, cell));
+            let projection = e.fields.get(name).and_then(|f| project(json, f));
+            shared.push((name.as_str(), json, cell, projection));
         }
-        let projected: Vec<Option<Box<dyn Val + '_>>> = shared
-            .iter()
-            .map(|(name, json, _)| e.fields.get(*name).and_then(|f| project(json, f)))
-            .collect();
         let converted: Vec<Box<dyn Val + '_>> = owned.iter().map(|(_, v)| to_val(v)).collect();
         let mut vars: BTreeMap<&str, Var<'_>> = BTreeMap::new();
         for ((name, v), c) in owned.iter().zip(&converted) {
@@ -235,7 +237,7 @@ impl Event {
                 Var::sized(&NULL, val.as_ref(), *size).with_members(bindings),
             );
         }
-        for ((name, json, cell), projection) in shared.iter().zip(&projected) {
+        for (name, json, cell, projection) in &shared {
             let var = match projection {
                 Some(val) => Var::sized(json, val.as_ref(), cell.size(json)),
                 None => cell.var(json),

@@ -192,11 +192,13 @@ fn order(steps: &[Matcher], log: &EventLog) -> Verdict {
 }
 
 fn never_order(steps: &[Matcher], log: &EventLog) -> Verdict {
-    // A step no event can match by its fields alone: the sequence cannot
-    // occur, and no `where` needs evaluating to say so (the search would
-    // answer the same, after evaluating the earlier steps' expressions).
+    // A later step no event can match by its fields alone: the sequence
+    // cannot occur, and no `where` needs evaluating to say so (the search
+    // would answer the same, after evaluating the first steps' expressions;
+    // it checks the first step's fields before any expression of it).
     let impossible = steps
         .iter()
+        .skip(1)
         .any(|m| !log.events.iter().any(|e| e.may_match(m)));
     let found = if impossible {
         Found::No {
