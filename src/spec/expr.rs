@@ -27,7 +27,7 @@ use serde_json::Value;
 mod values;
 mod walk;
 use values::UNREAD;
-pub use values::{Converted, Members, Var, project, to_val};
+pub use values::{Converted, Members, Var, project, to_val, to_val_owned};
 use walk::{Walk, prescan_depth};
 
 /// Longest expression, in characters.
@@ -323,13 +323,26 @@ impl Expr {
     /// fields are converted once, on first use, however many expressions
     /// read them): the context resolves the names to them, with no copy.
     pub fn evaluate_vars(&self, vars: &BTreeMap<&str, Var<'_>>) -> Result<bool, String> {
+        self.evaluate_vars_with(vars, &[])
+    }
+
+    /// [`Expr::evaluate_vars`] with values for qualified names
+    /// (`captures.wallet`), which the interpreter looks up before the
+    /// variable they start with (`captures`); they count towards the cost
+    /// bound through that variable's size.
+    pub fn evaluate_vars_with(
+        &self,
+        vars: &BTreeMap<&str, Var<'_>>,
+        qualified: &[(&str, &dyn Val)],
+    ) -> Result<bool, String> {
         let bound = self.bound_sized(vars);
         if bound > MAX_EXPR_STEPS {
             return Err(format!(
                 "not run: on these values it could take up to {bound} steps, over the cap of {MAX_EXPR_STEPS} (the values it reads are too large for it)"
             ));
         }
-        let mut resolver = Resolver(Vec::with_capacity(self.vars.len()));
+        let mut resolver = Resolver(Vec::with_capacity(self.vars.len() + qualified.len()));
+        resolver.0.extend_from_slice(qualified);
         for name in &self.vars {
             let Some(v) = vars.get(name.as_str()) else {
                 return Err(format!("variable `{name}` has no value here"));

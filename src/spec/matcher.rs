@@ -62,6 +62,9 @@ pub struct Capture {
     pub source: CaptureSource,
     /// JSON Pointer inside the source (`""` = the whole value).
     pub pointer: String,
+    /// Its reference tokens, unescaped (`~1` → `/`, `~0` → `~`), so that a
+    /// search does not parse the pointer at every event.
+    tokens: Vec<String>,
 }
 
 /// The part of an event a capture reads.
@@ -90,6 +93,21 @@ impl Capture {
             name: name.to_owned(),
             source,
             pointer: rest.to_owned(),
+            tokens: rest
+                .split('/')
+                .skip(1)
+                .map(|t| t.replace("~1", "/").replace("~0", "~"))
+                .collect(),
+        })
+    }
+
+    /// The value at the pointer in `v` (`serde_json::Value::pointer` with
+    /// the tokens parsed once).
+    pub fn lookup<'v>(&self, v: &'v Value) -> Option<&'v Value> {
+        self.tokens.iter().try_fold(v, |at, token| match at {
+            Value::Object(o) => o.get(token.as_str()),
+            Value::Array(a) => array_index(token).and_then(|i| a.get(i)),
+            _ => None,
         })
     }
 
@@ -102,6 +120,15 @@ impl Capture {
         };
         format!("{root}{}", self.pointer)
     }
+}
+
+/// A pointer token as an array index, as JSON Pointer reads it (no sign,
+/// no leading zero).
+fn array_index(token: &str) -> Option<usize> {
+    if token.starts_with('+') || (token.starts_with('0') && token.len() != 1) {
+        return None;
+    }
+    token.parse().ok()
 }
 
 /// `/args` or `/args/…` → the rest.
@@ -330,6 +357,39 @@ mod tests {
         let wide = "[a-z]{0,1000}".repeat(700);
         assert!(matches!(compile_regex(&wide), Err(PatternError::Regex(_))));
         assert_eq!(shown(&"b".repeat(100)).chars().count(), 60);
+    }
+
+    #[test]
+    fn a_capture_finds_what_serde_json_pointer_finds() {
+        let v = serde_json::json!({
+            "a": {"b": [10, {"c/d": 1, "e~f": 2, "": 3}], "0": "zero"},
+            "list": ["x", "y"],
+            "n": null
+        });
+        for rest in [
+            "",
+            "/a",
+            "/a/b",
+            "/a/b/0",
+            "/a/b/1/c~1d",
+            "/a/b/1/e~0f",
+            "/a/b/1/",
+            "/a/b/01",
+            "/a/b/+1",
+            "/a/b/2",
+            "/a/b/-1",
+            "/a/0",
+            "/list/1",
+            "/list/x",
+            "/n",
+            "/n/x",
+            "/missing",
+            "/a/b/0/x",
+            "/a/b/1/c~01d",
+        ] {
+            let c = Capture::parse("x", &format!("/args{rest}")).unwrap();
+            assert_eq!(c.lookup(&v), v.pointer(rest), "pointer {rest:?}");
+        }
     }
 
     #[test]

@@ -64,6 +64,8 @@ pub(crate) struct EventLog {
     /// [`EventLog::take_error`]: the checkpoint being evaluated is then
     /// unevaluated, whatever the search found.
     pub(crate) error: RefCell<Option<String>>,
+    /// What `where` evaluation keeps between evaluations.
+    pub(crate) memo: super::wheres::WhereMemo,
 }
 
 /// The `Null` of every event without arguments or a result (shared).
@@ -158,6 +160,7 @@ impl EventLog {
         evidence: Option<&Value>,
         metadata: &BTreeMap<String, Value>,
     ) -> Self {
+        self.memo = super::wheres::WhereMemo::default();
         self.evidence = evidence.cloned().unwrap_or(Value::Null);
         self.metadata = Value::Object(
             metadata

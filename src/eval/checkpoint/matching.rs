@@ -2,29 +2,17 @@
 //! capture name already bound by another event of the same search must see
 //! an equal value (numbers compare by value).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::ops::Deref;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use cel::common::types::{CelMap, CelMapKey, CelString};
-use cel::common::value::Val;
-
-use crate::spec::expr::{Converted, Expr, Var, project, size_of, to_val};
 use crate::spec::json::{json_eq, json_subset};
 use crate::spec::matcher::{Capture, CaptureSource, Matcher};
 use crate::spec::model::{EventKind, EventStatus};
 
 use super::{Event, EventLog};
-
-/// `captures`' JSON for the cost bound, which finds it in the bindings.
-static NULL: Value = Value::Null;
-
-/// A variable converted once per event or case (`args`, `result`,
-/// `evidence`, `metadata`): its name, JSON, cache, and the fields-only
-/// value when the expression reads only fields of it.
-type Shared<'v> = (&'v str, &'v Value, &'v Converted, Option<Box<dyn Val + 'v>>);
 
 /// How a `where` that cannot be evaluated counts.
 #[derive(Debug, Clone, Copy)]
@@ -175,85 +163,13 @@ impl Event {
         Some(out)
     }
 
-    /// The variables `e` reads, for this event. `args`, `result`,
-    /// `evidence` and `metadata`: when the expression reads only some of
-    /// their fields (`result.cabin`), just those fields, borrowed, per
-    /// evaluation; when it reads one whole, converted once per event (or
-    /// case) and shared by every expression. The others are converted per
-    /// evaluation, borrowing their text. `captures` holds only the captures
-    /// the expression names, unless it reads `captures` whole (its size for
-    /// the cost bound is always that of all the bindings); its JSON is never
-    /// built (the bound finds a range's length in the bindings).
-    fn eval_where(&self, e: &Expr, bindings: &Bindings, log: &EventLog) -> Result<bool, String> {
-        let mut owned: Vec<(&str, Value)> = Vec::new();
-        for name in &e.vars {
-            let v = match name.as_str() {
-                "content" => Value::String(self.content().to_owned()),
-                "agent" => self.agent.clone().map_or(Value::Null, Value::String),
-                "kind" => Value::String(self.kind.as_str().to_owned()),
-                "status" => Value::String(if self.error { "error" } else { "ok" }.to_owned()),
-                "tool" => self.tool.clone().map_or(Value::Null, Value::String),
-                "turn" => Value::from(self.turn),
-                "turn_tool_calls" => Value::from(self.turn_tool_calls),
-                "turn_replies" => Value::from(self.turn_replies),
-                _ => continue,
-            };
-            owned.push((name.as_str(), v));
-        }
-        let shown = |k: &String| e.whole_captures || e.captures.contains(k);
-        let captures = e.vars.contains("captures").then(|| {
-            let size = 1 + bindings.values().map(|v| size_of(v)).sum::<u64>();
-            let val: Box<dyn Val + '_> = Box::new(CelMap::from(
-                bindings
-                    .iter()
-                    .filter(|(k, _)| shown(k))
-                    .map(|(k, v)| (CelMapKey::String(CelString::from(k.as_str())), to_val(v)))
-                    .collect::<HashMap<_, _>>(),
-            ));
-            (val, size)
-        });
-        // `args`, `result`, `evidence` and `metadata`: only the fields read,
-        // when the expression reads nothing else of them.
-        let mut shared: Vec<Shared<'_>> = Vec::new();
-        for name in &e.vars {
-            let (json, cell): (&Value, &Converted) = match name.as_str() {
-                "args" => (&self.args, &self.args_cel),
-                "result" => (&self.result, &self.result_cel),
-                "evidence" => (&log.evidence, &log.evidence_cel),
-                "metadata" => (&log.metadata, &log.metadata_cel),
-                _ => continue,
-            };
-            let projection = e.fields.get(name).and_then(|f| project(json, f));
-            shared.push((name.as_str(), json, cell, projection));
-        }
-        let converted: Vec<Box<dyn Val + '_>> = owned.iter().map(|(_, v)| to_val(v)).collect();
-        let mut vars: BTreeMap<&str, Var<'_>> = BTreeMap::new();
-        for ((name, v), c) in owned.iter().zip(&converted) {
-            vars.insert(name, Var::borrowed(v, c.as_ref()));
-        }
-        if let Some((val, size)) = &captures {
-            vars.insert(
-                "captures",
-                Var::sized(&NULL, val.as_ref(), *size).with_members(bindings),
-            );
-        }
-        for (name, json, cell, projection) in &shared {
-            let var = match projection {
-                Some(val) => Var::sized(json, val.as_ref(), cell.size(json)),
-                None => cell.var(json),
-            };
-            vars.insert(name, var);
-        }
-        e.evaluate_vars(&vars)
-    }
-
     /// The value a capture reads, borrowed from the event where it can be
     /// (a search compares far more values than it binds); `None` when the
     /// event has none there.
     fn captured_ref(&self, c: &Capture) -> Option<Captured<'_>> {
         let value = match c.source {
-            CaptureSource::Args => self.args.pointer(&c.pointer)?,
-            CaptureSource::Result => self.result.pointer(&c.pointer)?,
+            CaptureSource::Args => c.lookup(&self.args)?,
+            CaptureSource::Result => c.lookup(&self.result)?,
             CaptureSource::Content => {
                 let text = self.content();
                 return (!text.is_empty())

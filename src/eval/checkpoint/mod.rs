@@ -15,6 +15,7 @@ mod tier1;
 mod tier2;
 pub(crate) mod tier3;
 mod verdict;
+mod wheres;
 
 pub(crate) use evaluate::{CheckpointInputs, JudgeVerdicts, evaluate_checkpoints};
 pub(crate) use events::{Event, EventLog};

@@ -137,7 +137,7 @@ pub fn project<'a>(json: &'a Value, names: &BTreeSet<String>) -> Option<Box<dyn 
 }
 
 /// [`to_val`] with its own copy of the text, to keep.
-fn to_val_owned(v: &Value) -> Box<dyn Val> {
+pub fn to_val_owned(v: &Value) -> Box<dyn Val> {
     match v {
         Value::String(s) => Box::new(CelString::from(s.clone())),
         Value::Array(a) => Box::new(CelList::from(
