@@ -39,6 +39,9 @@ pub(crate) struct Event {
     /// `args` and `result` as CEL values for `where`, made on first use.
     pub(crate) args_cel: Converted,
     pub(crate) result_cel: Converted,
+    /// `content_matches` answers on this event's text so far, by pattern (a
+    /// search tests the same text many times, and suites repeat patterns).
+    content_answers: RefCell<Vec<(regex::Regex, bool)>>,
     pub agent: Option<String>,
     pub error: bool,
     /// The last LLM event of the root agent.
@@ -237,6 +240,7 @@ impl Event {
             result_text: OnceCell::new(),
             args_cel: Converted::default(),
             result_cel: Converted::default(),
+            content_answers: RefCell::default(),
             agent,
             error: false,
             is_final: false,
@@ -254,6 +258,23 @@ impl Event {
     /// The result as text: a string as is, other JSON compact.
     pub(crate) fn result_text(&self) -> &str {
         self.result_text.get_or_init(|| text(&self.result))
+    }
+
+    /// Whether `re` finds a match in [`Event::content`]; each pattern is
+    /// searched once per event.
+    pub(crate) fn content_is_match(&self, re: &regex::Regex) -> bool {
+        let known = self
+            .content_answers
+            .borrow()
+            .iter()
+            .find(|(r, _)| r.as_str() == re.as_str())
+            .map(|(_, hit)| *hit);
+        if let Some(hit) = known {
+            return hit;
+        }
+        let hit = re.is_match(self.content());
+        self.content_answers.borrow_mut().push((re.clone(), hit));
+        hit
     }
 
     /// A message's text, an LLM call's output, a tool's result.

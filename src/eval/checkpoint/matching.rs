@@ -230,7 +230,7 @@ impl Event {
             return false;
         }
         if let Some(re) = &m.content_matches
-            && !re.is_match(self.content())
+            && !self.content_is_match(re)
         {
             return false;
         }

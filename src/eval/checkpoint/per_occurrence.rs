@@ -70,7 +70,7 @@ pub(super) fn each(
                     Since::Start => 0,
                 };
                 lo = lo.max(y.saturating_sub(window));
-                search.run(&(lo..y).rev().collect::<Vec<_>>(), bindings)
+                search.run(Window::Backward(lo..y), bindings)
             }
             Side::After(until) => {
                 let mut hi = match until {
@@ -78,7 +78,7 @@ pub(super) fn each(
                     Until::End => n,
                 };
                 hi = hi.min(y.saturating_add(window).saturating_add(1));
-                search.run(&((y + 1)..hi).collect::<Vec<_>>(), bindings)
+                search.run(Window::Forward((y + 1)..hi), bindings)
             }
         };
         match hit {
@@ -155,6 +155,35 @@ pub(super) fn each(
     )
 }
 
+/// The events searched for one `each` event, in search order: those of
+/// the range, nearest to the `each` event first.
+#[derive(Debug, Clone)]
+enum Window {
+    /// Before it: from the end of the range back.
+    Backward(std::ops::Range<usize>),
+    /// After it: from the start of the range on.
+    Forward(std::ops::Range<usize>),
+}
+
+impl Window {
+    /// The event indices from the `pos`-th on, with their positions.
+    fn from(&self, pos: usize) -> impl Iterator<Item = (usize, usize)> + use<> {
+        let (range, backward) = match self {
+            Self::Backward(r) => (r.clone(), true),
+            Self::Forward(r) => (r.clone(), false),
+        };
+        let len = range.len();
+        (pos..len).map(move |p| {
+            let x = if backward {
+                range.end - 1 - p
+            } else {
+                range.start + p
+            };
+            (p, x)
+        })
+    }
+}
+
 /// What the search of one window found.
 #[derive(Debug, PartialEq, Eq)]
 enum Hit {
@@ -186,11 +215,11 @@ struct Search<'a> {
 }
 
 impl Search<'_> {
-    /// The events of the steps in `window` (event indices in search order).
-    fn run(&mut self, window: &[usize], bindings: &Bindings) -> Hit {
+    /// The events of the steps in `window`, in search order.
+    fn run(&mut self, window: Window, bindings: &Bindings) -> Hit {
         self.failed.clear();
         let mut hits = Vec::with_capacity(self.order.len());
-        match self.find(window, 0, 0, bindings, &mut hits) {
+        match self.find(&window, 0, 0, bindings, &mut hits) {
             Some(true) => Hit::Found(hits),
             Some(false) => Hit::Missing,
             None => Hit::OutOfBudget,
@@ -199,7 +228,7 @@ impl Search<'_> {
 
     fn find(
         &mut self,
-        window: &[usize],
+        window: &Window,
         pos: usize,
         step: usize,
         bindings: &Bindings,
@@ -212,7 +241,7 @@ impl Search<'_> {
             return Some(false);
         }
         let log = self.log;
-        for (p, &x) in window.iter().enumerate().skip(pos) {
+        for (p, x) in window.from(pos) {
             if self.backtrack {
                 if self.budget == 0 {
                     return None;
