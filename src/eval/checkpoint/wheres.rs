@@ -5,6 +5,8 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
+
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
 use serde_json::Value;
@@ -26,18 +28,20 @@ static NULL: Value = Value::Null;
 type Shared<'v> = (&'v str, &'v Value, &'v Converted, Option<Box<dyn Val + 'v>>);
 
 /// What `where` evaluation keeps for the life of an [`EventLog`]. Keys
-/// are addresses of the log's events and of values inside them, which live
-/// and stay put as long as the log (a log is built, then only read).
+/// are addresses: of the log's events and of values inside them, which
+/// live and stay put as long as the log (a log is built, then only read),
+/// and of the suite's expressions, which the log's users borrow for as long
+/// as they use it.
 #[derive(Default)]
 pub(crate) struct WhereMemo {
-    /// The answer of an expression that reads no capture, per event:
-    /// expression source → event address → answer (errors are not kept,
-    /// so that each evaluation that meets one records it).
-    answers: RefCell<HashMap<String, HashMap<usize, bool>>>,
+    /// The answer of an expression that reads no capture, per
+    /// (expression, event) (errors are not kept, so that each evaluation
+    /// that meets one records it).
+    answers: RefCell<FxHashMap<(usize, usize), bool>>,
     /// Captured values of the events as CEL values, by address.
-    values: RefCell<HashMap<usize, Rc<dyn Val>>>,
+    values: RefCell<FxHashMap<usize, Rc<dyn Val>>>,
     /// [`size_of`] of captured values, by address.
-    sizes: RefCell<HashMap<usize, u64>>,
+    sizes: RefCell<FxHashMap<usize, u64>>,
 }
 
 impl Clone for WhereMemo {
@@ -100,23 +104,16 @@ impl Event {
         if e.vars.contains("captures") {
             return self.eval_where_now(e, bindings, log);
         }
-        let at = std::ptr::from_ref(self) as usize;
-        let known = log
-            .memo
-            .answers
-            .borrow()
-            .get(e.source.as_str())
-            .and_then(|m| m.get(&at).copied());
+        let key = (
+            std::ptr::from_ref(e) as usize,
+            std::ptr::from_ref(self) as usize,
+        );
+        let known = log.memo.answers.borrow().get(&key).copied();
         if let Some(answer) = known {
             return Ok(answer);
         }
         let answer = self.eval_where_now(e, bindings, log)?;
-        log.memo
-            .answers
-            .borrow_mut()
-            .entry(e.source.clone())
-            .or_default()
-            .insert(at, answer);
+        log.memo.answers.borrow_mut().insert(key, answer);
         Ok(answer)
     }
 

@@ -595,7 +595,10 @@ fn a_skipped_candidate_is_a_fence_and_the_budget_is_not_a_pass() {
     };
     let rid = json!("R");
     let bindings: Bindings = [("rid".to_owned(), Captured::Event(&rid))].into();
-    assert_eq!(search.run(Window::Backward(0..3), &bindings), Hit::OutOfBudget);
+    assert_eq!(
+        search.run(Window::Backward(0..3), &bindings),
+        Hit::OutOfBudget
+    );
     let v = too_long(3, &events);
     assert_eq!(v.state, NotApplicable);
     assert_eq!(v.na_kind, Some(NaKind::SearchLimit));
