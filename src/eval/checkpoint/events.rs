@@ -41,7 +41,7 @@ pub(crate) struct Event {
     pub(crate) result_cel: Converted,
     /// `content_matches` answers on this event's text so far, by pattern (a
     /// search tests the same text many times, and suites repeat patterns).
-    content_answers: RefCell<Vec<(regex::Regex, bool)>>,
+    content_answers: RefCell<Vec<(Box<str>, bool)>>,
     pub agent: Option<String>,
     pub error: bool,
     /// The last LLM event of the root agent.
@@ -267,13 +267,15 @@ impl Event {
             .content_answers
             .borrow()
             .iter()
-            .find(|(r, _)| r.as_str() == re.as_str())
+            .find(|(pattern, _)| **pattern == *re.as_str())
             .map(|(_, hit)| *hit);
         if let Some(hit) = known {
             return hit;
         }
         let hit = re.is_match(self.content());
-        self.content_answers.borrow_mut().push((re.clone(), hit));
+        self.content_answers
+            .borrow_mut()
+            .push((re.as_str().into(), hit));
         hit
     }
 
