@@ -70,7 +70,7 @@ pub(super) fn each(
                     Since::Start => 0,
                 };
                 lo = lo.max(y.saturating_sub(window));
-                search.run(Window::Backward(lo..y), bindings)
+                search.run(&Window::Backward(lo..y), bindings)
             }
             Side::After(until) => {
                 let mut hi = match until {
@@ -78,7 +78,7 @@ pub(super) fn each(
                     Until::End => n,
                 };
                 hi = hi.min(y.saturating_add(window).saturating_add(1));
-                search.run(Window::Forward((y + 1)..hi), bindings)
+                search.run(&Window::Forward((y + 1)..hi), bindings)
             }
         };
         match hit {
@@ -216,10 +216,10 @@ struct Search<'a> {
 
 impl Search<'_> {
     /// The events of the steps in `window`, in search order.
-    fn run(&mut self, window: Window, bindings: &Bindings) -> Hit {
+    fn run(&mut self, window: &Window, bindings: &Bindings) -> Hit {
         self.failed.clear();
         let mut hits = Vec::with_capacity(self.order.len());
-        match self.find(&window, 0, 0, bindings, &mut hits) {
+        match self.find(window, 0, 0, bindings, &mut hits) {
             Some(true) => Hit::Found(hits),
             Some(false) => Hit::Missing,
             None => Hit::OutOfBudget,

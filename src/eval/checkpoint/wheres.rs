@@ -211,3 +211,90 @@ impl Event {
         e.evaluate_vars_with(&vars, &qualified)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::super::matching::{Bindings, Captured};
+    use super::super::testing::{log, message, tool};
+    use crate::spec::expr::compile;
+    use crate::spec::matcher::EVENT_VARS;
+    use crate::spec::model::EventKind;
+
+    fn expr(source: &str) -> Arc<crate::spec::expr::Expr> {
+        Arc::new(compile(source, EVENT_VARS).unwrap())
+    }
+
+    /// A kept answer is the answer: an expression without captures gives
+    /// the same result the second time; one that reads captures is
+    /// evaluated again with the new bindings; an error is never kept, so
+    /// every evaluation that meets it reports it.
+    #[test]
+    fn kept_answers_are_the_answers_and_errors_are_not_kept() {
+        let l = log(vec![
+            tool("a", "read", json!({}), json!({"n": 3})),
+            tool("b", "read", json!({}), json!({"n": "three"})),
+        ]);
+        let none = Bindings::new();
+        let big = expr("int(result.n) > 2");
+        let e = &l.events[0];
+        assert_eq!(e.eval_where(&big, &none, &l), Ok(true));
+        assert_eq!(e.eval_where(&big, &none, &l), Ok(true));
+        let small = expr("int(result.n) < 2");
+        assert_eq!(e.eval_where(&small, &none, &l), Ok(false));
+        for _ in 0..2 {
+            assert!(l.events[1].eval_where(&big, &none, &l).is_err());
+        }
+        let against = expr("int(result.n) > captures.limit");
+        let (two, five) = (json!(2), json!(5));
+        let with = |v| -> Bindings { [("limit".to_owned(), Captured::Event(v))].into() };
+        assert_eq!(e.eval_where(&against, &with(&two), &l), Ok(true));
+        assert_eq!(e.eval_where(&against, &with(&five), &l), Ok(false));
+        assert_eq!(e.eval_where(&against, &with(&two), &l), Ok(true));
+    }
+
+    /// A captured value read as `captures.NAME` is that value; `has()`
+    /// sees the bound names and only them; an unbound name is an error.
+    #[test]
+    fn captures_read_by_name_are_the_bound_values() {
+        let l = log(vec![tool(
+            "a",
+            "book",
+            json!({"ids": ["x", "y"]}),
+            json!(null),
+        )]);
+        let e = &l.events[0];
+        let wallet = json!({"x": {"amount": 10}, "z": {"amount": 1}});
+        let bound: Bindings = [("wallet".to_owned(), Captured::Event(&wallet))].into();
+        for (source, want) in [
+            ("args.ids.all(i, i in captures.wallet)", Some(false)),
+            ("args.ids.exists(i, i in captures.wallet)", Some(true)),
+            ("captures.wallet['x'].amount == 10", Some(true)),
+            ("has(captures.wallet)", Some(true)),
+            ("has(captures.other)", Some(false)),
+            ("captures.other == 1", None),
+        ] {
+            let got = e.eval_where(&expr(source), &bound, &l).ok();
+            assert_eq!(got, want, "{source}");
+        }
+    }
+
+    /// `content_matches` answers kept per pattern: two patterns on one
+    /// message keep their own answers, in any order.
+    #[test]
+    fn content_answers_are_kept_per_pattern() {
+        let l = log(vec![message("m", EventKind::User, "yes, go ahead")]);
+        let e = &l.events[0];
+        let yes = regex::Regex::new(r"\byes\b").unwrap();
+        let no = regex::Regex::new(r"\bno\b").unwrap();
+        let same_as_yes = regex::Regex::new(r"\byes\b").unwrap();
+        for _ in 0..2 {
+            assert!(e.content_is_match(&yes));
+            assert!(!e.content_is_match(&no));
+            assert!(e.content_is_match(&same_as_yes));
+        }
+    }
+}

@@ -596,7 +596,7 @@ fn a_skipped_candidate_is_a_fence_and_the_budget_is_not_a_pass() {
     let rid = json!("R");
     let bindings: Bindings = [("rid".to_owned(), Captured::Event(&rid))].into();
     assert_eq!(
-        search.run(Window::Backward(0..3), &bindings),
+        search.run(&Window::Backward(0..3), &bindings),
         Hit::OutOfBudget
     );
     let v = too_long(3, &events);
