@@ -69,6 +69,16 @@ pub(crate) struct EventLog {
     pub(crate) error: RefCell<Option<String>>,
     /// What `where` evaluation keeps between evaluations.
     pub(crate) memo: super::wheres::WhereMemo,
+    /// The events' distinct tool names and kinds, made on first use.
+    pub(super) present: OnceCell<Present>,
+}
+
+/// What kinds of event a log has, and which tools ran: a matcher that needs
+/// another kind or tool matches no event, whatever its other fields.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Present {
+    tools: Vec<String>,
+    kinds: Vec<EventKind>,
 }
 
 /// The `Null` of every event without arguments or a result (shared).
@@ -181,6 +191,9 @@ impl EventLog {
 
     /// Index of the first event matching `m`.
     pub(crate) fn first(&self, m: &Matcher) -> Option<usize> {
+        if !self.may_occur(m) {
+            return None;
+        }
         let none = super::matching::Bindings::new();
         (0..self.events.len()).find(|&i| self.events[i].bind(m, &none, self).is_some())
     }
@@ -190,10 +203,47 @@ impl EventLog {
         m: &'a Matcher,
     ) -> impl Iterator<Item = (usize, &'a Event)> + 'a {
         let none = super::matching::Bindings::new();
+        let possible = self.may_occur(m);
         self.events
             .iter()
             .enumerate()
-            .filter(move |(_, e)| e.bind(m, &none, self).is_some())
+            .filter(move |(_, e)| possible && e.bind(m, &none, self).is_some())
+    }
+
+    /// Whether some event of the log may match `m`, judged by the tools
+    /// and kinds the log has (of `m` and of its `all_of`/`any_of`
+    /// matchers): `false` only when no event can. A quick answer for a
+    /// rule about a tool the agent never called, before any event is
+    /// looked at.
+    pub(crate) fn may_occur(&self, m: &Matcher) -> bool {
+        let present = self.present.get_or_init(|| {
+            let mut p = Present::default();
+            for e in &self.events {
+                if !p.kinds.contains(&e.kind) {
+                    p.kinds.push(e.kind);
+                }
+                if e.kind == EventKind::Tool
+                    && let Some(t) = &e.tool
+                    && !p.tools.contains(t)
+                {
+                    p.tools.push(t.clone());
+                }
+            }
+            p
+        });
+        self.may_occur_in(m, present)
+    }
+
+    fn may_occur_in(&self, m: &Matcher, present: &Present) -> bool {
+        let tools_ok = m.tools.is_empty()
+            || present
+                .tools
+                .iter()
+                .any(|t| m.tools.iter().any(|g| g.matches(t)));
+        tools_ok
+            && m.kind.is_none_or(|k| present.kinds.contains(&k))
+            && m.all_of.iter().all(|sub| self.may_occur_in(sub, present))
+            && (m.any_of.is_empty() || m.any_of.iter().any(|sub| self.may_occur_in(sub, present)))
     }
 }
 
@@ -304,6 +354,64 @@ impl Event {
                 self.name,
                 self.span_id
             ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::testing::{log, message, of_kind, on_tool, tool};
+    use crate::spec::matcher::Matcher;
+    use crate::spec::model::EventKind;
+
+    /// `may_occur` is `false` only for a matcher no event can match: a tool
+    /// or kind the log does not have, through globs, `all_of` and `any_of`.
+    #[test]
+    fn a_matcher_may_occur_unless_its_tool_or_kind_is_absent() {
+        let l = log(vec![
+            tool("a", "get_user_details", json!({}), json!({})),
+            message("m", EventKind::User, "hi"),
+        ]);
+        let any_of = |subs: Vec<Matcher>| Matcher {
+            any_of: subs,
+            ..Matcher::default()
+        };
+        let all_of = |subs: Vec<Matcher>| Matcher {
+            all_of: subs,
+            ..Matcher::default()
+        };
+        for (m, want) in [
+            (on_tool("get_user_details"), true),
+            (on_tool("get_*"), true),
+            (on_tool("book_reservation"), false),
+            (on_tool("book_*"), false),
+            (of_kind(EventKind::User), true),
+            (of_kind(EventKind::Assistant), false),
+            (
+                any_of(vec![on_tool("book_reservation"), of_kind(EventKind::User)]),
+                true,
+            ),
+            (
+                any_of(vec![on_tool("book_reservation"), of_kind(EventKind::Llm)]),
+                false,
+            ),
+            (
+                all_of(vec![on_tool("get_user_details"), of_kind(EventKind::Tool)]),
+                true,
+            ),
+            (
+                all_of(vec![on_tool("get_user_details"), of_kind(EventKind::Llm)]),
+                false,
+            ),
+            (Matcher::default(), true),
+        ] {
+            assert_eq!(l.may_occur(&m), want, "{m:?}");
+            // Never `false` where an event matches.
+            if l.first(&m).is_some() {
+                assert!(want, "{m:?}");
+            }
         }
     }
 }

@@ -87,6 +87,9 @@ fn greedy(log: &EventLog, steps: &[Matcher]) -> Result<Vec<usize>, (usize, usize
     let mut found = Vec::with_capacity(steps.len());
     let mut from = 0;
     for (k, m) in steps.iter().enumerate() {
+        if !log.may_occur(m) {
+            return Err((k, from));
+        }
         match log.events[from..].iter().position(|e| e.matches(m, log)) {
             Some(offset) => {
                 found.push(from + offset);
