@@ -81,6 +81,22 @@ pub(super) struct Present {
     kinds: Vec<EventKind>,
 }
 
+impl Present {
+    /// Whether `m` (its tools and kind, those of its `all_of` and
+    /// `any_of` matchers) allows an event of these tools and kinds.
+    fn admits(&self, m: &Matcher) -> bool {
+        let tools_ok = m.tools.is_empty()
+            || self
+                .tools
+                .iter()
+                .any(|t| m.tools.iter().any(|g| g.matches(t)));
+        tools_ok
+            && m.kind.is_none_or(|k| self.kinds.contains(&k))
+            && m.all_of.iter().all(|sub| self.admits(sub))
+            && (m.any_of.is_empty() || m.any_of.iter().any(|sub| self.admits(sub)))
+    }
+}
+
 /// The `Null` of every event without arguments or a result (shared).
 fn null() -> SharedValue {
     static NULL: std::sync::LazyLock<SharedValue> =
@@ -231,19 +247,7 @@ impl EventLog {
             }
             p
         });
-        self.may_occur_in(m, present)
-    }
-
-    fn may_occur_in(&self, m: &Matcher, present: &Present) -> bool {
-        let tools_ok = m.tools.is_empty()
-            || present
-                .tools
-                .iter()
-                .any(|t| m.tools.iter().any(|g| g.matches(t)));
-        tools_ok
-            && m.kind.is_none_or(|k| present.kinds.contains(&k))
-            && m.all_of.iter().all(|sub| self.may_occur_in(sub, present))
-            && (m.any_of.is_empty() || m.any_of.iter().any(|sub| self.may_occur_in(sub, present)))
+        present.admits(m)
     }
 }
 
