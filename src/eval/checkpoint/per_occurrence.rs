@@ -62,11 +62,15 @@ pub(super) fn each(
     }
     let n = log.events.len();
     let window = within.map_or(usize::MAX, |w| w as usize);
+    // A step no event of the trace can match (its tool or kind is absent):
+    // every window misses it, and none needs searching.
+    let hopeless = steps.iter().any(|m| !log.may_occur(m));
     let mut found: Vec<(usize, Vec<usize>)> = Vec::new();
     let mut missing = Vec::new();
     for (k, (y, bindings)) in occurrences.iter().enumerate() {
         let y = *y;
         let hit = match side {
+            _ if hopeless => Hit::Missing,
             Side::Before(since) => {
                 let mut lo = match since {
                     Since::Previous => k.checked_sub(1).map_or(0, |p| occurrences[p].0 + 1),
