@@ -1,0 +1,54 @@
+use serde_json::json;
+
+use super::super::testing::{log, message, of_kind, on_tool, tool};
+use crate::spec::matcher::Matcher;
+use crate::spec::model::EventKind;
+
+/// `may_occur` is `false` only for a matcher no event can match: a tool
+/// or kind the log does not have, through globs, `all_of` and `any_of`.
+#[test]
+fn a_matcher_may_occur_unless_its_tool_or_kind_is_absent() {
+    let l = log(vec![
+        tool("a", "get_user_details", json!({}), json!({})),
+        message("m", EventKind::User, "hi"),
+    ]);
+    let any_of = |subs: Vec<Matcher>| Matcher {
+        any_of: subs,
+        ..Matcher::default()
+    };
+    let all_of = |subs: Vec<Matcher>| Matcher {
+        all_of: subs,
+        ..Matcher::default()
+    };
+    for (m, want) in [
+        (on_tool("get_user_details"), true),
+        (on_tool("get_*"), true),
+        (on_tool("book_reservation"), false),
+        (on_tool("book_*"), false),
+        (of_kind(EventKind::User), true),
+        (of_kind(EventKind::Assistant), false),
+        (
+            any_of(vec![on_tool("book_reservation"), of_kind(EventKind::User)]),
+            true,
+        ),
+        (
+            any_of(vec![on_tool("book_reservation"), of_kind(EventKind::Llm)]),
+            false,
+        ),
+        (
+            all_of(vec![on_tool("get_user_details"), of_kind(EventKind::Tool)]),
+            true,
+        ),
+        (
+            all_of(vec![on_tool("get_user_details"), of_kind(EventKind::Llm)]),
+            false,
+        ),
+        (Matcher::default(), true),
+    ] {
+        assert_eq!(l.may_occur(&m), want, "{m:?}");
+        // Never `false` where an event matches.
+        if l.first(&m).is_some() {
+            assert!(want, "{m:?}");
+        }
+    }
+}
