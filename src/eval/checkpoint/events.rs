@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::spec::expr::Converted;
+
+use super::matching::Bindings;
 use crate::spec::matcher::Matcher;
 use crate::spec::model::EventKind;
 use crate::trace::conversation::{Entry, Role, timeline};
@@ -207,23 +209,33 @@ impl EventLog {
 
     /// Index of the first event matching `m`.
     pub(crate) fn first(&self, m: &Matcher) -> Option<usize> {
-        if !self.may_occur(m) {
-            return None;
-        }
-        let none = super::matching::Bindings::new();
-        (0..self.events.len()).find(|&i| self.events[i].bind(m, &none, self).is_some())
+        self.bound(m).next().map(|(i, _)| i)
     }
 
     pub(crate) fn matching<'a>(
         &'a self,
         m: &'a Matcher,
     ) -> impl Iterator<Item = (usize, &'a Event)> + 'a {
-        let none = super::matching::Bindings::new();
-        let possible = self.may_occur(m);
-        self.events
+        self.bound(m).map(|(i, _)| (i, &self.events[i]))
+    }
+
+    /// The events matching `m` on their own, in order, with the values
+    /// they capture; none, without looking at one, when the trace lacks
+    /// the tool or kind `m` needs ([`EventLog::may_occur`]).
+    pub(crate) fn bound<'a>(
+        &'a self,
+        m: &'a Matcher,
+    ) -> impl Iterator<Item = (usize, Bindings<'a>)> + 'a {
+        let none = Bindings::new();
+        let events = if self.may_occur(m) {
+            &self.events[..]
+        } else {
+            &[]
+        };
+        events
             .iter()
             .enumerate()
-            .filter(move |(_, e)| possible && e.bind(m, &none, self).is_some())
+            .filter_map(move |(i, e)| e.bind(m, &none, self).map(|b| (i, b)))
     }
 
     /// Whether some event of the log may match `m`, judged by the tools

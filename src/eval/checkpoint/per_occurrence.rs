@@ -44,16 +44,7 @@ pub(super) fn each(
         budget: BUDGET,
         failed: HashSet::new(),
     };
-    let none = Bindings::new();
-    let occurrences: Vec<(usize, Bindings)> = if log.may_occur(each) {
-        log.events
-            .iter()
-            .enumerate()
-            .filter_map(|(i, e)| e.bind(each, &none, log).map(|b| (i, b)))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let occurrences: Vec<(usize, Bindings)> = log.bound(each).collect();
     if occurrences.is_empty() {
         return Verdict::not_applicable(
             "no event matches `each`, so there is nothing to check",

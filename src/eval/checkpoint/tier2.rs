@@ -104,14 +104,7 @@ fn shown(bindings: &Bindings) -> String {
 }
 
 fn before_then(before: &Matcher, then: &Matcher, log: &EventLog) -> Verdict {
-    let possible = log.may_occur(then);
-    let first_then = log
-        .events
-        .iter()
-        .enumerate()
-        .filter(|_| possible)
-        .find_map(|(i, e)| e.bind(then, &Bindings::new(), log).map(|b| (i, b)));
-    let Some((y, bindings)) = first_then else {
+    let Some((y, bindings)) = log.bound(then).next() else {
         return Verdict::not_applicable(
             "no event matches `then`, so the order cannot be checked",
             BY,
