@@ -72,7 +72,7 @@ pub(crate) fn critiques_of_case(case: &CaseReport) -> Vec<Critique> {
                 None => "failed without a note".to_owned(),
             }
         } else {
-            step.notes.clone()
+            step.notes.clone().into_owned()
         };
         out.push(Critique {
             source: IssueSource::Step,

@@ -2,11 +2,13 @@
 //! `compare` pairs (DESIGN §13). It is a public contract: extend it freely,
 //! but renaming or re-typing a field needs a [`RUN_REPORT_SCHEMA_VERSION`] bump.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::step_metrics::StepMetrics;
 use crate::model::vocab::{Severity, StepType};
 
 /// Version of the run report JSON.
@@ -492,7 +494,7 @@ pub struct StepResult {
     /// 1–5; `None` = not scored (N/A).
     pub score: Option<f64>,
     /// `rules`, `judge:<model>`, or `none`.
-    pub scored_by: String,
+    pub scored_by: Cow<'static, str>,
     pub failed: bool,
     pub root_cause: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -502,14 +504,14 @@ pub struct StepResult {
     /// Schema workflow step this node matched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow_step: Option<String>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub notes: String,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub notes: Cow<'static, str>,
     /// An earlier failed attempt of an unrolled retry: reported, never propagated.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub compensated: bool,
     /// Per-metric sub-scores (1–5) of the step type, e.g. `success`, `completeness`.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub metrics: BTreeMap<String, f64>,
+    #[serde(default, skip_serializing_if = "StepMetrics::is_empty")]
+    pub metrics: StepMetrics,
     /// The (sub-)agent the step belongs to; absent for the unnamed top-level agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,

@@ -229,7 +229,7 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
         let mut reason = if s.notes.is_empty() {
             format!("{} `{}` failed", node.step_type, node.name)
         } else {
-            s.notes.clone()
+            s.notes.clone().into_owned()
         };
         // A timeout, a 5xx, a refused connection or a rejected key is the
         // environment's failure, not evidence against the agent that ran
@@ -246,7 +246,7 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
             span_id: node.span_id.clone(),
             agent: node.agent.clone().filter(|_| !infrastructure),
             reason,
-            by: s.scored_by.clone(),
+            by: s.scored_by.clone().into_owned(),
         }
     });
     let score_values: Vec<Option<f64>> = scores.iter().map(|s| s.score).collect();
@@ -284,7 +284,7 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
                 metrics: s
                     .metrics
                     .iter()
-                    .map(|(m, v)| (m.as_str().to_owned(), *v))
+                    .map(|(m, v)| (m.as_str(), *v))
                     .collect(),
                 agent: node.agent.clone(),
                 attempt: node.attempt.map(|a| StepAttempt {
@@ -375,8 +375,8 @@ fn sanitize(mut s: StepScore) -> StepScore {
         _ => return s,
     };
     if !s.notes.is_empty() {
-        s.notes.push_str("; ");
+        s.notes.to_mut().push_str("; ");
     }
-    s.notes.push_str(&note);
+    s.notes.to_mut().push_str(&note);
     s
 }

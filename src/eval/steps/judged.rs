@@ -129,9 +129,9 @@ impl StepScorer for JudgedScorer<'_> {
             out.judge_missing = true;
             let judge_note = format!("{} gave no score ({})", self.judged.by, missing.join("; "));
             out.notes = if out.notes.is_empty() {
-                judge_note
+                judge_note.into()
             } else {
-                format!("{}; {judge_note}", out.notes)
+                format!("{}; {judge_note}", out.notes).into()
             };
             return out;
         }
@@ -181,7 +181,7 @@ impl StepScorer for JudgedScorer<'_> {
         } else {
             format!("rules+{by}")
         };
-        let mut out = StepScore::from_metrics(&scored_by, metrics, text, failure);
+        let mut out = StepScore::from_metrics(scored_by, metrics, text, failure);
         out.judge_missing = !missing.is_empty();
         out
     }

@@ -9,6 +9,7 @@
 //! synchronous and object-safe: an async judge resolves its verdicts first
 //! and then answers from memory through this same interface.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde_json::Value;
@@ -101,8 +102,8 @@ pub struct StepScore {
     /// Sub-scores the scorer could give, a subset of [`Metric::for_type`].
     pub metrics: Vec<(Metric, f64)>,
     /// `rules`, `judge:<model>`, …; `none` for N/A.
-    pub scored_by: String,
-    pub notes: String,
+    pub scored_by: Cow<'static, str>,
+    pub notes: Cow<'static, str>,
     /// The failure subcategory, when the scorer can name it.
     pub failure: Option<Failure>,
     /// A judge was asked for some metric of this step and gave no score (an error, the
@@ -113,7 +114,7 @@ pub struct StepScore {
 
 impl StepScore {
     /// Not scored, with the reason.
-    pub fn not_applicable(reason: impl Into<String>) -> Self {
+    pub fn not_applicable(reason: impl Into<Cow<'static, str>>) -> Self {
         Self {
             score: None,
             metrics: Vec::new(),
@@ -127,16 +128,16 @@ impl StepScore {
     /// Scored from sub-scores: the overall score is the lowest sub-score
     /// (a certain defect in any metric is a defect of the step).
     pub fn from_metrics(
-        scored_by: &str,
+        scored_by: impl Into<Cow<'static, str>>,
         metrics: Vec<(Metric, f64)>,
-        notes: impl Into<String>,
+        notes: impl Into<Cow<'static, str>>,
         failure: Option<Failure>,
     ) -> Self {
         let score = metrics.iter().map(|(_, s)| *s).reduce(f64::min);
         let scored_by = if score.is_some() {
-            scored_by.to_owned()
+            scored_by.into()
         } else {
-            "none".to_owned()
+            Cow::Borrowed("none")
         };
         Self {
             score,

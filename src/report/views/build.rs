@@ -330,7 +330,7 @@ fn trim(case: &mut CaseReport) -> usize {
         cp.notes = cut(&cp.notes);
     }
     for s in &mut case.steps {
-        s.notes = cut(&s.notes);
+        s.notes = cut(&s.notes).into();
     }
     if let Some(e) = &mut case.error {
         e.message = cut(&e.message);

@@ -168,7 +168,7 @@ pub(super) fn case_view(
             notes: match &s.propagated_from {
                 Some(root) if s.notes.is_empty() => format!("from {root}"),
                 Some(root) => format!("from {root}: {}", s.notes),
-                None => s.notes.clone(),
+                None => s.notes.clone().into_owned(),
             },
         })
         .collect();
