@@ -6,6 +6,7 @@
 
 mod agent_names;
 mod assemble;
+pub(crate) mod attr_list;
 mod attribute_map;
 mod chat;
 pub(crate) mod conversation;

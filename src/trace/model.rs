@@ -11,6 +11,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::attr_list::Attributes;
+
 /// A JSON value shared between the trace and the steps read from it (a tool
 /// call's arguments and result appear in the span, its PARAMGEN and its
 /// EXEC; one copy in memory, issue 22/25).
@@ -165,8 +167,8 @@ pub struct Span {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
     /// Remaining attributes, flattened to dotted keys, values as JSON.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub attributes: BTreeMap<String, Value>,
+    #[serde(default, skip_serializing_if = "Attributes::is_empty")]
+    pub attributes: Attributes,
 }
 
 impl Span {
@@ -190,7 +192,7 @@ impl Span {
             status: Status::default(),
             tokens: None,
             cost: None,
-            attributes: BTreeMap::new(),
+            attributes: Attributes::default(),
         }
     }
 

@@ -20,7 +20,7 @@ use crate::trace::detect::{Layout, Plan};
 use crate::trace::error::TraceError;
 use crate::trace::ids::id_from_value;
 use crate::trace::input::Input;
-use crate::trace::json::{decode_embedded, flatten_into, lenient_f64, lenient_u64, text_of};
+use crate::trace::json::{Attrs, decode_embedded, flatten_into, lenient_f64, lenient_u64, text_of};
 use crate::trace::model::{Span, SpanKind, Status, StatusCode, ToolExecution, Trace, TraceFormat};
 use crate::trace::otel::status_code_text;
 use crate::trace::time::{Numeric, time_ns};
@@ -231,9 +231,11 @@ fn span_of(event: ToolEvent, seq: usize, line: usize, warnings: &mut Vec<String>
         span.attributes
             .insert("span_type".to_owned(), Value::String(kind));
     }
+    let mut extra = Attrs::new();
     for (key, value) in event.extra {
-        flatten_into(&key, value, &mut span.attributes);
+        flatten_into(&key, value, &mut extra);
     }
+    span.attributes.extend(extra);
     span
 }
 
