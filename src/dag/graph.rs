@@ -80,8 +80,20 @@ impl Dag {
             }
         }
         kept.sort_by_key(|e| (e.from, e.to));
-        let mut parents = vec![Vec::new(); n];
-        let mut children = vec![Vec::new(); n];
+        // Lists of the exact length (most nodes have one parent and one
+        // child; a growing `Vec` makes room for four) and no spare room in
+        // the node list the builder grew: a large trace has hundreds of
+        // thousands of nodes (issue 25).
+        nodes.shrink_to_fit();
+        let mut in_degree = vec![0usize; n];
+        let mut out_degree = vec![0usize; n];
+        for e in &kept {
+            in_degree[e.to] += 1;
+            out_degree[e.from] += 1;
+        }
+        let mut parents: Vec<Vec<usize>> = in_degree.into_iter().map(Vec::with_capacity).collect();
+        let mut children: Vec<Vec<usize>> =
+            out_degree.into_iter().map(Vec::with_capacity).collect();
         for e in &kept {
             parents[e.to].push(e.from);
             children[e.from].push(e.to);

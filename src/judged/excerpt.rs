@@ -106,7 +106,7 @@ fn entry(span: &Span) -> String {
         SpanKind::User => {
             if let Some(text) = span
                 .output_text()
-                .or_else(|| span.input.as_ref().map(compact))
+                .or_else(|| span.input.as_deref().map(compact))
             {
                 lines.push(format!("  says: {}", one_line(&text, FIELD_CHARS)));
             }

@@ -27,5 +27,5 @@ pub use run::RootCauseStatus;
 pub use run::RunReport;
 pub use run::Scores;
 pub use run::StepResult;
-pub use step_metrics::StepMetrics;
 pub use run::Tier;
+pub use step_metrics::StepMetrics;

@@ -28,6 +28,9 @@ impl Attributes {
         match self.position(&key) {
             Ok(i) => Some(std::mem::replace(&mut self.0[i].1, value)),
             Err(i) => {
+                // One at a time: a span keeps a few, and `Vec`'s first
+                // growth would make room for four.
+                self.0.reserve_exact(1);
                 self.0.insert(i, (key, value));
                 None
             }
@@ -132,15 +135,26 @@ mod tests {
         let mut list = Attributes::default();
         let mut map = BTreeMap::new();
         for (k, v) in adds.clone() {
-            assert_eq!(list.insert(k.to_owned(), v.clone()), map.insert(k.to_owned(), v));
+            assert_eq!(
+                list.insert(k.to_owned(), v.clone()),
+                map.insert(k.to_owned(), v)
+            );
         }
-        assert_eq!(serde_json::to_string(&list).unwrap(), serde_json::to_string(&map).unwrap());
+        assert_eq!(
+            serde_json::to_string(&list).unwrap(),
+            serde_json::to_string(&map).unwrap()
+        );
         assert_eq!(list.get("a"), Some(&json!("two")));
         assert_eq!(list.get("z"), None);
 
-        let extended: Attributes = adds.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
-        let collected: BTreeMap<String, Value> =
-            adds.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
+        let extended: Attributes = adds
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect();
+        let collected: BTreeMap<String, Value> = adds
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect();
         assert_eq!(extended, list);
         assert_eq!(
             serde_json::to_string(&extended).unwrap(),
@@ -156,10 +170,15 @@ mod tests {
             .collect();
         list.extend([("k".to_owned(), json!(3)), ("a".to_owned(), json!(0))]);
         assert_eq!(
-            list.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
+            list.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>(),
             ["a=0", "k=3", "m=2"]
         );
         let read: Attributes = serde_json::from_str(r#"{"z":1,"a":{"b":2},"z":3}"#).unwrap();
-        assert_eq!(serde_json::to_string(&read).unwrap(), r#"{"a":{"b":2},"z":3}"#);
+        assert_eq!(
+            serde_json::to_string(&read).unwrap(),
+            r#"{"a":{"b":2},"z":3}"#
+        );
     }
 }

@@ -384,7 +384,7 @@ fn tool_span(
             message: None,
         }
     };
-    span.tool = Some(tool);
+    span.tool = Some(Box::new(tool));
     span
 }
 

@@ -94,13 +94,13 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
         }
         if let Some(output) = attrs.remove("gen_ai.output") {
             span.output
-                .get_or_insert(decode_output(output, output_is_json));
+                .get_or_insert(Box::new(decode_output(output, output_is_json)));
         }
         if let Some(input) = attrs.remove("input") {
-            span.input.get_or_insert(decode_embedded(input));
+            span.input.get_or_insert(Box::new(decode_embedded(input)));
         }
         if let Some(output) = attrs.remove("output") {
-            span.output.get_or_insert(decode_embedded(output));
+            span.output.get_or_insert(Box::new(decode_embedded(output)));
         }
     }
 }
@@ -271,13 +271,15 @@ fn take_tool(span: &mut Span, attrs: &mut Attrs, output_is_json: bool) {
         .or(handoff)
         .or_else(|| name_suffix(&span.name, &["execute_tool", "call_tool"]))
         .unwrap_or_else(|| span.name.clone());
-    let tool = span.tool.get_or_insert_with(|| ToolExecution {
-        arguments_text: None,
-        result_text: None,
-        name: name.clone(),
-        call_id: None,
-        arguments: None,
-        result: None,
+    let tool = span.tool.get_or_insert_with(|| {
+        Box::new(ToolExecution {
+            arguments_text: None,
+            result_text: None,
+            name: name.clone(),
+            call_id: None,
+            arguments: None,
+            result: None,
+        })
     });
     if tool.call_id.is_none() {
         tool.call_id = take_text(attrs, "gen_ai.tool.call.id");

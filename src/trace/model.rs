@@ -146,7 +146,7 @@ pub struct Span {
     pub model: Option<String>,
     /// Set on tool-execution spans.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool: Option<ToolExecution>,
+    pub tool: Option<Box<ToolExecution>>,
     /// Messages the span received (LLM spans), normalised.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub input_messages: Vec<Message>,
@@ -156,10 +156,10 @@ pub struct Span {
     pub output_messages: Vec<Message>,
     /// Generic input when it is not a message list (`input.value`, chain inputs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input: Option<Value>,
+    pub input: Option<Box<Value>>,
     /// Generic output when it is not a message list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<Value>,
+    pub output: Option<Box<Value>>,
     pub status: Status,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<Tokens>,
@@ -244,7 +244,7 @@ impl Span {
         if !from_messages.is_empty() {
             return Some(from_messages.join("\n"));
         }
-        match &self.output {
+        match self.output.as_deref() {
             Some(Value::String(s)) => Some(s.clone()),
             Some(Value::Null) | None => None,
             Some(other) => Some(other.to_string()),

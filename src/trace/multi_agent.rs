@@ -139,14 +139,14 @@ fn turn_span(i: usize, turn: Turn) -> Span {
     } else if let Some(terminal) = TERMINALS.iter().find(|t| who == **t) {
         let mut span = Span::new(&id, *terminal, SpanKind::Tool, i + 1);
         span.status = terminal_status(&content);
-        span.tool = Some(ToolExecution {
+        span.tool = Some(Box::new(ToolExecution {
             arguments_text: None,
             result_text: None,
             name: (*terminal).to_owned(),
             call_id: None,
             arguments: None,
             result: Some(Value::String(content.clone()).into()),
-        });
+        }));
         span
     } else {
         Span::new(&id, raw_speaker, SpanKind::Llm, i + 1)

@@ -109,20 +109,20 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
             }
             Err(output) => output,
         });
-        span.tool.get_or_insert(ToolExecution {
+        span.tool.get_or_insert(Box::new(ToolExecution {
             arguments_text: None,
             result_text: None,
             name,
             call_id,
             arguments: arguments.map(Into::into),
             result: result.map(Into::into),
-        });
+        }));
     } else {
         if let Some(input) = input {
-            span.input.get_or_insert(input);
+            span.input.get_or_insert(Box::new(input));
         }
         if let Some(output) = output {
-            span.output.get_or_insert(output);
+            span.output.get_or_insert(Box::new(output));
         }
     }
 }

@@ -236,14 +236,14 @@ fn step_spans(
     );
     tool.parent = Some("root".to_owned());
     tool.status = observation_status(&observation);
-    tool.tool = Some(ToolExecution {
+    tool.tool = Some(Box::new(ToolExecution {
         arguments_text: None,
         result_text: None,
         name: call.name.clone(),
         call_id: call.id.clone(),
         arguments: Some(call.arguments.clone().into()),
         result: Some(Value::String(observation).into()),
-    });
+    }));
     tool.attributes
         .insert(Span::REQUESTED_BY.to_owned(), Value::String(llm_id));
     if let Some(seconds) = step.execution_time.as_ref().and_then(lenient_f64) {

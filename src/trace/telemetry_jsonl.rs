@@ -219,14 +219,14 @@ fn span_of(event: ToolEvent, seq: usize, line: usize, warnings: &mut Vec<String>
         event.error.as_ref(),
         event.exit_code.as_ref(),
     );
-    span.tool = Some(ToolExecution {
+    span.tool = Some(Box::new(ToolExecution {
         arguments_text: None,
         result_text: None,
         name: event.tool_name,
         call_id: None,
         arguments: event.args.map(|v| decode_embedded(v).into()),
         result: event.result.map(|v| decode_embedded(v).into()),
-    });
+    }));
     if let Some(kind) = event.span_type {
         span.attributes
             .insert("span_type".to_owned(), Value::String(kind));

@@ -140,8 +140,8 @@ impl EventLog {
                         ),
                         (None, EventKind::Tool) => (
                             Some(s.name.clone()),
-                            own(s.input.as_ref()),
-                            own(s.output.as_ref()),
+                            own(s.input.as_deref()),
+                            own(s.output.as_deref()),
                         ),
                         (None, _) => (None, null(), null()),
                     };

@@ -252,12 +252,14 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
     let score_values: Vec<Option<f64>> = scores.iter().map(|s| s.score).collect();
     let q = workflow_quality(&dag, &score_values);
 
+    // The scores are consumed here, not cloned: with both lists alive a
+    // large trace's evaluation peaked at twice its steps (issue 25).
     let steps: Vec<StepResult> = dag
         .nodes
         .iter()
+        .zip(scores)
         .enumerate()
-        .map(|(i, node)| {
-            let s = &scores[i];
+        .map(|(i, (node, s))| {
             let failed = verdicts[i].failed;
             let (root_cause, propagated_from) = match attributions[i] {
                 Attribution::Pass => (false, None),
@@ -270,7 +272,7 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
                 name: node.name.clone(),
                 span_id: node.span_id.clone(),
                 score: s.score,
-                scored_by: s.scored_by.clone(),
+                scored_by: s.scored_by,
                 failed,
                 root_cause,
                 propagated_from,
@@ -279,13 +281,9 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
                     .filter(|_| failed)
                     .map(super::taxonomy::Failure::label),
                 workflow_step: matched.as_ref().and_then(|m| m.assignments[i].clone()),
-                notes: s.notes.clone(),
+                notes: s.notes,
                 compensated: node.compensated,
-                metrics: s
-                    .metrics
-                    .iter()
-                    .map(|(m, v)| (m.as_str(), *v))
-                    .collect(),
+                metrics: s.metrics.iter().map(|(m, v)| (m.as_str(), *v)).collect(),
                 agent: node.agent.clone(),
                 attempt: node.attempt.map(|a| StepAttempt {
                     number: a.number,
