@@ -42,36 +42,41 @@ pub struct NodeView<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct EdgeView<'a> {
-    pub from: &'a str,
-    pub to: &'a str,
-    pub kind: EdgeKind,
+struct EdgeView<'a> {
+    from: &'a str,
+    to: &'a str,
+    kind: EdgeKind,
 }
 
-/// The whole scored DAG, ready to serialize.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The whole scored DAG, ready to serialize. Its nodes and edges are
+/// written from the DAG as they are serialized: a view of a trace with
+/// 100,000 steps holds no list of them, and no step's output preview
+/// outlives its own line of JSON (issue 25).
+#[derive(Debug, Clone, Serialize)]
 pub struct DagView<'a> {
     pub status: DagStatus,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     pub notes: &'a [String],
     pub workflow_quality: Option<f64>,
-    pub nodes: Vec<NodeView<'a>>,
-    pub edges: Vec<EdgeView<'a>>,
+    pub nodes: NodeViews<'a>,
+    pub edges: EdgeViews<'a>,
     pub deviations: &'a [Deviation],
 }
 
-impl<'a> DagView<'a> {
-    /// Join the DAG with its scored steps (`steps[i]` is node `i`).
-    pub fn new(
-        dag: &'a Dag,
-        steps: &'a [StepResult],
-        deviations: &'a [Deviation],
-        workflow_quality: Option<f64>,
-    ) -> Self {
-        let nodes = dag
+/// The nodes of a [`DagView`]: node `i` joined with `steps[i]`.
+#[derive(Debug, Clone, Copy)]
+pub struct NodeViews<'a> {
+    dag: &'a Dag,
+    steps: &'a [StepResult],
+}
+
+impl<'a> NodeViews<'a> {
+    /// The views in node order (as many as there are both nodes and steps).
+    pub fn iter(&self) -> impl Iterator<Item = NodeView<'a>> + 'a {
+        self.dag
             .nodes
             .iter()
-            .zip(steps)
+            .zip(self.steps)
             .map(|(node, step)| NodeView {
                 step,
                 agent: node.agent.as_deref(),
@@ -83,22 +88,56 @@ impl<'a> DagView<'a> {
                 final_answer: node.final_answer,
                 synthetic: node.synthetic,
             })
-            .collect();
-        let edges = dag
-            .edges
-            .iter()
-            .map(|e| EdgeView {
-                from: &dag.nodes[e.from].id,
-                to: &dag.nodes[e.to].id,
+    }
+}
+
+impl Serialize for NodeViews<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq as _;
+        let mut seq = serializer.serialize_seq(Some(self.dag.nodes.len().min(self.steps.len())))?;
+        for view in self.iter() {
+            seq.serialize_element(&view)?;
+        }
+        seq.end()
+    }
+}
+
+/// The edges of a [`DagView`], by step id.
+#[derive(Debug, Clone, Copy)]
+pub struct EdgeViews<'a> {
+    dag: &'a Dag,
+}
+
+impl Serialize for EdgeViews<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq as _;
+        let nodes = &self.dag.nodes;
+        let mut seq = serializer.serialize_seq(Some(self.dag.edges.len()))?;
+        for e in &self.dag.edges {
+            seq.serialize_element(&EdgeView {
+                from: &nodes[e.from].id,
+                to: &nodes[e.to].id,
                 kind: e.kind,
-            })
-            .collect();
+            })?;
+        }
+        seq.end()
+    }
+}
+
+impl<'a> DagView<'a> {
+    /// Join the DAG with its scored steps (`steps[i]` is node `i`).
+    pub fn new(
+        dag: &'a Dag,
+        steps: &'a [StepResult],
+        deviations: &'a [Deviation],
+        workflow_quality: Option<f64>,
+    ) -> Self {
         Self {
             status: dag.status,
             notes: &dag.notes,
             workflow_quality,
-            nodes,
-            edges,
+            nodes: NodeViews { dag, steps },
+            edges: EdgeViews { dag },
             deviations,
         }
     }

@@ -66,7 +66,7 @@ fn tools_of(traces: &[DraftTrace<'_>]) -> BTreeMap<String, Seen> {
             for call in span.output_messages.iter().flat_map(|m| &m.tool_calls) {
                 let seen = requested.entry(call.name.clone()).or_default();
                 if !call.arguments.is_null() {
-                    seen.args.push(call.arguments.clone());
+                    seen.args.push((*call.arguments).clone());
                 }
                 asked.insert(&call.name);
             }

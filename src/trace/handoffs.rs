@@ -88,14 +88,11 @@ pub(crate) fn link_handoffs(spans: &mut [Span]) {
         tool.call_id.clone_from(&request.id);
         // The span records the agent handing off (`triage_agent`), not
         // arguments: the request's are the call's (none: `{}`).
-        tool.arguments = Some(
-            if request.arguments.is_null() {
-                serde_json::json!({})
-            } else {
-                request.arguments
-            }
-            .into(),
-        );
+        tool.arguments = Some(if request.arguments.is_null() {
+            serde_json::json!({}).into()
+        } else {
+            request.arguments
+        });
         tool.arguments_text = request.arguments_text;
         if let Some(id) = request.id {
             taken.insert(id);

@@ -270,7 +270,7 @@ pub(crate) fn tool_call_from_value(value: &Value) -> Option<ToolCall> {
             .or_else(|| str_field(obj, "call_id"))
             .map(str::to_owned),
         name: name.to_owned(),
-        arguments,
+        arguments: arguments.into(),
     })
 }
 

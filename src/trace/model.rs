@@ -280,8 +280,10 @@ pub struct ToolCall {
     pub id: Option<String>,
     pub name: String,
     /// Decoded like [`ToolExecution::arguments`]; `Value::Null` when absent.
+    /// Shared with the tool span that ran the call and with the DAG's
+    /// PARAMGEN, as [`ToolExecution::arguments`] is.
     #[serde(default)]
-    pub arguments: Value,
+    pub arguments: SharedValue,
     /// The arguments as recorded, when they were JSON text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments_text: Option<String>,

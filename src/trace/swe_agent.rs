@@ -194,7 +194,7 @@ fn step_spans(
             arguments_text: None,
             id: None,
             name: command.to_owned(),
-            arguments: Value::String(rest.trim().to_owned()),
+            arguments: Value::String(rest.trim().to_owned()).into(),
         }]
     } else {
         if real_calls.len() > 1 {
@@ -241,7 +241,7 @@ fn step_spans(
         result_text: None,
         name: call.name.clone(),
         call_id: call.id.clone(),
-        arguments: Some(call.arguments.clone().into()),
+        arguments: Some(call.arguments.clone()),
         result: Some(Value::String(observation).into()),
     }));
     tool.attributes

@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use crate::trace::json::text_of;
-use crate::trace::model::Span;
+use crate::trace::model::{SharedValue, Span};
 
 /// Give every tool execution with bare arguments the arguments of the call
 /// the model requested with the same id. `spans` are in time order; when an
@@ -34,7 +34,7 @@ pub(crate) fn recover_arguments(spans: &mut [Span], warnings: &mut Vec<String>) 
     // Requests by id: (position of the requesting span, arguments). A
     // span's own output comes first; assistant messages replayed in a later
     // call's input are a fallback for spans that record no output.
-    let mut requests: HashMap<String, Vec<(usize, Value)>> = HashMap::new();
+    let mut requests: HashMap<String, Vec<(usize, SharedValue)>> = HashMap::new();
     for (at, span) in spans.iter().enumerate() {
         let replayed = span
             .input_messages
