@@ -44,15 +44,18 @@ pub(crate) struct ChatMessage {
 }
 
 impl ChatMessage {
-    fn to_message(&self) -> Message {
+    /// The normalised message; consumes the logged one, so a long chat is
+    /// not held twice while its spans are built (issue 25).
+    fn into_message(self) -> Message {
         let mut map = Map::new();
-        map.insert("role".to_owned(), Value::String(self.role.clone()));
+        let role = self.role;
+        map.insert("role".to_owned(), Value::String(role.clone()));
         let fields = [
-            ("content", self.content.clone()),
-            ("tool_calls", self.tool_calls.clone().map(Value::Array)),
-            ("tool_call_id", self.tool_call_id.clone().map(Value::String)),
-            ("name", self.name.clone().map(Value::String)),
-            ("function_call", self.function_call.clone()),
+            ("content", self.content),
+            ("tool_calls", self.tool_calls.map(Value::Array)),
+            ("tool_call_id", self.tool_call_id.map(Value::String)),
+            ("name", self.name.map(Value::String)),
+            ("function_call", self.function_call),
         ];
         for (key, value) in fields {
             if let Some(value) = value {
@@ -60,7 +63,7 @@ impl ChatMessage {
             }
         }
         let mut lossless = true;
-        message_from_object(&map, &self.role, &mut lossless)
+        message_from_object(&map, &role, &mut lossless)
     }
 }
 
@@ -108,7 +111,7 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
         }
         (Layout::Document, true) => {
             let messages: Vec<ChatMessage> = input.parse_document("an array of chat messages")?;
-            Ok(vec![build(stem, &messages, BTreeMap::new())])
+            Ok(vec![build(stem, messages, BTreeMap::new())])
         }
         (Layout::Document, false) if episodes => Ok(vec![episode(
             input.parse_document("a tau-bench episode")?,
@@ -142,7 +145,7 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
                 .values::<ChatMessage>("a chat message")
                 .map(|record| record.map(|r| r.value))
                 .collect::<Result<Vec<_>, _>>()?;
-            Ok(vec![build(stem, &messages, BTreeMap::new())])
+            Ok(vec![build(stem, messages, BTreeMap::new())])
         }
     }
 }
@@ -157,7 +160,7 @@ fn document(doc: MessagesDocument, fallback_id: String) -> Trace {
         .metadata
         .map(|m| m.into_iter().collect())
         .unwrap_or_default();
-    build(id, &doc.messages, metadata)
+    build(id, doc.messages, metadata)
 }
 
 fn episode(e: Episode, stem: &str, index: Option<usize>) -> Trace {
@@ -194,7 +197,7 @@ fn episode(e: Episode, stem: &str, index: Option<usize>) -> Trace {
             }
         }
     }
-    build(id, &e.traj, metadata)
+    build(id, e.traj, metadata)
 }
 
 /// A tool call waiting for its result.
@@ -257,18 +260,20 @@ impl Calls {
     }
 }
 
-fn build(id: String, messages: &[ChatMessage], metadata: BTreeMap<String, Value>) -> Trace {
+fn build(id: String, messages: Vec<ChatMessage>, metadata: BTreeMap<String, Value>) -> Trace {
     let mut draft = Draft::new(id, TraceFormat::ChatMessages);
     draft.metadata = metadata;
+    draft.spans.reserve_exact(messages.len() + 1);
     draft
         .spans
         .push(Span::new("root", "agent", SpanKind::Agent, 0));
     let mut context: Vec<Message> = Vec::new();
     let mut pending = Calls::default();
-    for (i, raw) in messages.iter().enumerate() {
-        let message = raw.to_message();
-        let id = format!("m{i}");
+    for (i, raw) in messages.into_iter().enumerate() {
         let role = raw.role.to_ascii_lowercase();
+        let logged_role = raw.role.clone();
+        let message = raw.into_message();
+        let id = format!("m{i}");
         let mut span = match role.as_str() {
             "system" | "developer" => {
                 context.push(message);
@@ -295,7 +300,7 @@ fn build(id: String, messages: &[ChatMessage], metadata: BTreeMap<String, Value>
                 span
             }
             _ => {
-                let mut span = Span::new(&id, raw.role.clone(), SpanKind::Other, i + 1);
+                let mut span = Span::new(&id, logged_role, SpanKind::Other, i + 1);
                 span.output_messages.push(message.clone());
                 context.push(message);
                 span

@@ -345,21 +345,34 @@ impl Trace {
     #[must_use]
     pub fn finish(mut self) -> Self {
         self.spans.sort_by_key(Span::order_key);
-        let ids: std::collections::BTreeSet<String> =
-            self.spans.iter().map(|s| s.id.clone()).collect();
+        // Spans whose parent is not in the trace (or is themselves). The ids
+        // are borrowed, not copied: a copy of every id was a tenth of a
+        // large chat's peak memory (issue 25).
+        let orphans: Vec<usize> = {
+            let ids: rustc_hash::FxHashSet<&str> =
+                self.spans.iter().map(|s| s.id.as_str()).collect();
+            self.spans
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| {
+                    s.parent
+                        .as_deref()
+                        .is_some_and(|p| !ids.contains(p) || p == s.id)
+                })
+                .map(|(i, _)| i)
+                .collect()
+        };
         let root = self
             .spans
             .iter()
             .find(|s| s.parent.is_none())
             .map(|s| s.id.clone());
         let mut warnings = Vec::new();
-        for span in &mut self.spans {
+        for i in orphans {
+            let span = &mut self.spans[i];
             let Some(parent) = span.parent.clone() else {
                 continue;
             };
-            if ids.contains(&parent) && parent != span.id {
-                continue;
-            }
             let target = root.clone().filter(|r| *r != span.id);
             warnings.push(format!(
                 "span `{}` ({}) names parent `{parent}`, which is not in the trace; attached to {}",
