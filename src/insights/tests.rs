@@ -1,8 +1,6 @@
 //! Recurring issues: grouping, ids, the baseline diff (new / grew / gone)
 //! and determinism, on synthetic case reports.
 
-use std::collections::BTreeMap;
-
 use super::diff::{diff, grew_rule};
 use super::*;
 use crate::model::run::{
@@ -29,9 +27,9 @@ fn step(id: &str, t: StepType, name: &str, agent: Option<&str>, notes: &str) -> 
             l3: "tool_error_response".into(),
         }),
         workflow_step: None,
-        notes: notes.into(),
+        notes: notes.to_owned().into(),
         compensated: false,
-        metrics: BTreeMap::new(),
+        metrics: Default::default(),
         attempt: None,
         judge_missing: false,
     }
@@ -249,7 +247,7 @@ fn judged_run(by: &str, prose: &[String]) -> Vec<CaseReport> {
                 Some("support_agent"),
                 &format!("rules: the plan names no tool; {by}: success 2: {why}"),
             );
-            plan.scored_by = format!("rules+{by}");
+            plan.scored_by = format!("rules+{by}").into();
             let mut cp = failed_checkpoint("T3-01", &format!("{why} (span 00ab{i:04})"));
             cp.tier = 3;
             cp.result = CheckpointState::Partial;

@@ -176,14 +176,14 @@ mod tests {
             spans.push(s);
         }
         let mut t = Span::new("tool1", "execute_tool lookup", SpanKind::Tool, n);
-        t.tool = Some(ToolExecution {
+        t.tool = Some(Box::new(ToolExecution {
             arguments_text: None,
             result_text: None,
             name: "lookup".into(),
             call_id: None,
             arguments: Some(serde_json::json!({"id": "A-1"}).into()),
             result: Some(serde_json::json!({"balance": 12}).into()),
-        });
+        }));
         t.status = Status::error("boom");
         spans.push(t);
         Trace {

@@ -37,6 +37,10 @@ impl Attributes {
         }
     }
 
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.position(key).is_ok()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -52,6 +56,15 @@ impl Attributes {
 
     fn position(&self, key: &str) -> Result<usize, usize> {
         self.0.binary_search_by(|(k, _)| k.as_str().cmp(key))
+    }
+}
+
+/// `attributes["key"]`, as on a map: panics when the span has no such key.
+impl std::ops::Index<&str> for Attributes {
+    type Output = Value;
+    fn index(&self, key: &str) -> &Value {
+        self.get(key)
+            .unwrap_or_else(|| panic!("the span has no attribute `{key}`"))
     }
 }
 

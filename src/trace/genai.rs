@@ -370,7 +370,10 @@ mod tests {
         let call = span.requested_tool_calls().next().unwrap();
         assert_eq!(
             (call.name.as_str(), &call.arguments),
-            ("get_current_time", &json!({"timezone": "UTC"}))
+            (
+                "get_current_time",
+                &std::sync::Arc::new(json!({"timezone": "UTC"}))
+            )
         );
         assert_eq!(
             attrs.keys().collect::<Vec<_>>(),
@@ -410,7 +413,7 @@ mod tests {
         assert_eq!(span.input_messages[0].content, "hi");
         assert_eq!(
             span.output_messages[0].tool_calls[0].arguments,
-            json!({"q": 1})
+            std::sync::Arc::new(json!({"q": 1}))
         );
         assert_eq!(attrs.get("gen_ai.provider.name"), Some(&json!("openai")));
         assert!(!attrs.contains_key("gen_ai.system"));

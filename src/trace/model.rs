@@ -456,7 +456,7 @@ mod tests {
     #[test]
     fn output_text_prefers_messages_and_renders_json() {
         let mut s = Span::new("x", "chat", SpanKind::Llm, 0);
-        s.output = Some(serde_json::json!({"a": 1}));
+        s.output = Some(Box::new(serde_json::json!({"a": 1})));
         assert_eq!(s.output_text().as_deref(), Some(r#"{"a":1}"#));
         s.output_messages.push(Message {
             role: "assistant".into(),

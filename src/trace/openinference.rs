@@ -290,7 +290,10 @@ mod tests {
             (call.id.as_deref(), call.name.as_str()),
             (Some("1234"), "get_weather")
         );
-        assert_eq!(call.arguments, json!({"location": "Paris"}));
+        assert_eq!(
+            call.arguments,
+            std::sync::Arc::new(json!({"location": "Paris"}))
+        );
         assert_eq!(
             span.tokens,
             Some(Tokens {

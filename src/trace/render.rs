@@ -205,14 +205,14 @@ mod tests {
         tool.parent = Some("r".into());
         tool.agent = Some("helper".into());
         tool.status = Status::error("boom\nstack");
-        tool.tool = Some(ToolExecution {
+        tool.tool = Some(Box::new(ToolExecution {
             arguments_text: None,
             result_text: None,
             name: "search".into(),
             call_id: Some("c1".into()),
             arguments: Some(serde_json::json!({"q": "x"}).into()),
             result: None,
-        });
+        }));
         let trace = Trace {
             id: "t".into(),
             format: TraceFormat::OtelSdk,

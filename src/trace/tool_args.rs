@@ -116,7 +116,7 @@ mod tests {
                 arguments_text: None,
                 id: Some(call_id.into()),
                 name: "get_weather".into(),
-                arguments: args,
+                arguments: args.into(),
             }],
             ..Message::default()
         });
@@ -125,14 +125,14 @@ mod tests {
 
     fn tool(id: &str, seq: usize, call_id: Option<&str>, args: Option<Value>) -> Span {
         let mut s = Span::new(id, "get_weather", SpanKind::Tool, seq);
-        s.tool = Some(ToolExecution {
+        s.tool = Some(Box::new(ToolExecution {
             arguments_text: None,
             result_text: None,
             name: "get_weather".into(),
             call_id: call_id.map(str::to_owned),
             arguments: args.map(Into::into),
             result: None,
-        });
+        }));
         s
     }
 

@@ -1,8 +1,6 @@
 //! Judge coverage (issue 21): a judge-fed metric is compared only over the cases judged on
 //! the same footing on both sides, and a gating one left without enough fails closed.
 
-use std::collections::BTreeMap;
-
 use super::fixtures::{case, metric, report, run};
 use crate::model::compare::{MetricStatus, Verdict};
 use crate::model::run::{CaseReport, CheckpointResult, CheckpointState, NaKind, StepResult};
@@ -18,15 +16,15 @@ fn plan(score: f64, scored_by: &str, judge_missing: bool) -> StepResult {
         name: "plan".into(),
         span_id: None,
         score: Some(score),
-        scored_by: scored_by.into(),
+        scored_by: scored_by.to_owned().into(),
         failed: false,
         root_cause: false,
         propagated_from: None,
         taxonomy: None,
         workflow_step: None,
-        notes: String::new(),
+        notes: "".into(),
         compensated: false,
-        metrics: BTreeMap::new(),
+        metrics: Default::default(),
         agent: None,
         attempt: None,
         judge_missing,

@@ -234,7 +234,7 @@ mod tests {
             &[(Metric::Success, 5.0), (Metric::ResultValidity, 5.0)],
         );
         let s = JudgedScorer::new(&j).score(&input(&node, &catalog));
-        assert_eq!((s.score, s.scored_by.as_str()), (Some(1.0), "rules"));
+        assert_eq!((s.score, s.scored_by.as_ref()), (Some(1.0), "rules"));
     }
 
     #[test]

@@ -36,7 +36,7 @@ impl TraceBuilder {
 
     pub(super) fn user(&mut self, text: &str) -> &mut Span {
         let s = self.push(SpanKind::User, "user");
-        s.input = Some(Value::String(text.into()));
+        s.input = Some(Box::new(Value::String(text.into())));
         s
     }
 
@@ -52,7 +52,7 @@ impl TraceBuilder {
                     arguments_text: None,
                     id: (!id.is_empty()).then(|| (*id).to_owned()),
                     name: (*name).into(),
-                    arguments: args.clone(),
+                    arguments: args.clone().into(),
                 })
                 .collect(),
             ..Message::default()
@@ -69,14 +69,14 @@ impl TraceBuilder {
         result: Value,
     ) -> &mut Span {
         let s = self.push(SpanKind::Tool, name);
-        s.tool = Some(ToolExecution {
+        s.tool = Some(Box::new(ToolExecution {
             arguments_text: None,
             result_text: None,
             name: name.into(),
             call_id: (!call_id.is_empty()).then(|| call_id.to_owned()),
             arguments: args.map(Into::into),
             result: Some(result.into()),
-        });
+        }));
         s
     }
 

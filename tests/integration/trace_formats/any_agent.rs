@@ -236,7 +236,7 @@ fn llm_spans_carry_the_requested_calls_tokens_and_costs() {
     let calls: Vec<_> = first.requested_tool_calls().collect();
     assert_eq!(calls.len(), 1);
     assert_eq!(
-        (calls[0].name.as_str(), &calls[0].arguments),
+        (calls[0].name.as_str(), &*calls[0].arguments),
         ("get_current_time", &json!({"timezone": "America/New_York"}))
     );
     let tool = span(&trace, "14962216559073945637").tool.as_ref().unwrap();
@@ -288,7 +288,7 @@ fn framework_dialects_of_tool_results_are_decoded_faithfully() {
         .next()
         .unwrap();
     assert_eq!(
-        (first_call.name.as_str(), &first_call.arguments),
+        (first_call.name.as_str(), &*first_call.arguments),
         ("get_current_time", &json!({}))
     );
     // LangChain's last-but-one LLM answer is plain text.

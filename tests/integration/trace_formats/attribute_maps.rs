@@ -35,7 +35,7 @@ fn assert_weather_conversation(input: &[Message], file: &str) {
         (Some("1234"), "get_weather"),
         "{file}"
     );
-    assert_eq!(call.arguments, json!({"location": "Paris"}), "{file}");
+    assert_eq!(*call.arguments, json!({"location": "Paris"}), "{file}");
     assert_eq!(
         (input[2].role.as_str(), input[2].content.as_str()),
         ("tool", "rainy, 57°F"),

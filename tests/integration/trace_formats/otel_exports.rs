@@ -101,7 +101,7 @@ fn otlp_jsonl_batches_merge_into_one_genai_trace() {
     );
     let call = first.requested_tool_calls().next().unwrap();
     assert_eq!(
-        (call.id.as_deref(), &call.arguments),
+        (call.id.as_deref(), &*call.arguments),
         (Some("call_1"), &json!({"account_id": "A17"}))
     );
 
@@ -193,8 +193,8 @@ fn python_sdk_json_lines_with_hex_ids_and_iso_times() {
         StatusCode::Unset
     );
     assert_eq!(
-        span(&trace, "1f2e3d4c5b6a7988").input,
-        Some(json!("refund policy"))
+        span(&trace, "1f2e3d4c5b6a7988").input.as_deref(),
+        Some(&json!("refund policy"))
     );
     assert_eq!(
         trace.metadata["resource"],
@@ -231,7 +231,7 @@ fn nested_openinference_export_follows_the_nesting() {
     // ISO timestamp + ISO duration.
     assert_eq!(root.start, Some(1_742_402_644_611_468_000));
     assert_eq!(root.duration_ms(), Some(9846.512));
-    assert_eq!(root.output, Some(json!("431500")));
+    assert_eq!(root.output.as_deref(), Some(&json!("431500")));
     assert_eq!(
         root.input.as_ref().and_then(|i| i.get("reset")),
         Some(&json!(true))

@@ -370,7 +370,7 @@ fn issue_22_an_otel_v2_handoff_reads_the_repr_request_and_executes_it() {
         .find(|c| c.name == "get_weather")
         .unwrap();
     assert_eq!(weather.id.as_deref(), Some("call_2_0"));
-    assert_eq!(weather.arguments, json!({"city": "Paris"}));
+    assert_eq!(*weather.arguments, json!({"city": "Paris"}));
 }
 
 /// Issue 22 item 4: opentelemetry-instrumentation-openai-agents-v2 0.1.0

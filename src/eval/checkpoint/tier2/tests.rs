@@ -19,14 +19,14 @@ fn tool_span(
     s.start = Some(seq as u64 * 10);
     s.parent = Some("root".into());
     s.agent = Some(agent.into());
-    s.tool = Some(ToolExecution {
+    s.tool = Some(Box::new(ToolExecution {
         arguments_text: None,
         result_text: None,
         name: name.into(),
         call_id: None,
         arguments: Some(args.into()),
         result: None,
-    });
+    }));
     if error {
         s.status = Status::error("boom");
     }
