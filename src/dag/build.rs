@@ -312,7 +312,7 @@ impl Builder<'_> {
                 let mut node = Node::new(StepType::ParamGen, call.name.clone());
                 node.tool = Some(call.name.clone());
                 node.call_id.clone_from(&call.id);
-                let args: SharedValue = call.arguments.clone().into();
+                let args: SharedValue = call.arguments.clone();
                 node.arguments = Some(args.clone());
                 node.output = Some(args.clone());
                 let pg = self.push(node, span, &agent, &[(t, EdgeKind::Call)]);
@@ -427,7 +427,7 @@ impl Builder<'_> {
         node.error = span_error(span);
         node.error_type = ["error.type", "exception.type"].iter().find_map(|k| {
             span.attributes
-                .get(*k)
+                .get(k)
                 .and_then(|v| v.as_str())
                 .map(str::to_owned)
         });

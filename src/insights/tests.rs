@@ -29,7 +29,7 @@ fn step(id: &str, t: StepType, name: &str, agent: Option<&str>, notes: &str) -> 
         workflow_step: None,
         notes: notes.to_owned().into(),
         compensated: false,
-        metrics: Default::default(),
+        metrics: crate::model::StepMetrics::default(),
         attempt: None,
         judge_missing: false,
     }

@@ -368,7 +368,7 @@ fn tool_span(
     if let Some(i) = index {
         let p = pending.answer(i);
         tool.call_id = tool.call_id.or_else(|| p.call.id.clone());
-        tool.arguments = Some(p.call.arguments.clone().into());
+        tool.arguments = Some(p.call.arguments.clone());
         tool.arguments_text.clone_from(&p.call.arguments_text);
         span.attributes.insert(
             Span::REQUESTED_BY.to_owned(),

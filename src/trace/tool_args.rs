@@ -81,7 +81,7 @@ pub(crate) fn recover_arguments(spans: &mut [Span], warnings: &mut Vec<String>) 
                     requested
                 ));
             }
-            _ => tool.arguments = Some(requested.clone().into()),
+            _ => tool.arguments = Some(requested.clone()),
         }
     }
 }

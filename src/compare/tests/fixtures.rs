@@ -60,7 +60,7 @@ pub(super) fn case(
                 workflow_step: None,
                 notes: "".into(),
                 compensated: false,
-                metrics: Default::default(),
+                metrics: crate::model::StepMetrics::default(),
                 agent: None,
                 attempt: None,
                 judge_missing: false,

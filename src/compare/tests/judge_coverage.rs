@@ -24,7 +24,7 @@ fn plan(score: f64, scored_by: &str, judge_missing: bool) -> StepResult {
         workflow_step: None,
         notes: "".into(),
         compensated: false,
-        metrics: Default::default(),
+        metrics: crate::model::StepMetrics::default(),
         agent: None,
         attempt: None,
         judge_missing,

@@ -410,7 +410,7 @@ mod tests {
             workflow_step: None,
             notes: "".into(),
             compensated: false,
-            metrics: Default::default(),
+            metrics: crate::model::StepMetrics::default(),
             agent: None,
             attempt: None,
             judge_missing: false,
