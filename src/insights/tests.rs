@@ -21,11 +21,11 @@ fn step(id: &str, t: StepType, name: &str, agent: Option<&str>, notes: &str) -> 
         failed: true,
         root_cause: true,
         propagated_from: None,
-        taxonomy: Some(TaxonomyLabel {
+        taxonomy: Some(Box::new(TaxonomyLabel {
             l1: "Execution".into(),
             l2: "tool_execution".into(),
             l3: "tool_error_response".into(),
-        }),
+        })),
         workflow_step: None,
         notes: notes.to_owned().into(),
         compensated: false,

@@ -500,7 +500,7 @@ pub struct StepResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub propagated_from: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub taxonomy: Option<TaxonomyLabel>,
+    pub taxonomy: Option<Box<TaxonomyLabel>>,
     /// Schema workflow step this node matched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow_step: Option<String>,

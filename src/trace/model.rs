@@ -345,6 +345,8 @@ impl Trace {
     #[must_use]
     pub fn finish(mut self) -> Self {
         self.spans.sort_by_key(Span::order_key);
+        // Adapters grow the list as they read; a trace keeps no spare room.
+        self.spans.shrink_to_fit();
         // Spans whose parent is not in the trace (or is themselves). The ids
         // are borrowed, not copied: a copy of every id was a tenth of a
         // large chat's peak memory (issue 25).

@@ -111,10 +111,12 @@ mod tests {
             failed,
             root_cause: root,
             propagated_from: from.map(Into::into),
-            taxonomy: l3.map(|l3| TaxonomyLabel {
-                l1: "Execution".into(),
-                l2: "tool_execution".into(),
-                l3: l3.into(),
+            taxonomy: l3.map(|l3| {
+                Box::new(TaxonomyLabel {
+                    l1: "Execution".into(),
+                    l2: "tool_execution".into(),
+                    l3: l3.into(),
+                })
             }),
             workflow_step: None,
             notes: "".into(),

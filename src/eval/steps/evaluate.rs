@@ -276,10 +276,7 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
                 failed,
                 root_cause,
                 propagated_from,
-                taxonomy: s
-                    .failure
-                    .filter(|_| failed)
-                    .map(super::taxonomy::Failure::label),
+                taxonomy: s.failure.filter(|_| failed).map(|f| Box::new(f.label())),
                 workflow_step: matched.as_ref().and_then(|m| m.assignments[i].clone()),
                 notes: s.notes,
                 compensated: node.compensated,
