@@ -8,7 +8,7 @@
 //! printed in CI. Each is the same JSON value; a pretty-printed line can
 //! never start with `::`.
 
-use std::io;
+use std::io::{self, Write as _};
 
 use serde::Serialize;
 use serde_json::ser::{Formatter, PrettyFormatter};
@@ -32,10 +32,14 @@ pub fn to_json<T: Serialize>(value: &T) -> String {
 /// is serialized: for documents too large to build in memory first
 /// (`trace --format json` of a 100 MB trace). Byte for byte what
 /// [`to_json`] returns.
-pub fn write_json<W: io::Write, T: Serialize>(mut writer: W, value: &T) -> io::Result<()> {
+pub fn write_json<W: io::Write, T: Serialize>(writer: W, value: &T) -> io::Result<()> {
+    // serde writes token by token; a buffer turns those into 64 KiB writes
+    // (to a `dyn Write` each token was a call of its own).
+    let mut writer = io::BufWriter::with_capacity(64 * 1024, writer);
     let mut ser = serde_json::Serializer::with_formatter(&mut writer, Guarded::default());
     value.serialize(&mut ser).map_err(io::Error::from)?;
-    writer.write_all(b"\n")
+    writer.write_all(b"\n")?;
+    writer.flush()
 }
 
 /// serde's pretty formatter, with the extra escapes of the module docs.
