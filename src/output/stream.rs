@@ -75,8 +75,10 @@ impl<W: Write> Guarded<W> {
         // Our renderers write UTF-8 and the cut is at a newline: the fast
         // check passes, and the lossy one is only the fallback.
         let held = &self.pending[..end];
-        let text = std::str::from_utf8(held)
-            .map_or_else(|_| String::from_utf8_lossy(held), std::borrow::Cow::Borrowed);
+        let text = std::str::from_utf8(held).map_or_else(
+            |_| String::from_utf8_lossy(held),
+            std::borrow::Cow::Borrowed,
+        );
         self.out.write_all(workflow_guard(&text).as_bytes())?;
         self.pending.drain(..end);
         Ok(())

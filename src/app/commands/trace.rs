@@ -187,12 +187,12 @@ fn with_suite<'a>(ctx: StepContext<'a>, suite: &'a Suite) -> StepContext<'a> {
 fn steps_text(e: &StepEvaluation) -> String {
     let mut out = format!(
         "dag: {} · {} steps · {} edges · workflow score Q {}\n",
-        serde_json::to_value(e.dag.status)
+        serde_json::to_value(e.graph.status)
             .ok()
             .and_then(|v| v.as_str().map(str::to_owned))
             .unwrap_or_default(),
         e.steps.len(),
-        e.dag.edges.len(),
+        e.graph.edges.len(),
         e.workflow_quality
             .map_or_else(|| "—".to_owned(), |q| format!("{q:.2}"))
     );
@@ -200,11 +200,12 @@ fn steps_text(e: &StepEvaluation) -> String {
     // was quadratic on long traces).
     let mut parents_of: std::collections::HashMap<&str, Vec<&str>> =
         std::collections::HashMap::new();
-    for [from, to] in &e.dag.edges {
+    let nodes = &e.graph.nodes;
+    for edge in &e.graph.edges {
         parents_of
-            .entry(to.as_str())
+            .entry(nodes[edge.to].id.as_str())
             .or_default()
-            .push(from.as_str());
+            .push(nodes[edge.from].id.as_str());
     }
     for s in &e.steps {
         let score = s
@@ -242,7 +243,7 @@ fn steps_text(e: &StepEvaluation) -> String {
         }
         out.push('\n');
     }
-    for d in &e.dag.deviations {
+    for d in &e.deviations {
         let _ = writeln!(
             out,
             "  deviation {}: {} ({})",

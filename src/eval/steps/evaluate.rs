@@ -19,7 +19,8 @@ use crate::eval::metrics::cost::cost_metrics;
 use crate::eval::metrics::task::evaluate_task;
 use crate::eval::metrics::tool_use::tool_use_metrics;
 use crate::model::run::{
-    CaseRootCause, Cost, DagInfo, RootCauseStatus, StepAttempt, StepResult, TaskResult, ToolUse,
+    CaseRootCause, Cost, DagInfo, Deviation, RootCauseStatus, StepAttempt, StepResult, TaskResult,
+    ToolUse,
 };
 use crate::spec::model::{ExpectedOutput, PriceSpec, RootCauseMode, StepType, WorkflowSpec};
 use crate::spec::suite::{Case, Suite};
@@ -88,8 +89,11 @@ impl<'a> StepContext<'a> {
 pub struct StepEvaluation {
     /// One entry per DAG node, in id order.
     pub steps: Vec<StepResult>,
-    /// The report's `dag {}` block, deviations included.
-    pub dag: DagInfo,
+    /// Steps outside the suite's workflow. The report's `dag {}` block
+    /// ([`Self::dag_info`]) is built from these and [`Self::graph`] when a
+    /// report needs it: its edges as id pairs cost some 110 bytes each,
+    /// which `trace` never needs (issue 25).
+    pub deviations: Vec<Deviation>,
     pub tool_use: ToolUse,
     pub cost: Cost,
     /// Q on the 1–5 scale; `None` when no step was scored.
@@ -110,8 +114,8 @@ impl StepEvaluation {
     /// case report.
     pub fn into_part(self) -> (StepPart, Vec<String>) {
         let part = StepPart {
+            dag: self.graph.info(self.deviations),
             steps: self.steps,
-            dag: self.dag,
             tool_use: self.tool_use,
             cost: self.cost,
             workflow_quality: self.workflow_quality,
@@ -121,12 +125,18 @@ impl StepEvaluation {
         (part, self.warnings)
     }
 
+    /// The report's `dag {}` block: status, node count, edges by step id,
+    /// deviations.
+    pub fn dag_info(&self) -> DagInfo {
+        self.graph.info(self.deviations.clone())
+    }
+
     /// The JSON view for `trace --format json`.
     pub fn view(&self) -> DagView<'_> {
         DagView::new(
             &self.graph,
             &self.steps,
-            &self.dag.deviations,
+            &self.deviations,
             self.workflow_quality,
         )
     }
@@ -298,10 +308,10 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
         .map(|e| evaluate_task(e, final_answer(&dag, trace).as_deref()));
     let mut warnings = dag.notes.clone();
     warnings.extend(cost_warnings);
-    let info = dag.info(matched.map(|m| m.deviations).unwrap_or_default());
+    let deviations = matched.map(|m| m.deviations).unwrap_or_default();
     StepEvaluation {
         steps,
-        dag: info,
+        deviations,
         tool_use,
         cost,
         workflow_quality: q,

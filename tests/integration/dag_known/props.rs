@@ -202,7 +202,7 @@ proptest! {
         let catalog = ToolCatalog::new(&tools("- {name: lookup, schema: {type: object, properties: {id: {type: integer}}}}\n- {name: book}\n")).unwrap();
         let settings = StepSettings::default();
         let eval = evaluate_steps(&trace(&events, format, true), &StepContext::new(&catalog, &settings, &RulesScorer));
-        prop_assert_eq!(eval.steps.len(), eval.dag.nodes);
+        prop_assert_eq!(eval.steps.len(), eval.dag_info().nodes);
         for s in &eval.steps {
             prop_assert_eq!(s.failed, s.root_cause || s.propagated_from.is_some());
             prop_assert!(!(s.root_cause && s.propagated_from.is_some()));

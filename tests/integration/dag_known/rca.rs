@@ -203,7 +203,7 @@ fn a_compensated_failure_never_roots_what_follows() {
             ("s7", Some(1.0), false, true, None),
         ]
     );
-    assert_eq!(eval.dag.status, DagStatus::Unrolled);
+    assert_eq!(eval.graph.status, DagStatus::Unrolled);
     assert_eq!(eval.task.as_ref().and_then(|t| t.success), Some(false));
     // Scored: s3 (q 1, descendants s4..s7 → w 5), s6 (q 5, w 2), s7 (q 1, w 1).
     // Q = 8 / (5/1 + 2/5 + 1/1) = 8 / 6.4 = 1.25

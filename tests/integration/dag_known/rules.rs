@@ -217,8 +217,7 @@ fn outside_the_workflow(workflow_yaml: &str) -> agenteval_gate::eval::StepEvalua
 }
 
 fn deviations(eval: &agenteval_gate::eval::StepEvaluation) -> Vec<(&str, &str)> {
-    eval.dag
-        .deviations
+    eval.deviations
         .iter()
         .map(|d| (d.kind.as_str(), d.step.as_str()))
         .collect()
@@ -330,7 +329,7 @@ fn a_loaded_suite_drives_the_step_context() {
         matched,
         [Some("plan"), None, None, Some("lookup"), Some("answer")]
     );
-    assert!(eval.dag.deviations.is_empty(), "{:?}", eval.dag.deviations);
+    assert!(eval.deviations.is_empty(), "{:?}", eval.deviations);
     assert_eq!(eval.tool_use.missing_expected_tools, ["issue_refund"]);
     assert_eq!(eval.task.as_ref().and_then(|t| t.success), Some(true));
     // 1000 × 2.5 / 1e6 + 100 × 10 / 1e6 = 0.0035 USD, priced by the `gpt-4o` prefix.

@@ -53,7 +53,7 @@ fn tau_bench_dag_status_and_q_auc() {
     let (mut pos, mut neg, mut undefined) = (Vec::new(), Vec::new(), 0);
     for trace in &traces {
         let eval = evaluate_steps(trace, &ctx);
-        let name = serde_json::to_value(eval.dag.status)
+        let name = serde_json::to_value(eval.graph.status)
             .unwrap()
             .as_str()
             .unwrap()
@@ -74,7 +74,7 @@ fn tau_bench_dag_status_and_q_auc() {
             .count();
         assert_eq!(execs, tool_spans, "{}", trace.id);
         assert_ne!(
-            eval.dag.status,
+            eval.graph.status,
             DagStatus::FlatFallback,
             "{}: {:?}",
             trace.id,
@@ -83,8 +83,8 @@ fn tau_bench_dag_status_and_q_auc() {
         eprintln!(
             "{:<18} reward {reward} status {:?} nodes {:>3} Q {:?} failed_calls {}",
             trace.id,
-            eval.dag.status,
-            eval.dag.nodes,
+            eval.graph.status,
+            eval.graph.len(),
             eval.workflow_quality,
             eval.tool_use.failed_calls
         );
