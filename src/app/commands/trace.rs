@@ -43,11 +43,15 @@ impl<F: Fn(&Trace) -> StepEvaluation> Serialize for TracesJson<'_, F> {
         use serde::ser::SerializeSeq as _;
         if let [one] = self.traces {
             let evaluation = (self.evaluate)(one);
-            return TraceJson {
+            let written = TraceJson {
                 trace: one,
                 dag: evaluation.view(),
             }
             .serialize(serializer);
+            // The process ends after this document: freeing a large DAG
+            // and its steps one allocation at a time only delays the exit.
+            std::mem::forget(evaluation);
+            return written;
         }
         let mut seq = serializer.serialize_seq(Some(self.traces.len()))?;
         for trace in self.traces {
@@ -131,6 +135,9 @@ pub(crate) fn run(args: &CliTrace, config: &Config) -> Result<ExitCode> {
             crate::output::write_document_streamed(|out| {
                 crate::output::write_json(out, &document)
             })?;
+            // As for the evaluation above: the OS takes the spans back at
+            // exit at once; dropping them was 7 % of a 100 MB trace's run.
+            std::mem::forget(traces);
             return Ok(ExitCode::Success);
         }
         CliTraceFormat::Mermaid => traces
