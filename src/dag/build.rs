@@ -427,7 +427,7 @@ impl Builder<'_> {
         node.error = span_error(span);
         node.error_type = ["error.type", "exception.type"].iter().find_map(|k| {
             span.attributes
-                .get(k)
+                .get(*k)
                 .and_then(|v| v.as_str())
                 .map(str::to_owned)
         });

@@ -8,7 +8,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::step_metrics::StepMetrics;
+use crate::model::sorted_map::SortedMap;
 use crate::model::vocab::{Severity, StepType};
 
 /// Version of the run report JSON.
@@ -526,6 +526,10 @@ pub struct StepResult {
 }
 
 /// Attempt `number` of `of` in an unrolled retry chain; the last is canonical.
+/// A step's per-metric sub-scores (`success`, `completeness`, …), by name;
+/// the names the rules give are `'static` (issue 25).
+pub type StepMetrics = SortedMap<Cow<'static, str>, f64>;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StepAttempt {
     pub number: usize,

@@ -6,7 +6,6 @@
 
 mod agent_names;
 mod assemble;
-pub(crate) mod attr_list;
 mod attribute_map;
 mod chat;
 pub(crate) mod conversation;
@@ -40,7 +39,7 @@ pub use load::{
     read_traces,
 };
 pub use model::{
-    Message, SharedValue, Span, SpanKind, Status, StatusCode, Tokens, ToolCall, ToolExecution,
-    Trace, TraceFormat,
+    Attributes, Message, SharedValue, Span, SpanKind, Status, StatusCode, Tokens, ToolCall,
+    ToolExecution, Trace, TraceFormat,
 };
 pub use render::render_text;

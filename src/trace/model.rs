@@ -11,12 +11,17 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::attr_list::Attributes;
+use crate::model::SortedMap;
 
 /// A JSON value shared between the trace and the steps read from it (a tool
 /// call's arguments and result appear in the span, its PARAMGEN and its
 /// EXEC; one copy in memory, issue 22/25).
 pub type SharedValue = std::sync::Arc<Value>;
+
+/// The attributes a span keeps after its adapter has read what it knows
+/// (flattened dotted keys): a small sorted list, as most spans keep one to
+/// three (issue 25).
+pub type Attributes = SortedMap<String, Value>;
 
 /// The trace formats the ingester recognises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -2,6 +2,7 @@
 //! schema workflow, score every node, attribute root causes, compute Q, and
 //! the task, tool-use and cost metrics.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
@@ -290,7 +291,11 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
                 workflow_step: matched.as_ref().and_then(|m| m.assignments[i].clone()),
                 notes: s.notes,
                 compensated: node.compensated,
-                metrics: s.metrics.iter().map(|(m, v)| (m.as_str(), *v)).collect(),
+                metrics: s
+                    .metrics
+                    .iter()
+                    .map(|(m, v)| (Cow::Borrowed(m.as_str()), *v))
+                    .collect(),
                 agent: node.agent.clone(),
                 attempt: node.attempt.map(|a| StepAttempt {
                     number: a.number,
