@@ -271,7 +271,6 @@ fn build(id: String, messages: Vec<ChatMessage>, metadata: BTreeMap<String, Valu
     let mut pending = Calls::default();
     for (i, raw) in messages.into_iter().enumerate() {
         let role = raw.role.to_ascii_lowercase();
-        let logged_role = raw.role.clone();
         let message = raw.into_message();
         let id = format!("m{i}");
         let mut span = match role.as_str() {
@@ -300,7 +299,7 @@ fn build(id: String, messages: Vec<ChatMessage>, metadata: BTreeMap<String, Valu
                 span
             }
             _ => {
-                let mut span = Span::new(&id, logged_role, SpanKind::Other, i + 1);
+                let mut span = Span::new(&id, message.role.clone(), SpanKind::Other, i + 1);
                 span.output_messages.push(message.clone());
                 context.push(message);
                 span

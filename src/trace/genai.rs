@@ -94,13 +94,15 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
         }
         if let Some(output) = attrs.remove("gen_ai.output") {
             span.output
-                .get_or_insert(Box::new(decode_output(output, output_is_json)));
+                .get_or_insert_with(|| Box::new(decode_output(output, output_is_json)));
         }
         if let Some(input) = attrs.remove("input") {
-            span.input.get_or_insert(Box::new(decode_embedded(input)));
+            span.input
+                .get_or_insert_with(|| Box::new(decode_embedded(input)));
         }
         if let Some(output) = attrs.remove("output") {
-            span.output.get_or_insert(Box::new(decode_embedded(output)));
+            span.output
+                .get_or_insert_with(|| Box::new(decode_embedded(output)));
         }
     }
 }

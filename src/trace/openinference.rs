@@ -119,10 +119,10 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
         }));
     } else {
         if let Some(input) = input {
-            span.input.get_or_insert(Box::new(input));
+            span.input.get_or_insert_with(|| Box::new(input));
         }
         if let Some(output) = output {
-            span.output.get_or_insert(Box::new(output));
+            span.output.get_or_insert_with(|| Box::new(output));
         }
     }
 }

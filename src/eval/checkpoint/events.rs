@@ -8,9 +8,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::spec::expr::Converted;
-
 use super::matching::Bindings;
+use crate::spec::expr::Converted;
 use crate::spec::matcher::Matcher;
 use crate::spec::model::EventKind;
 use crate::trace::conversation::{Entry, Role, timeline};

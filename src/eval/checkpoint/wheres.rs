@@ -5,10 +5,9 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
-
-use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use cel::common::types::{CelMap, CelMapKey, CelNull, CelString};
