@@ -190,25 +190,29 @@ pub(crate) fn result_error(value: &Value) -> Option<String> {
         }
         Value::Object(map) => {
             for (key, v) in map {
-                let key = key.to_ascii_lowercase();
-                let truthy = match v {
-                    Value::Null | Value::Bool(false) => false,
-                    Value::String(s) => !s.trim().is_empty(),
-                    Value::Array(a) => !a.is_empty(),
-                    Value::Object(o) => !o.is_empty(),
-                    Value::Bool(true) | Value::Number(_) => true,
-                };
-                let found = match key.as_str() {
-                    "error" | "errors" => truthy,
-                    "iserror" | "is_error" => v == &Value::Bool(true),
-                    "status" => v.as_str().is_some_and(|s| {
-                        matches!(
-                            s.to_ascii_lowercase().as_str(),
-                            "error" | "failed" | "failure"
-                        )
-                    }),
-                    "success" | "ok" => v == &Value::Bool(false),
-                    _ => false,
+                // Keys and statuses compare ignoring ASCII case, without a
+                // lowercased copy of every key of every result.
+                let is = |names: &[&str]| names.iter().any(|n| key.eq_ignore_ascii_case(n));
+                let found = if is(&["error", "errors"]) {
+                    match v {
+                        Value::Null | Value::Bool(false) => false,
+                        Value::String(s) => !s.trim().is_empty(),
+                        Value::Array(a) => !a.is_empty(),
+                        Value::Object(o) => !o.is_empty(),
+                        Value::Bool(true) | Value::Number(_) => true,
+                    }
+                } else if is(&["iserror", "is_error"]) {
+                    v == &Value::Bool(true)
+                } else if is(&["status"]) {
+                    v.as_str().is_some_and(|s| {
+                        ["error", "failed", "failure"]
+                            .iter()
+                            .any(|n| s.eq_ignore_ascii_case(n))
+                    })
+                } else if is(&["success", "ok"]) {
+                    v == &Value::Bool(false)
+                } else {
+                    false
                 };
                 if found {
                     return Some(first_line(&render(
@@ -275,6 +279,12 @@ mod tests {
         assert!(result_error(&json!({"isError": true, "content": []})).is_some());
         assert!(result_error(&json!({"status": "FAILED"})).is_some());
         assert!(result_error(&json!({"success": false})).is_some());
+        // Keys and statuses in any ASCII case; other keys are not errors.
+        assert!(result_error(&json!({"Is_Error": true})).is_some());
+        assert!(result_error(&json!({"OK": false})).is_some());
+        assert!(result_error(&json!({"ERRORS": ["x"]})).is_some());
+        assert!(result_error(&json!({"Status": "Failure"})).is_some());
+        assert_eq!(result_error(&json!({"Status": "ok", "errorCode": 1})), None);
     }
 
     #[test]

@@ -151,34 +151,38 @@ fn preview(value: &Value, max: usize) -> String {
         Value::String(s) => truncate(s, max),
         other => {
             let mut head = Head {
-                text: String::new(),
-                left: max + 1,
+                bytes: Vec::new(),
+                chars: 0,
+                max,
             };
-            // Stops with an error once `max + 1` characters are written.
+            // Stops with an error once more than `max` characters are written.
             let _cut = serde_json::to_writer(&mut head, other);
-            truncate(&head.text, max)
+            // A cut inside a character lies past the first `max + 1`.
+            truncate(&String::from_utf8_lossy(&head.bytes), max)
         }
     }
 }
 
-/// A writer that keeps the first `left` characters of compact JSON (ASCII
-/// punctuation and UTF-8 text) and then refuses more.
+/// A writer that keeps compact JSON until it holds more than `max`
+/// characters, and then refuses more. serde writes token by token: bytes
+/// are appended as they come and characters counted by their first bytes.
 struct Head {
-    text: String,
-    left: usize,
+    bytes: Vec<u8>,
+    chars: usize,
+    max: usize,
 }
 
 impl std::io::Write for Head {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.left == 0 {
+        if self.chars > self.max {
             return Err(std::io::Error::other("preview is full"));
         }
-        // serde_json writes whole UTF-8 sequences in one call.
-        let chunk = String::from_utf8_lossy(buf);
-        for c in chunk.chars().take(self.left) {
-            self.text.push(c);
-            self.left -= 1;
-        }
+        // Enough bytes for the characters still wanted (at most 4 each).
+        let wanted = (self.max + 1 - self.chars).saturating_mul(4);
+        let taken = &buf[..buf.len().min(wanted)];
+        self.bytes.extend_from_slice(taken);
+        // UTF-8 continuation bytes are 0b10xx_xxxx.
+        self.chars += taken.iter().filter(|&&b| b & 0xC0 != 0x80).count();
         Ok(buf.len())
     }
 
@@ -187,12 +191,25 @@ impl std::io::Write for Head {
     }
 }
 
+/// The byte length of the first `max` characters of `text` (all of it when
+/// shorter) and how many characters that is.
+fn cut_at(text: &str, max: usize) -> (usize, usize) {
+    // A text of at most `max` bytes has at most `max` characters.
+    if text.len() <= max {
+        return (text.len(), text.chars().count());
+    }
+    match text.char_indices().nth(max) {
+        Some((end, _)) => (end, max),
+        None => (text.len(), text.chars().count()),
+    }
+}
+
 fn truncate(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
+    let (end, _) = cut_at(text, max);
+    if end == text.len() {
         text.to_owned()
     } else {
-        let cut: String = text.chars().take(max).collect();
-        format!("{cut}…")
+        format!("{}…", &text[..end])
     }
 }
 
@@ -377,14 +394,24 @@ mod tests {
             serde_json::json!([null, true, 1.5, "x"]),
             serde_json::json!({"k": "ü".repeat(299)}),
             serde_json::json!({"k": "ü".repeat(300)}),
+            // A long write cut inside a 4-byte character.
+            serde_json::json!({"k": "aé😀".repeat(100)}),
+            serde_json::json!([1, "aé😀".repeat(100)]),
         ];
         for v in &values {
             let whole = match v {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            for max in [0, 1, 5, 299, 300, 301, 5000] {
-                assert_eq!(preview(v, max), truncate(&whole, max), "{max}: {whole:.60}");
+            for max in [0, 1, 5, 10, 11, 12, 13, 299, 300, 301, 5000] {
+                // The cut counted the plain way: characters, then `…` if any are left.
+                let expected = if whole.chars().count() <= max {
+                    whole.clone()
+                } else {
+                    format!("{}…", whole.chars().take(max).collect::<String>())
+                };
+                assert_eq!(preview(v, max), expected, "{max}: {whole:.60}");
+                assert_eq!(truncate(&whole, max), expected, "{max}: {whole:.60}");
             }
         }
         assert!(preview(&serde_json::json!(long), 300).ends_with('…'));
