@@ -11,7 +11,7 @@
 use std::io::{self, Write as _};
 
 use serde::Serialize;
-use serde_json::ser::{Formatter, PrettyFormatter};
+use serde_json::ser::Formatter;
 
 use super::escape::is_unsafe_char;
 
@@ -42,18 +42,71 @@ pub fn write_json<W: io::Write, T: Serialize>(writer: W, value: &T) -> io::Resul
     writer.flush()
 }
 
-/// serde's pretty formatter, with the extra escapes of the module docs.
+/// serde's pretty formatter (two spaces a level), with the extra escapes
+/// of the module docs. A line break and its indent are one write: serde's
+/// writes the indent a level at a time, which was a few percent of a large
+/// `trace --format json`.
 #[derive(Default)]
-struct Guarded<'a>(PrettyFormatter<'a>);
+struct Guarded {
+    level: usize,
+    has_value: bool,
+}
 
-impl Formatter for Guarded<'_> {
+/// A line break and the indent of the deepest level written at once.
+const BREAK: [u8; 129] = {
+    let mut line = [b' '; 129];
+    line[0] = b'\n';
+    line
+};
+
+impl Guarded {
+    fn new_line<W: ?Sized + io::Write>(&self, w: &mut W) -> io::Result<()> {
+        let mut spaces = 2 * self.level;
+        let first = spaces.min(BREAK.len() - 1);
+        w.write_all(&BREAK[..=first])?;
+        spaces -= first;
+        while spaces > 0 {
+            let more = spaces.min(BREAK.len() - 1);
+            w.write_all(&BREAK[1..=more])?;
+            spaces -= more;
+        }
+        Ok(())
+    }
+
+    fn open<W: ?Sized + io::Write>(&mut self, w: &mut W, bracket: &[u8]) -> io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        w.write_all(bracket)
+    }
+
+    fn close<W: ?Sized + io::Write>(&mut self, w: &mut W, bracket: &[u8]) -> io::Result<()> {
+        self.level -= 1;
+        if self.has_value {
+            self.new_line(w)?;
+        }
+        w.write_all(bracket)
+    }
+
+    fn item<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        if !first {
+            w.write_all(b",")?;
+        }
+        self.new_line(w)
+    }
+}
+
+impl Formatter for Guarded {
     fn write_string_fragment<W: ?Sized + io::Write>(
         &mut self,
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
-        // The common case: ASCII with no `#` and no DEL holds nothing to escape.
-        if !fragment.bytes().any(|b| b == b'#' || b >= 0x7f) {
+        // The common case: ASCII with no `#` (and so no DEL, checked below)
+        // holds nothing to escape.
+        if fragment.is_ascii()
+            && !fragment.as_bytes().contains(&b'#')
+            && !fragment.contains('\u{7f}')
+        {
             return writer.write_all(fragment.as_bytes());
         }
         // serde splits a string only at the characters it escapes (`"`, `\`,
@@ -80,42 +133,41 @@ impl Formatter for Guarded<'_> {
     }
 
     fn begin_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.begin_array(w)
+        self.open(w, b"[")
     }
     fn end_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_array(w)
+        self.close(w, b"]")
     }
     fn begin_array_value<W: ?Sized + io::Write>(
         &mut self,
         w: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        self.0.begin_array_value(w, first)
+        self.item(w, first)
     }
-    fn end_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_array_value(w)
+    fn end_array_value<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
     }
     fn begin_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.begin_object(w)
+        self.open(w, b"{")
     }
     fn end_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_object(w)
+        self.close(w, b"}")
     }
     fn begin_object_key<W: ?Sized + io::Write>(
         &mut self,
         w: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        self.0.begin_object_key(w, first)
-    }
-    fn end_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_object_key(w)
+        self.item(w, first)
     }
     fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.begin_object_value(w)
+        w.write_all(b": ")
     }
-    fn end_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_object_value(w)
+    fn end_object_value<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
     }
 }
 
@@ -151,6 +203,32 @@ mod tests {
             to_json(&plain),
             serde_json::to_string_pretty(&plain).unwrap() + "\n"
         );
+    }
+
+    /// Deeper than one indent write, empty containers, containers of
+    /// empty containers: serde's pretty output, byte for byte.
+    #[test]
+    fn layout_is_serdes_pretty_output() {
+        let mut deep = serde_json::json!(["bottom", {}, [], {"k": []}]);
+        for i in 0..150 {
+            deep = if i % 2 == 0 {
+                serde_json::json!([deep, 1])
+            } else {
+                serde_json::json!({"a": deep, "b": {}})
+            };
+        }
+        for v in [
+            deep,
+            serde_json::json!([]),
+            serde_json::json!({}),
+            serde_json::json!([[], [[]], {"a": {}}]),
+            serde_json::json!("x"),
+        ] {
+            assert_eq!(
+                to_json(&v),
+                serde_json::to_string_pretty(&v).unwrap() + "\n"
+            );
+        }
     }
 
     /// The streamed JSON is `to_json`'s, and a reader that went away is a
