@@ -4,7 +4,7 @@
 //! tool arguments recovered from the model's request (`tool_args`). Each
 //! repair leaves a warning. Also groups spans of several traces by id.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -103,6 +103,11 @@ impl Groups {
 }
 
 fn dedupe_ids(spans: &mut [Span], warnings: &mut Vec<String>) {
+    // Ids are nearly always unique: look for a repeat without copying them.
+    let mut unique: HashSet<&str> = HashSet::with_capacity(spans.len());
+    if spans.iter().all(|s| unique.insert(&s.id)) {
+        return;
+    }
     let mut seen: HashMap<String, usize> = HashMap::new();
     for span in spans.iter_mut() {
         let count = seen.entry(span.id.clone()).or_insert(0);
@@ -119,42 +124,53 @@ fn dedupe_ids(spans: &mut [Span], warnings: &mut Vec<String>) {
     }
 }
 
+/// Each span's parent as an index into `spans` (the last span with that id,
+/// as a map from ids collected in order gives).
+fn parent_indices(spans: &[Span]) -> Vec<Option<usize>> {
+    let index: HashMap<&str, usize> = spans
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.id.as_str(), i))
+        .collect();
+    spans
+        .iter()
+        .map(|s| s.parent.as_deref().and_then(|p| index.get(p).copied()))
+        .collect()
+}
+
 /// Walk up from every span; a walk that meets itself is a cycle, cut at the
 /// span that closed it (re-attached to the root, or made a root).
 fn break_cycles(trace: &mut Trace) {
-    let index: HashMap<String, usize> = trace
-        .spans
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.id.clone(), i))
-        .collect();
+    let mut parents = parent_indices(&trace.spans);
     // 0 = unvisited, 1 = on the current walk, 2 = known to reach a root.
     let mut state = vec![0u8; trace.spans.len()];
+    let mut path = Vec::new();
     for start in 0..trace.spans.len() {
-        let mut path = Vec::new();
+        path.clear();
         let mut at = start;
         loop {
             if state[at] == 2 {
                 break;
             }
             if state[at] == 1 {
-                cut(trace, at);
+                parents[at] = cut(trace, at);
                 break;
             }
             state[at] = 1;
             path.push(at);
-            match trace.spans[at].parent.as_ref().and_then(|p| index.get(p)) {
-                Some(&parent) => at = parent,
+            match parents[at] {
+                Some(parent) => at = parent,
                 None => break,
             }
         }
-        for i in path {
+        for &i in &path {
             state[i] = 2;
         }
     }
 }
 
-fn cut(trace: &mut Trace, at: usize) {
+/// Cut the cycle at `at`; its new parent's index.
+fn cut(trace: &mut Trace, at: usize) -> Option<usize> {
     // A span without a parent cannot be on a cycle.
     let root = trace.spans.iter().position(|s| s.parent.is_none());
     let span = &trace.spans[at];
@@ -166,44 +182,49 @@ fn cut(trace: &mut Trace, at: usize) {
         span.parent.as_deref().unwrap_or_default(),
         target.as_deref().map_or("nothing (made a root)".to_owned(), |r| format!("root `{r}`"))
     ));
+    let parent = target
+        .as_deref()
+        .and_then(|id| trace.spans.iter().rposition(|s| s.id == id));
     trace.spans[at].parent = target;
+    parent
 }
 
 /// Spans without an agent take the agent of their nearest ancestor.
 fn inherit_agents(spans: &mut [Span]) {
-    let index: HashMap<String, usize> = spans
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.id.clone(), i))
-        .collect();
-    let mut resolved: Vec<Option<Option<String>>> = vec![None; spans.len()];
+    let parents = parent_indices(spans);
+    // The span whose agent each span takes (itself when it has one).
+    let mut resolved: Vec<Option<Option<usize>>> = vec![None; spans.len()];
+    let mut path = Vec::new();
     for start in 0..spans.len() {
-        let mut path = Vec::new();
+        path.clear();
         let mut at = start;
         // Cycles are already cut; the bound only guards against a bug.
         let found = loop {
             if path.len() > spans.len() {
                 break None;
             }
-            if let Some(known) = &resolved[at] {
-                break known.clone();
+            if let Some(known) = resolved[at] {
+                break known;
             }
-            if let Some(agent) = &spans[at].agent {
-                break Some(agent.clone());
+            if spans[at].agent.is_some() {
+                break Some(at);
             }
             path.push(at);
-            match spans[at].parent.as_ref().and_then(|p| index.get(p)) {
-                Some(&parent) => at = parent,
-                _ => break None,
+            match parents[at] {
+                Some(parent) => at = parent,
+                None => break None,
             }
         };
-        for i in path {
-            resolved[i] = Some(found.clone());
+        for &i in &path {
+            resolved[i] = Some(found);
         }
     }
-    for (span, agent) in spans.iter_mut().zip(resolved) {
-        if span.agent.is_none() {
-            span.agent = agent.flatten();
+    for (i, source) in resolved.into_iter().enumerate() {
+        if spans[i].agent.is_none()
+            && let Some(source) = source.flatten()
+        {
+            let agent = spans[source].agent.clone();
+            spans[i].agent = agent;
         }
     }
 }
