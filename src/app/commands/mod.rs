@@ -24,6 +24,7 @@ mod run;
 mod schema;
 mod trace;
 mod trace_events;
+mod trace_json;
 
 pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
     let quiet = cli.global.quiet;

@@ -9,7 +9,6 @@ use serde::Serialize;
 use crate::app::cli::{CliTrace, CliTraceFormat};
 use crate::app::config::Config;
 use crate::app::error::{Error, Result};
-use crate::dag::DagView;
 use crate::eval::steps::{
     RulesScorer, StepContext, StepEvaluation, StepSettings, ToolCatalog, evaluate_steps,
 };
@@ -19,51 +18,6 @@ use crate::output::to_json;
 use crate::spec::discover::{load_checked, suite_paths};
 use crate::spec::suite::Suite;
 use crate::trace::{Trace, read_traces, render_text};
-
-#[derive(Serialize)]
-struct TraceJson<'a> {
-    trace: &'a Trace,
-    dag: DagView<'a>,
-}
-
-/// The JSON document of `trace --format json`: the object of a file's one
-/// trace, or the array of several. Each trace is evaluated as it is
-/// written and its DAG dropped before the next, so the DAGs of a file of
-/// 2,000 traces are never all in memory (issue 22/25).
-struct TracesJson<'a, F> {
-    traces: &'a [Trace],
-    evaluate: F,
-}
-
-impl<F: Fn(&Trace) -> StepEvaluation> Serialize for TracesJson<'_, F> {
-    fn serialize<S: serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq as _;
-        if let [one] = self.traces {
-            let evaluation = (self.evaluate)(one);
-            let written = TraceJson {
-                trace: one,
-                dag: evaluation.view(),
-            }
-            .serialize(serializer);
-            // The process ends after this document: freeing a large DAG
-            // and its steps one allocation at a time only delays the exit.
-            std::mem::forget(evaluation);
-            return written;
-        }
-        let mut seq = serializer.serialize_seq(Some(self.traces.len()))?;
-        for trace in self.traces {
-            let evaluation = (self.evaluate)(trace);
-            seq.serialize_element(&TraceJson {
-                trace,
-                dag: evaluation.view(),
-            })?;
-        }
-        seq.end()
-    }
-}
 
 pub(crate) fn run(args: &CliTrace, config: &Config) -> Result<ExitCode> {
     let traces = read_traces(&args.file)?;
@@ -128,13 +82,7 @@ pub(crate) fn run(args: &CliTrace, config: &Config) -> Result<ExitCode> {
             format!("{}{}", render_text(t), steps_text(&evaluate(t)))
         }),
         CliTraceFormat::Json => {
-            let document = TracesJson {
-                traces: &traces,
-                evaluate,
-            };
-            crate::output::write_document_streamed(|out| {
-                crate::output::write_json(out, &document)
-            })?;
+            super::trace_json::write(&traces, &evaluate)?;
             // As for the evaluation above: the OS takes the spans back at
             // exit at once; dropping them was 7 % of a 100 MB trace's run.
             std::mem::forget(traces);
