@@ -29,6 +29,19 @@ pub(super) fn write(
     traces: &[Trace],
     evaluate: &(impl Fn(&Trace) -> StepEvaluation + Sync),
 ) -> Result<()> {
+    with_document(traces, evaluate, |document| {
+        crate::output::write_document_streamed(|out| crate::output::write_json(out, document))?;
+        Ok(())
+    })
+}
+
+/// Run `write` on the document of `traces` while a second thread
+/// evaluates them.
+fn with_document<T>(
+    traces: &[Trace],
+    evaluate: &(impl Fn(&Trace) -> StepEvaluation + Sync),
+    write: impl FnOnce(&Document<'_>) -> T,
+) -> T {
     std::thread::scope(|scope| {
         let (ready, ready_rx) = sync_channel(1);
         let (used, used_rx) = channel::<Vec<StepEvaluation>>();
@@ -60,13 +73,13 @@ pub(super) fn write(
                 written: Vec::new(),
             }),
         };
-        crate::output::write_document_streamed(|out| crate::output::write_json(out, &document))?;
+        let written = write(&document);
         // The process ends after this document: the last batches are left
         // to the OS instead of being freed one allocation at a time.
         let evaluations = document.evaluations.into_inner();
         std::mem::forget(evaluations.current);
         std::mem::forget(evaluations.written);
-        Ok(())
+        written
     })
 }
 
@@ -137,5 +150,93 @@ impl Serialize for TraceJson<'_> {
         object.serialize_field("dag", &evaluation.view())?;
         self.evaluations.borrow_mut().written.push(evaluation);
         object.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write as _;
+    use std::path::Path;
+
+    use super::*;
+    use crate::dag::DagView;
+    use crate::eval::steps::{RulesScorer, StepContext, StepSettings, ToolCatalog, evaluate_steps};
+
+    /// `traces` `OTel` SDK traces, the `t`-th of `spans + 2t` spans (each
+    /// DAG differs): a model call and a tool call in turn under one agent.
+    fn sdk_traces(traces: usize, spans: usize) -> Vec<Trace> {
+        let mut text = String::new();
+        for t in 0..traces {
+            for i in 0..spans + 2 * t {
+                let (name, attributes) = match i {
+                    0 => (
+                        "agent.run",
+                        r#"{"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "bot"}"#,
+                    ),
+                    _ if i % 2 == 1 => ("chat", r#"{"gen_ai.operation.name": "chat"}"#),
+                    _ => (
+                        "lookup",
+                        r#"{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup"}"#,
+                    ),
+                };
+                let parent = if i == 0 {
+                    "null".to_owned()
+                } else {
+                    "\"0x1\"".to_owned()
+                };
+                writeln!(
+                    text,
+                    r#"{{"name": "{name}", "context": {{"trace_id": "0x{t:x}", "span_id": "0x{:x}"}}, "parent_id": {parent}, "start_time": {}, "end_time": {}, "attributes": {attributes}}}"#,
+                    i + 1,
+                    1_000 * i,
+                    1_000 * i + 900
+                )
+                .unwrap();
+            }
+        }
+        crate::trace::parse_traces(text.as_bytes(), Path::new("t.jsonl")).unwrap()
+    }
+
+    /// The document as it was written before the second thread: each
+    /// trace evaluated, then written with its DAG.
+    fn sequential(traces: &[Trace], evaluate: &impl Fn(&Trace) -> StepEvaluation) -> String {
+        #[derive(Serialize)]
+        struct Plain<'a> {
+            trace: &'a Trace,
+            dag: DagView<'a>,
+        }
+        let evaluations: Vec<StepEvaluation> = traces.iter().map(evaluate).collect();
+        let plain: Vec<Plain<'_>> = traces
+            .iter()
+            .zip(&evaluations)
+            .map(|(trace, e)| Plain {
+                trace,
+                dag: e.view(),
+            })
+            .collect();
+        match plain.as_slice() {
+            [one] => crate::output::to_json(one),
+            all => crate::output::to_json(&all),
+        }
+    }
+
+    /// One trace, and several across more than one batch (the last batch
+    /// short): byte for byte the sequential document, traces in order.
+    #[test]
+    fn the_document_is_the_sequential_one_whatever_the_batches() {
+        let catalog = ToolCatalog::new(&[]).unwrap();
+        let settings = StepSettings::default();
+        let evaluate =
+            |t: &Trace| evaluate_steps(t, &StepContext::new(&catalog, &settings, &RulesScorer));
+        for (count, spans) in [(1, 40), (7, BATCH_SPANS / 3 + 1)] {
+            let traces = sdk_traces(count, spans);
+            assert_eq!(traces.len(), count);
+            let written = with_document(&traces, &evaluate, |document| {
+                let mut out = Vec::new();
+                crate::output::write_json(&mut out, document).unwrap();
+                String::from_utf8(out).unwrap()
+            });
+            assert_eq!(written, sequential(&traces, &evaluate), "{count} traces");
+        }
     }
 }
