@@ -8,7 +8,7 @@
 //! agent of theirs: it is dropped (the span then takes its nearest agent
 //! ancestor's name), with one warning per name.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::trace::model::{Span, SpanKind};
 
@@ -26,24 +26,24 @@ fn defined_agent(span: &Span) -> Option<&str> {
 }
 
 /// Drop the agent names spans claim under several different agents (see
-/// the module docs); before agents are inherited.
-pub(crate) fn drop_misattributed(spans: &mut [Span], warnings: &mut Vec<String>) {
-    let index: HashMap<&str, usize> = spans
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.id.as_str(), i))
-        .collect();
+/// the module docs); before agents are inherited. `parents`: each span's
+/// parent index (`assemble::parent_indices`).
+pub(crate) fn drop_misattributed(
+    spans: &mut [Span],
+    parents: &[Option<usize>],
+    warnings: &mut Vec<String>,
+) {
     // Per claimed name: the defining agents it was claimed under, and how
     // many spans claimed it.
     let mut claims: BTreeMap<String, (BTreeSet<String>, usize)> = BTreeMap::new();
-    for span in spans.iter() {
+    for (at_span, span) in spans.iter().enumerate() {
         let Some(claimed) = span.agent.as_deref() else {
             continue;
         };
         if defined_agent(span).is_some() {
             continue;
         }
-        let mut at = span.parent.as_deref().and_then(|p| index.get(p)).copied();
+        let mut at = parents[at_span];
         let mut steps = 0;
         let owner = loop {
             let Some(i) = at else { break None };
@@ -54,11 +54,7 @@ pub(crate) fn drop_misattributed(spans: &mut [Span], warnings: &mut Vec<String>)
             if let Some(name) = defined_agent(&spans[i]) {
                 break Some(name);
             }
-            at = spans[i]
-                .parent
-                .as_deref()
-                .and_then(|p| index.get(p))
-                .copied();
+            at = parents[i];
         };
         if let Some(owner) = owner.filter(|o| *o != claimed) {
             let entry = claims.entry(claimed.to_owned()).or_default();
@@ -102,6 +98,7 @@ pub(crate) fn drop_misattributed(spans: &mut [Span], warnings: &mut Vec<String>)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::assemble::parent_indices;
 
     fn span(id: &str, parent: Option<&str>, name: &str, kind: SpanKind, agent: &str) -> Span {
         let mut s = Span::new(id, name, kind, 0);
@@ -126,7 +123,8 @@ mod tests {
             span("b1", Some("b"), "execute_tool t", SpanKind::Tool, "Default"),
         ];
         let mut warnings = Vec::new();
-        drop_misattributed(&mut spans, &mut warnings);
+        let parents = parent_indices(&spans);
+        drop_misattributed(&mut spans, &parents, &mut warnings);
         let agents: Vec<Option<&str>> = spans.iter().map(|s| s.agent.as_deref()).collect();
         assert_eq!(
             agents,
@@ -147,7 +145,8 @@ mod tests {
             span("a1", Some("a"), "chat m", SpanKind::Llm, "Default"),
         ];
         let mut warnings = Vec::new();
-        drop_misattributed(&mut spans, &mut warnings);
+        let parents = parent_indices(&spans);
+        drop_misattributed(&mut spans, &parents, &mut warnings);
         assert_eq!(spans[1].agent.as_deref(), Some("Default"));
         assert!(warnings.is_empty());
     }

@@ -52,9 +52,10 @@ impl Draft {
             warnings: self.warnings,
         };
         let mut trace = trace.finish();
-        break_cycles(&mut trace);
-        super::agent_names::drop_misattributed(&mut trace.spans, &mut trace.warnings);
-        inherit_agents(&mut trace.spans);
+        // Ids and parents stay as they are from here: one index serves all.
+        let parents = break_cycles(&mut trace);
+        super::agent_names::drop_misattributed(&mut trace.spans, &parents, &mut trace.warnings);
+        inherit_agents(&mut trace.spans, &parents);
         super::handoffs::link_handoffs(&mut trace.spans);
         tool_args::recover_arguments(&mut trace.spans, &mut trace.warnings);
         trace
@@ -126,7 +127,7 @@ fn dedupe_ids(spans: &mut [Span], warnings: &mut Vec<String>) {
 
 /// Each span's parent as an index into `spans` (the last span with that id,
 /// as a map from ids collected in order gives).
-fn parent_indices(spans: &[Span]) -> Vec<Option<usize>> {
+pub(super) fn parent_indices(spans: &[Span]) -> Vec<Option<usize>> {
     let index: HashMap<&str, usize> = spans
         .iter()
         .enumerate()
@@ -139,8 +140,10 @@ fn parent_indices(spans: &[Span]) -> Vec<Option<usize>> {
 }
 
 /// Walk up from every span; a walk that meets itself is a cycle, cut at the
-/// span that closed it (re-attached to the root, or made a root).
-fn break_cycles(trace: &mut Trace) {
+/// span that closed it (re-attached to the root, or made a root). Returns
+/// each span's parent index after the cuts ([`parent_indices`] of the
+/// result).
+fn break_cycles(trace: &mut Trace) -> Vec<Option<usize>> {
     let mut parents = parent_indices(&trace.spans);
     // 0 = unvisited, 1 = on the current walk, 2 = known to reach a root.
     let mut state = vec![0u8; trace.spans.len()];
@@ -167,6 +170,7 @@ fn break_cycles(trace: &mut Trace) {
             state[i] = 2;
         }
     }
+    parents
 }
 
 /// Cut the cycle at `at`; its new parent's index.
@@ -189,9 +193,9 @@ fn cut(trace: &mut Trace, at: usize) -> Option<usize> {
     parent
 }
 
-/// Spans without an agent take the agent of their nearest ancestor.
-fn inherit_agents(spans: &mut [Span]) {
-    let parents = parent_indices(spans);
+/// Spans without an agent take the agent of their nearest ancestor
+/// (`parents`: [`parent_indices`] of `spans`).
+fn inherit_agents(spans: &mut [Span], parents: &[Option<usize>]) {
     // The span whose agent each span takes (itself when it has one).
     let mut resolved: Vec<Option<Option<usize>>> = vec![None; spans.len()];
     let mut path = Vec::new();
