@@ -191,25 +191,17 @@ impl std::io::Write for Head {
     }
 }
 
-/// The byte length of the first `max` characters of `text` (all of it when
-/// shorter) and how many characters that is.
-fn cut_at(text: &str, max: usize) -> (usize, usize) {
-    // A text of at most `max` bytes has at most `max` characters.
-    if text.len() <= max {
-        return (text.len(), text.chars().count());
-    }
-    match text.char_indices().nth(max) {
-        Some((end, _)) => (end, max),
-        None => (text.len(), text.chars().count()),
-    }
-}
-
+/// The first `max` characters of `text`, with `…` when there are more.
 fn truncate(text: &str, max: usize) -> String {
-    let (end, _) = cut_at(text, max);
-    if end == text.len() {
-        text.to_owned()
+    // A text of at most `max` bytes has at most `max` characters.
+    let cut = if text.len() <= max {
+        None
     } else {
-        format!("{}…", &text[..end])
+        text.char_indices().nth(max).map(|(end, _)| end)
+    };
+    match cut {
+        Some(end) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
     }
 }
 
