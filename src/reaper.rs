@@ -138,8 +138,23 @@ mod imp {
 
     /// Whether `pid` was started with one of `needles` (`NAME=token`) in
     /// its environment. Unreadable (another user, gone) means no.
-    fn carries(pid: i32, needles: &[Vec<u8>]) -> bool {
-        std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
+    ///
+    /// A child the gate has just spawned can still be inside `execve`: its
+    /// parent is already running again, but the kernel has not yet placed
+    /// the new environment, so `environ` reads empty. For the gate's own
+    /// children an empty read is retried for up to 50 ms instead of being
+    /// taken as "not a carrier" (a sweep at that moment missed the process).
+    fn carries(pid: i32, needles: &[Vec<u8>], own_child: bool) -> bool {
+        let path = format!("/proc/{pid}/environ");
+        let mut env = std::fs::read(&path);
+        for _ in 0..50 {
+            if !own_child || !matches!(&env, Ok(e) if e.is_empty()) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+            env = std::fs::read(&path);
+        }
+        env.is_ok_and(|env| {
             env.split(|&b| b == 0)
                 .any(|var| needles.iter().any(|n| var == n.as_slice()))
         })
@@ -161,7 +176,7 @@ mod imp {
         let mut found = BTreeSet::new();
         let mut stack: Vec<i32> = procs
             .iter()
-            .filter(|(pid, p)| **pid != me && !p.dead && carries(**pid, needles))
+            .filter(|(pid, p)| **pid != me && !p.dead && carries(**pid, needles, p.ppid == me))
             .map(|(pid, _)| *pid)
             .collect();
         while let Some(pid) = stack.pop() {
