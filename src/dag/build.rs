@@ -330,7 +330,7 @@ impl Builder<'_> {
         for call in &finals {
             let mut node = Node::new(StepType::Synth, call.name.clone());
             node.call_id.clone_from(&call.id);
-            node.output = Some(answer_of(&call.arguments).into());
+            node.output = Some(answer_of(&call.arguments.value()).into());
             last = Some(self.push(node, span, &agent, &lead));
             self.pending.request_final(call.id.clone());
         }
@@ -377,7 +377,10 @@ impl Builder<'_> {
                 let inputs = self.step_inputs(&agent, span);
                 let mut node = Node::new(StepType::Synth, name);
                 node.call_id = call_id;
-                node.output = args.as_deref().map(|a| answer_of(a).into()).or(result);
+                node.output = args
+                    .as_ref()
+                    .map(|a| answer_of(&a.value()).into())
+                    .or(result);
                 self.push(node, span, &agent, &inputs);
             }
             return;
@@ -387,7 +390,7 @@ impl Builder<'_> {
             agent: &agent,
             call_id: call_id.as_deref(),
             tool: &name,
-            args: args.as_deref(),
+            args: args.as_ref(),
             requested_by: span.attributes.get(REQUESTED_BY).and_then(Value::as_str),
         };
         let matched = self

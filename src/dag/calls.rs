@@ -10,8 +10,6 @@
 //! agent and equal arguments. Final-answer requests are kept apart: their
 //! execution adds no node, the SYNTH was made from the request.
 
-use serde_json::Value;
-
 use crate::trace::SharedValue;
 
 /// A tool call a model requested.
@@ -45,7 +43,7 @@ pub(crate) struct Execution<'a> {
     pub(crate) agent: &'a str,
     pub(crate) call_id: Option<&'a str>,
     pub(crate) tool: &'a str,
-    pub(crate) args: Option<&'a Value>,
+    pub(crate) args: Option<&'a SharedValue>,
     /// The model span the adapter says requested it.
     pub(crate) requested_by: Option<&'a str>,
 }
@@ -121,7 +119,7 @@ impl PendingCalls {
         let rank = |p: &Pending| {
             (
                 p.agent != exec.agent,
-                exec.args.is_some_and(|a| *a != *p.args),
+                exec.args.is_some_and(|a| *a != p.args),
             )
         };
         self.calls
@@ -137,6 +135,8 @@ impl PendingCalls {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    use serde_json::Value;
 
     use super::*;
 
@@ -158,7 +158,11 @@ mod tests {
         });
     }
 
-    fn exec<'a>(call_id: Option<&'a str>, tool: &'a str, args: Option<&'a Value>) -> Execution<'a> {
+    fn exec<'a>(
+        call_id: Option<&'a str>,
+        tool: &'a str,
+        args: Option<&'a SharedValue>,
+    ) -> Execution<'a> {
         Execution {
             agent: "",
             call_id,
@@ -186,7 +190,7 @@ mod tests {
             "a re-execution of Y"
         );
         assert_eq!(
-            paramgen(&mut p, exec(None, "b", Some(&json!(4)))),
+            paramgen(&mut p, exec(None, "b", Some(&json!(4).into()))),
             Some(13),
             "equal arguments first"
         );

@@ -24,6 +24,5 @@ pub use rca::{
     workflow_quality,
 };
 pub use retry::MAX_ATTEMPTS;
-pub(crate) use retry::canonical_json;
 pub use view::{DagView, render_mermaid, render_mermaid_case};
 pub use workflow::{WorkflowMatch, match_workflow};

@@ -15,6 +15,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::model::Node;
+use crate::trace::SharedValue;
 
 /// The outcome of one EXEC.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,7 +75,7 @@ pub fn exec_outcome(node: &Node) -> ExecOutcome {
             ExecOutcome::Error { message }
         };
     }
-    match node.output.as_deref().and_then(result_error) {
+    match node.output.as_ref().and_then(shared_result_error) {
         Some(message) if is_timeout(&message) => ExecOutcome::Timeout { message },
         Some(message) => ExecOutcome::ErrorResult { message },
         None => ExecOutcome::Ok,
@@ -146,7 +147,10 @@ pub fn failure_origin(node: &Node) -> Option<FailureOrigin> {
         text.push_str(t);
     }
     if let Some(out) = &node.output {
-        let rendered = render(out);
+        let rendered = match out.as_scalar() {
+            Some(scalar) => render(scalar),
+            None => out.compact().into_owned(),
+        };
         // The head and the tail of the result: where an error's kind is said.
         let chars: Vec<char> = rendered.chars().collect();
         let head: String = chars.iter().take(600).collect();
@@ -165,6 +169,42 @@ pub fn failure_origin(node: &Node) -> Option<FailureOrigin> {
         FailureOrigin::Input
     } else {
         FailureOrigin::Unknown
+    })
+}
+
+/// [`result_error`] of a shared value: an object is decoded only when its
+/// text has a key the check reads (most results have none).
+pub(crate) fn shared_result_error(value: &SharedValue) -> Option<String> {
+    match value.as_scalar() {
+        Some(scalar) => result_error(scalar),
+        None if value.is_object() && may_report_error(&value.compact()) => {
+            result_error(&value.value())
+        }
+        None => None,
+    }
+}
+
+/// Whether canonical JSON text has a key, at any depth, that
+/// [`result_error`] reads on an object (ignoring ASCII case). Canonical
+/// text writes keys without escapes other than for `"`, `\` and control
+/// characters, none of which these keys have.
+fn may_report_error(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'"', bytes).any(|at| {
+        let rest = &bytes[at + 1..];
+        // Most quotes start no such key: the first letter decides.
+        let keys: &[&[u8]] = match rest.first().map(u8::to_ascii_lowercase) {
+            Some(b'e') => &[b"error", b"errors"],
+            Some(b'i') => &[b"iserror", b"is_error"],
+            Some(b's') => &[b"status", b"success"],
+            Some(b'o') => &[b"ok"],
+            _ => return false,
+        };
+        keys.iter().any(|key| {
+            rest.len() > key.len() + 1
+                && rest[..key.len()].eq_ignore_ascii_case(key)
+                && rest[key.len()..].starts_with(b"\":")
+        })
     })
 }
 
@@ -285,6 +325,56 @@ mod tests {
         assert!(result_error(&json!({"ERRORS": ["x"]})).is_some());
         assert!(result_error(&json!({"Status": "Failure"})).is_some());
         assert_eq!(result_error(&json!({"Status": "ok", "errorCode": 1})), None);
+    }
+
+    #[test]
+    fn the_text_filter_never_hides_an_error_the_decoded_check_finds() {
+        let keys = [
+            "error",
+            "Errors",
+            "isError",
+            "IS_ERROR",
+            "status",
+            "Success",
+            "ok",
+            "okay",
+            "error_code",
+            "message",
+            "é",
+            "sta\"tus",
+        ];
+        let values = [
+            json!(null),
+            json!(true),
+            json!(false),
+            json!("failed"),
+            json!("x"),
+            json!(""),
+            json!([1]),
+            json!({}),
+            json!(3),
+        ];
+        let mut errors = 0;
+        for key in keys {
+            for value in &values {
+                for v in [
+                    json!({ key: value }),
+                    json!({"a": 1, key: value, "z": [{"q": value}]}),
+                    json!({"outer": { key: value }}),
+                    json!([{ key: value }]),
+                ] {
+                    let decoded = result_error(&v);
+                    errors += usize::from(decoded.is_some());
+                    assert_eq!(shared_result_error(&v.clone().into()), decoded, "{v}");
+                }
+            }
+        }
+        // Top-level keys only: `error`/`Errors` with 5 non-empty values,
+        // `isError`/`IS_ERROR` true, `status` failed, `Success`/`ok` false,
+        // each in the first two shapes: (10 + 2 + 1 + 2) × 2.
+        assert_eq!(errors, 30);
+        assert!(!may_report_error(r#"{"a":"error","b":1}"#));
+        assert!(may_report_error(r#"{"a":{"Status":"x"}}"#));
     }
 
     #[test]

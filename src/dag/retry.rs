@@ -14,8 +14,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use serde_json::Value;
-
 use super::model::{Attempt, Edge, EdgeKind, Node};
 use super::outcome::exec_outcome;
 use crate::spec::model::StepType;
@@ -34,44 +32,6 @@ pub(crate) enum Unrolled {
     Overflow(String),
 }
 
-/// JSON text with object keys sorted at every level, so equal arguments
-/// compare equal whatever order the trace wrote them in.
-pub(crate) fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    out
-}
-
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                write_canonical(&map[k], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, v) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(v, out);
-            }
-            out.push(']');
-        }
-        other => out.push_str(&other.to_string()),
-    }
-}
-
 /// Find retry chains among the EXEC nodes, number their attempts, mark the
 /// compensated ones and add `retry` edges.
 pub(crate) fn unroll_retries(nodes: &mut [Node], edges: &mut Vec<Edge>) -> Unrolled {
@@ -88,7 +48,9 @@ pub(crate) fn unroll_retries(nodes: &mut [Node], edges: &mut Vec<Edge>) -> Unrol
         let key: Key = (
             node.agent.clone(),
             node.tool.clone().unwrap_or_else(|| node.name.clone()),
-            canonical_json(args),
+            // Canonical text: equal arguments whatever order the trace
+            // wrote their keys in.
+            args.compact().into_owned(),
         );
         let failed = exec_outcome(node).is_failure();
         match open.remove(&key) {
@@ -148,6 +110,8 @@ pub(crate) fn unroll_retries(nodes: &mut [Node], edges: &mut Vec<Edge>) -> Unrol
 mod tests {
     use serde_json::json;
 
+    use serde_json::Value;
+
     use super::*;
 
     fn exec(tool: &str, args: Value, error: bool) -> Node {
@@ -159,14 +123,6 @@ mod tests {
             n.error = Some("boom".into());
         }
         n
-    }
-
-    #[test]
-    fn canonical_json_sorts_keys_recursively() {
-        assert_eq!(
-            canonical_json(&json!({"b": 1, "a": {"d": [2, {"z": 0, "y": 1}], "c": null}})),
-            r#"{"a":{"c":null,"d":[2,{"y":1,"z":0}]},"b":1}"#
-        );
     }
 
     #[test]

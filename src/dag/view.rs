@@ -9,11 +9,11 @@ use std::fmt::Write as _;
 use crate::output::escape::{mermaid_id_ok, mermaid_label};
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::graph::Dag;
 use super::model::{Attempt, EdgeKind};
 use crate::model::run::{CaseReport, DagStatus, Deviation, StepResult};
+use crate::trace::SharedValue;
 
 /// One node of the JSON view: the step's report entry plus what the DAG
 /// knows. It borrows from the DAG and its steps: `trace --format json` of a
@@ -29,7 +29,7 @@ pub struct NodeView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub call_id: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<&'a Value>,
+    pub arguments: Option<&'a SharedValue>,
     /// The first 300 characters of what the step produced.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_preview: Option<String>,
@@ -82,8 +82,8 @@ impl<'a> NodeViews<'a> {
                 agent: node.agent.as_deref(),
                 tool: node.tool.as_deref(),
                 call_id: node.call_id.as_deref(),
-                arguments: node.arguments.as_deref(),
-                output_preview: node.output.as_deref().map(|v| preview(v, 300)),
+                arguments: node.arguments.as_ref(),
+                output_preview: node.output.as_ref().map(|v| preview(v, 300)),
                 attempt: node.attempt,
                 final_answer: node.final_answer,
                 synthetic: node.synthetic,
@@ -144,50 +144,12 @@ impl<'a> DagView<'a> {
 }
 
 /// The first `max` characters of a value's text (a string as is, anything
-/// else as compact JSON), with `…` when cut. A large result is not
-/// serialized whole to show 300 characters of it.
-fn preview(value: &Value, max: usize) -> String {
-    match value {
-        Value::String(s) => truncate(s, max),
-        other => {
-            let mut head = Head {
-                bytes: Vec::new(),
-                chars: 0,
-                max,
-            };
-            // Stops with an error once more than `max` characters are written.
-            let _cut = serde_json::to_writer(&mut head, other);
-            // A cut inside a character lies past the first `max + 1`.
-            truncate(&String::from_utf8_lossy(&head.bytes), max)
-        }
-    }
-}
-
-/// A writer that keeps compact JSON until it holds more than `max`
-/// characters, and then refuses more. serde writes token by token: bytes
-/// are appended as they come and characters counted by their first bytes.
-struct Head {
-    bytes: Vec<u8>,
-    chars: usize,
-    max: usize,
-}
-
-impl std::io::Write for Head {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.chars > self.max {
-            return Err(std::io::Error::other("preview is full"));
-        }
-        // Enough bytes for the characters still wanted (at most 4 each).
-        let wanted = (self.max + 1 - self.chars).saturating_mul(4);
-        let taken = &buf[..buf.len().min(wanted)];
-        self.bytes.extend_from_slice(taken);
-        // UTF-8 continuation bytes are 0b10xx_xxxx.
-        self.chars += taken.iter().filter(|&&b| b & 0xC0 != 0x80).count();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+/// else as compact JSON), with `…` when cut. Objects and arrays are held as
+/// their compact text already, so nothing is serialized to preview them.
+fn preview(value: &SharedValue, max: usize) -> String {
+    match value.as_str() {
+        Some(s) => truncate(s, max),
+        None => truncate(&value.compact(), max),
     }
 }
 
@@ -392,7 +354,7 @@ mod tests {
         ];
         for v in &values {
             let whole = match v {
-                Value::String(s) => s.clone(),
+                serde_json::Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
             for max in [0, 1, 5, 10, 11, 12, 13, 299, 300, 301, 5000] {
@@ -402,10 +364,14 @@ mod tests {
                 } else {
                     format!("{}…", whole.chars().take(max).collect::<String>())
                 };
-                assert_eq!(preview(v, max), expected, "{max}: {whole:.60}");
+                assert_eq!(
+                    preview(&v.clone().into(), max),
+                    expected,
+                    "{max}: {whole:.60}"
+                );
                 assert_eq!(truncate(&whole, max), expected, "{max}: {whole:.60}");
             }
         }
-        assert!(preview(&serde_json::json!(long), 300).ends_with('…'));
+        assert!(preview(&serde_json::json!(long).into(), 300).ends_with('…'));
     }
 }

@@ -86,19 +86,19 @@ fn entry(span: &Span) -> String {
                 lines.push(format!(
                     "  calls: {}({})",
                     call.name,
-                    one_line(&compact(&call.arguments), ARGS_CHARS)
+                    one_line(&call.arguments.to_text(), ARGS_CHARS)
                 ));
             }
         }
         SpanKind::Tool => {
             if let Some(tool) = &span.tool {
                 if let Some(args) = &tool.arguments {
-                    lines.push(format!("  args: {}", one_line(&compact(args), ARGS_CHARS)));
+                    lines.push(format!("  args: {}", one_line(&args.to_text(), ARGS_CHARS)));
                 }
                 if let Some(result) = &tool.result {
                     lines.push(format!(
                         "  result: {}",
-                        one_line(&compact(result), FIELD_CHARS)
+                        one_line(&result.to_text(), FIELD_CHARS)
                     ));
                 }
             }

@@ -21,6 +21,7 @@ use crate::llm::config::JudgeSettings;
 use crate::llm::error::JudgeError;
 use crate::llm::prompts::{Prompts, fence};
 use crate::spec::suite::{Case, Check, Suite};
+use crate::trace::SharedValue;
 use crate::trace::model::Trace;
 
 /// Characters kept of a step or of one parent's output.
@@ -229,8 +230,8 @@ fn step_questions(
                 "tool: {}\narguments: {}",
                 node.tool.as_deref().unwrap_or(&node.name),
                 node.arguments
-                    .as_deref()
-                    .map_or_else(|| "(none recorded)".to_owned(), compact)
+                    .as_ref()
+                    .map_or_else(|| "(none recorded)".to_owned(), SharedValue::to_text)
             ),
             crate::spec::model::StepType::ToolSel => format!(
                 "selected: {}",
@@ -242,8 +243,8 @@ fn step_questions(
             ),
             _ => node
                 .output
-                .as_deref()
-                .map_or_else(|| "(no output recorded)".to_owned(), compact),
+                .as_ref()
+                .map_or_else(|| "(no output recorded)".to_owned(), SharedValue::to_text),
         };
         let parents: Vec<String> = dag
             .parents(i)
@@ -293,13 +294,13 @@ fn parent_text(node: &crate::dag::Node) -> String {
     use crate::llm::prompts::cap_chars;
     let output = node
         .output
-        .as_deref()
-        .map_or_else(|| "(no output)".to_owned(), compact);
+        .as_ref()
+        .map_or_else(|| "(no output)".to_owned(), SharedValue::to_text);
     let call = match (node.step_type, &node.arguments) {
         (crate::spec::model::StepType::Exec, Some(args)) => format!(
             "called {}({}) → ",
             node.tool.as_deref().unwrap_or(&node.name),
-            cap_chars(&compact(args), PARENT_CHARS / 3)
+            cap_chars(&args.to_text(), PARENT_CHARS / 3)
         ),
         _ => String::new(),
     };

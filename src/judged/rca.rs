@@ -35,6 +35,7 @@ use crate::model::run::{
 };
 use crate::spec::model::{RootCauseMode, StepType};
 use crate::spec::suite::Suite;
+use crate::trace::SharedValue;
 use crate::trace::model::Trace;
 
 /// Characters kept of one step's content.
@@ -178,15 +179,15 @@ fn step_entry(node: &Node, after: &[&str]) -> String {
         StepType::ParamGen => format!(
             "arguments: {}",
             node.arguments
-                .as_deref()
-                .map_or_else(|| "(none recorded)".to_owned(), compact)
+                .as_ref()
+                .map_or_else(|| "(none recorded)".to_owned(), SharedValue::to_text)
         ),
         StepType::Exec => {
             let mut b = format!(
                 "result: {}",
                 node.output
-                    .as_deref()
-                    .map_or_else(|| "(none recorded)".to_owned(), compact)
+                    .as_ref()
+                    .map_or_else(|| "(none recorded)".to_owned(), SharedValue::to_text)
             );
             if let Some(e) = &node.error {
                 b.push_str(&format!("\nerror: {e}"));
@@ -195,8 +196,8 @@ fn step_entry(node: &Node, after: &[&str]) -> String {
         }
         StepType::Plan | StepType::Synth => node
             .output
-            .as_deref()
-            .map_or_else(|| "(no output recorded)".to_owned(), compact),
+            .as_ref()
+            .map_or_else(|| "(no output recorded)".to_owned(), SharedValue::to_text),
     };
     format!("{head}\n{}", cap_chars(&body, STEP_CHARS))
 }

@@ -374,7 +374,7 @@ mod tests {
             (call.name.as_str(), &call.arguments),
             (
                 "get_current_time",
-                &std::sync::Arc::new(json!({"timezone": "UTC"}))
+                &crate::trace::SharedValue::new(json!({"timezone": "UTC"}))
             )
         );
         assert_eq!(
@@ -415,7 +415,7 @@ mod tests {
         assert_eq!(span.input_messages[0].content, "hi");
         assert_eq!(
             span.output_messages[0].tool_calls[0].arguments,
-            std::sync::Arc::new(json!({"q": 1}))
+            crate::trace::SharedValue::new(json!({"q": 1}))
         );
         assert_eq!(attrs.get("gen_ai.provider.name"), Some(&json!("openai")));
         assert!(!attrs.contains_key("gen_ai.system"));

@@ -332,7 +332,7 @@ mod tests {
         assert_eq!(n.messages[1].tool_calls[0].name, "get_weather");
         assert_eq!(
             n.messages[1].tool_calls[0].arguments,
-            std::sync::Arc::new(json!({"city": "Paris"}))
+            crate::trace::SharedValue::new(json!({"city": "Paris"}))
         );
         assert_eq!(n.messages[2].content, r#"{"t":57}"#);
         assert_eq!(n.messages[2].tool_call_id.as_deref(), Some("1"));
@@ -346,7 +346,7 @@ mod tests {
         assert_eq!(n.messages[0].tool_calls[0].id.as_deref(), Some("c1"));
         assert_eq!(
             n.messages[0].tool_calls[0].arguments,
-            std::sync::Arc::new(json!({"x": 1}))
+            crate::trace::SharedValue::new(json!({"x": 1}))
         );
         let completion = json!("{\"text\":\"It is rainy.\",\"finish_reason\":\"stop\"}");
         let n = messages_from_value(&completion, "assistant").unwrap();
@@ -371,7 +371,7 @@ mod tests {
         assert_eq!(m.tool_calls[0].id.as_deref(), Some("call_2_0"));
         assert_eq!(
             m.tool_calls[0].arguments,
-            std::sync::Arc::new(json!({"city": "Paris"}))
+            crate::trace::SharedValue::new(json!({"city": "Paris"}))
         );
         // Text that only looks like it stays text: another role, another
         // shape, or not a literal.
@@ -406,7 +406,7 @@ mod tests {
         assert_eq!(calls.tool_calls.len(), 1);
         assert_eq!(
             calls.tool_calls[0].arguments,
-            std::sync::Arc::new(json!({"text": "2025"}))
+            crate::trace::SharedValue::new(json!({"text": "2025"}))
         );
         assert!(calls.content.is_empty());
         let text = any_agent_llm_output(&json!("Here are the steps"));

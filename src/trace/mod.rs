@@ -28,6 +28,7 @@ mod otlp;
 mod pyrepr;
 mod render;
 mod shape;
+mod shared_value;
 mod swe_agent;
 mod telemetry_jsonl;
 mod time;

@@ -13,10 +13,7 @@ use serde_json::Value;
 
 use crate::model::SortedMap;
 
-/// A JSON value shared between the trace and the steps read from it (a tool
-/// call's arguments and result appear in the span, its PARAMGEN and its
-/// EXEC; one copy in memory, issue 22/25).
-pub type SharedValue = std::sync::Arc<Value>;
+pub use crate::trace::shared_value::SharedValue;
 
 /// The attributes a span keeps after its adapter has read what it knows
 /// (flattened dotted keys): a small sorted list, as most spans keep one to
@@ -432,8 +429,6 @@ impl Trace {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn finish_orders_by_clock_then_seq_and_reattaches_orphans() {
         let mut root = Span::new("r", "invoke_agent", SpanKind::Agent, 2);

@@ -292,7 +292,7 @@ mod tests {
         );
         assert_eq!(
             call.arguments,
-            std::sync::Arc::new(json!({"location": "Paris"}))
+            crate::trace::SharedValue::new(json!({"location": "Paris"}))
         );
         assert_eq!(
             span.tokens,

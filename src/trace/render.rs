@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::output::escape::terminal;
-use crate::trace::model::{Span, SpanKind, StatusCode, Trace};
+use crate::trace::model::{SharedValue, Span, SpanKind, StatusCode, Trace};
 
 const ARGS_WIDTH: usize = 80;
 const TEXT_WIDTH: usize = 100;
@@ -112,7 +112,7 @@ fn span_line(span: &Span, parent_agent: Option<&str>) -> String {
         let args = tool
             .arguments
             .as_ref()
-            .map_or_else(String::new, |a| compact(a, ARGS_WIDTH));
+            .map_or_else(String::new, |a| compact_shared(a, ARGS_WIDTH));
         let _ = write!(line, " tool={}({args})", terminal(&tool.name));
         if let Some(id) = &tool.call_id {
             let _ = write!(line, " call={}", terminal(id));
@@ -124,7 +124,7 @@ fn span_line(span: &Span, parent_agent: Option<&str>) -> String {
             format!(
                 "{}({})",
                 terminal(&c.name),
-                compact(&c.arguments, ARGS_WIDTH)
+                compact_shared(&c.arguments, ARGS_WIDTH)
             )
         })
         .collect();
@@ -162,6 +162,14 @@ fn compact(value: &Value, width: usize) -> String {
         Value::String(s) => one_line(s, width),
         Value::Null => String::new(),
         other => one_line(&other.to_string(), width),
+    }
+}
+
+/// [`compact`] of a shared value, without decoding it.
+fn compact_shared(value: &SharedValue, width: usize) -> String {
+    match value.as_scalar() {
+        Some(scalar) => compact(scalar, width),
+        None => one_line(&value.compact(), width),
     }
 }
 

@@ -21,7 +21,9 @@ use crate::trace::error::TraceError;
 use crate::trace::ids::id_from_value;
 use crate::trace::input::Input;
 use crate::trace::json::{Attrs, decode_embedded, flatten_into, lenient_f64, lenient_u64, text_of};
-use crate::trace::model::{Span, SpanKind, Status, StatusCode, ToolExecution, Trace, TraceFormat};
+use crate::trace::model::{
+    SharedValue, Span, SpanKind, Status, StatusCode, ToolExecution, Trace, TraceFormat,
+};
 use crate::trace::otel::status_code_text;
 use crate::trace::time::{Numeric, time_ns};
 
@@ -112,7 +114,10 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
         if let Some(tool) = &span.tool {
             launches.insert(
                 span.id.clone(),
-                sub_agent_name(&tool.name, tool.arguments.as_deref()),
+                sub_agent_name(
+                    &tool.name,
+                    tool.arguments.as_ref().map(SharedValue::value).as_deref(),
+                ),
             );
         }
         spans.push(span);

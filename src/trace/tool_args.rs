@@ -25,7 +25,7 @@ pub(crate) fn recover_arguments(spans: &mut [Span], warnings: &mut Vec<String>) 
     let wanted: HashSet<String> = spans
         .iter()
         .filter_map(|s| s.tool.as_ref())
-        .filter(|t| is_bare(t.arguments.as_deref()))
+        .filter(|t| is_bare(t.arguments.as_ref()))
         .filter_map(|t| t.call_id.clone())
         .collect();
     if wanted.is_empty() {
@@ -56,7 +56,7 @@ pub(crate) fn recover_arguments(spans: &mut [Span], warnings: &mut Vec<String>) 
         let Some(tool) = span.tool.as_mut() else {
             continue;
         };
-        if !is_bare(tool.arguments.as_deref()) {
+        if !is_bare(tool.arguments.as_ref()) {
             continue;
         }
         let Some(candidates) = tool.call_id.as_ref().and_then(|id| requests.get(id)) else {
@@ -70,15 +70,15 @@ pub(crate) fn recover_arguments(spans: &mut [Span], warnings: &mut Vec<String>) 
             .map(|(_, args)| args);
         let Some(requested) = requested else { continue };
         match &tool.arguments {
-            Some(bare) if !bare.is_null() && !is_one_of(bare, requested) => {
+            Some(bare) if !bare.is_null() && !is_one_of(&bare.value(), &requested.value()) => {
                 warnings.push(format!(
                     "tool span `{}` ({}) records its arguments as `{}`, which is none of the values the \
                      model requested for call `{}` ({}); kept the span's value",
                     span.id,
                     tool.name,
-                    text_of(bare),
+                    text_of(&bare.value()),
                     tool.call_id.as_deref().unwrap_or_default(),
-                    requested
+                    requested.compact()
                 ));
             }
             _ => tool.arguments = Some(requested.clone()),
@@ -87,8 +87,8 @@ pub(crate) fn recover_arguments(spans: &mut [Span], warnings: &mut Vec<String>) 
 }
 
 /// Arguments that are no object: missing, `null`, or a scalar.
-fn is_bare(arguments: Option<&Value>) -> bool {
-    !matches!(arguments, Some(Value::Object(_) | Value::Array(_)))
+fn is_bare(arguments: Option<&SharedValue>) -> bool {
+    !arguments.is_some_and(|a| a.is_object() || a.is_array())
 }
 
 /// `bare` is one of the object's values (as JSON, or as the same text: a
@@ -136,8 +136,11 @@ mod tests {
         s
     }
 
-    fn args(span: &Span) -> Option<&Value> {
-        span.tool.as_ref().and_then(|t| t.arguments.as_deref())
+    fn args(span: &Span) -> Option<Value> {
+        span.tool
+            .as_ref()
+            .and_then(|t| t.arguments.as_ref())
+            .map(|a| a.value().into_owned())
     }
 
     #[test]
@@ -151,9 +154,9 @@ mod tests {
         ];
         let mut warnings = Vec::new();
         recover_arguments(&mut spans, &mut warnings);
-        assert_eq!(args(&spans[1]), Some(&json!({"city": "Paris"})));
-        assert_eq!(args(&spans[3]), Some(&json!({"city": "Oslo", "days": 3})));
-        assert_eq!(args(&spans[4]), Some(&json!({"city": "Oslo", "days": 3})));
+        assert_eq!(args(&spans[1]), Some(json!({"city": "Paris"})));
+        assert_eq!(args(&spans[3]), Some(json!({"city": "Oslo", "days": 3})));
+        assert_eq!(args(&spans[4]), Some(json!({"city": "Oslo", "days": 3})));
         assert!(warnings.is_empty(), "{warnings:?}");
     }
 
@@ -168,10 +171,10 @@ mod tests {
         ];
         let mut warnings = Vec::new();
         recover_arguments(&mut spans, &mut warnings);
-        assert_eq!(args(&spans[1]), Some(&json!("Rome")));
-        assert_eq!(args(&spans[2]), Some(&json!({"city": "Lyon"})));
-        assert_eq!(args(&spans[3]), Some(&json!("Paris")));
-        assert_eq!(args(&spans[4]), Some(&json!("Paris")));
+        assert_eq!(args(&spans[1]), Some(json!("Rome")));
+        assert_eq!(args(&spans[2]), Some(json!({"city": "Lyon"})));
+        assert_eq!(args(&spans[3]), Some(json!("Paris")));
+        assert_eq!(args(&spans[4]), Some(json!("Paris")));
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].contains("`Rome`"), "{warnings:?}");
     }
@@ -185,7 +188,7 @@ mod tests {
             tool("t2", 3, Some("call_1"), Some(json!("Oslo"))),
         ];
         recover_arguments(&mut spans, &mut Vec::new());
-        assert_eq!(args(&spans[1]), Some(&json!({"city": "Paris"})));
-        assert_eq!(args(&spans[3]), Some(&json!({"city": "Oslo"})));
+        assert_eq!(args(&spans[1]), Some(json!({"city": "Paris"})));
+        assert_eq!(args(&spans[3]), Some(json!({"city": "Oslo"})));
     }
 }

@@ -44,11 +44,15 @@ pub(super) fn events_text(trace: &Trace) -> String {
         for (label, text) in [
             (
                 "args",
-                e.args_raw.clone().unwrap_or_else(|| compact(&e.args)),
+                e.args_raw
+                    .clone()
+                    .unwrap_or_else(|| compact(&e.args.value())),
             ),
             (
                 "result",
-                e.result_raw.clone().unwrap_or_else(|| compact(&e.result)),
+                e.result_raw
+                    .clone()
+                    .unwrap_or_else(|| compact(&e.result.value())),
             ),
             ("text", e.text.clone().unwrap_or_default()),
         ] {

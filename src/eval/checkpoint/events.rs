@@ -37,6 +37,10 @@ pub(crate) struct Event {
     /// (most matchers never read them).
     args_text: OnceCell<String>,
     result_text: OnceCell<String>,
+    /// `args` and `result` decoded, made on first use (objects and arrays
+    /// are kept as text in the trace).
+    args_json: OnceCell<Value>,
+    result_json: OnceCell<Value>,
     /// `args` and `result` as CEL values for `where`, made on first use.
     pub(crate) args_cel: Converted,
     pub(crate) result_cel: Converted,
@@ -103,6 +107,22 @@ fn null() -> SharedValue {
     static NULL: std::sync::LazyLock<SharedValue> =
         std::sync::LazyLock::new(|| SharedValue::new(Value::Null));
     SharedValue::clone(&NULL)
+}
+
+/// A scalar as it is, an object or array decoded once into `cell`.
+fn decoded<'a>(value: &'a SharedValue, cell: &'a OnceCell<Value>) -> &'a Value {
+    match value.as_scalar() {
+        Some(scalar) => scalar,
+        None => cell.get_or_init(|| value.value().into_owned()),
+    }
+}
+
+/// [`text`] of a shared value, without decoding it.
+fn shared_text(v: &SharedValue) -> String {
+    match v.as_scalar() {
+        Some(scalar) => text(scalar),
+        None => v.compact().into_owned(),
+    }
 }
 
 fn text(v: &Value) -> String {
@@ -303,6 +323,8 @@ impl Event {
             result_raw: None,
             args_text: OnceCell::new(),
             result_text: OnceCell::new(),
+            args_json: OnceCell::new(),
+            result_json: OnceCell::new(),
             args_cel: Converted::default(),
             result_cel: Converted::default(),
             content_answers: RefCell::default(),
@@ -317,12 +339,22 @@ impl Event {
 
     /// Compact JSON of the arguments (empty without arguments).
     pub(crate) fn args_text(&self) -> &str {
-        self.args_text.get_or_init(|| text(&self.args))
+        self.args_text.get_or_init(|| shared_text(&self.args))
     }
 
     /// The result as text: a string as is, other JSON compact.
     pub(crate) fn result_text(&self) -> &str {
-        self.result_text.get_or_init(|| text(&self.result))
+        self.result_text.get_or_init(|| shared_text(&self.result))
+    }
+
+    /// The arguments as JSON (`Null` without arguments).
+    pub(crate) fn args_json(&self) -> &Value {
+        decoded(&self.args, &self.args_json)
+    }
+
+    /// The result as JSON (`Null` without a result).
+    pub(crate) fn result_json(&self) -> &Value {
+        decoded(&self.result, &self.result_json)
     }
 
     /// Whether `re` finds a match in [`Event::content`]; each pattern is

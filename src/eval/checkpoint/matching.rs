@@ -168,8 +168,8 @@ impl Event {
     /// event has none there.
     fn captured_ref(&self, c: &Capture) -> Option<Captured<'_>> {
         let value = match c.source {
-            CaptureSource::Args => c.lookup(&self.args)?,
-            CaptureSource::Result => c.lookup(&self.result)?,
+            CaptureSource::Args => c.lookup(self.args_json())?,
+            CaptureSource::Result => c.lookup(self.result_json())?,
             CaptureSource::Content => {
                 let text = self.content();
                 return (!text.is_empty())
@@ -203,7 +203,7 @@ impl Event {
             return false;
         }
         if let Some(p) = &m.args_contains
-            && !contains(p, &self.args, || self.args_text())
+            && !contains(p, self.args_json(), || self.args_text())
         {
             return false;
         }
@@ -214,7 +214,7 @@ impl Event {
             return false;
         }
         if let Some(p) = &m.result_contains
-            && !contains(p, &self.result, || self.result_text())
+            && !contains(p, self.result_json(), || self.result_text())
         {
             return false;
         }

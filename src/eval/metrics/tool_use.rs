@@ -16,7 +16,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::dag::{Dag, canonical_json, exec_outcome};
+use crate::dag::{Dag, exec_outcome};
 use crate::eval::steps::catalog::{ArgCheck, ToolCatalog};
 use crate::eval::steps::settings::StepSettings;
 use crate::model::run::ToolUse;
@@ -52,9 +52,12 @@ pub(crate) fn tool_use_metrics(
         }
         let tool = node.tool.clone().unwrap_or_else(|| node.name.clone());
         let args = node.arguments.clone().unwrap_or_default();
-        let invalid = matches!(catalog.validate(&tool, &args), ArgCheck::Invalid(_));
+        let invalid = matches!(
+            catalog.validate_shared(&tool, Some(&args)),
+            ArgCheck::Invalid(_)
+        );
         let failed = node.step_type == StepType::Exec && exec_outcome(node).is_failure();
-        let key = (!args.is_null()).then(|| format!("{tool}\u{0}{}", canonical_json(&args)));
+        let key = (!args.is_null()).then(|| format!("{tool}\u{0}{}", args.compact()));
         calls.push(Call {
             tool,
             key,

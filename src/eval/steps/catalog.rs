@@ -8,6 +8,7 @@ use miette::Diagnostic;
 use serde_json::Value;
 
 use crate::spec::model::ToolSpec;
+use crate::trace::SharedValue;
 
 /// A catalog entry that cannot be used.
 #[derive(Debug, thiserror::Error, Diagnostic)]
@@ -157,6 +158,19 @@ impl ToolCatalog {
 
     /// Validate `arguments` of a call to `tool`. Absent arguments (`null`)
     /// are checked as `{}`, so a missing object reads as missing keys.
+    /// [`Self::validate`] of arguments as the trace keeps them: decoded only
+    /// when the tool has a schema to check them against.
+    pub fn validate_shared(&self, tool: &str, arguments: Option<&SharedValue>) -> ArgCheck {
+        match self.tools.get(tool) {
+            None => ArgCheck::UnknownTool,
+            Some(entry) if entry.validator.is_none() => ArgCheck::NoSchema,
+            Some(_) => match arguments {
+                Some(a) => self.validate(tool, &a.value()),
+                None => self.validate(tool, &Value::Null),
+            },
+        }
+    }
+
     pub fn validate(&self, tool: &str, arguments: &Value) -> ArgCheck {
         let Some(entry) = self.tools.get(tool) else {
             return ArgCheck::UnknownTool;

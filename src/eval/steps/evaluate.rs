@@ -25,6 +25,7 @@ use crate::model::run::{
 };
 use crate::spec::model::{ExpectedOutput, PriceSpec, RootCauseMode, StepType, WorkflowSpec};
 use crate::spec::suite::{Case, Suite};
+use crate::trace::SharedValue;
 use crate::trace::model::Trace;
 
 static NO_PRICES: BTreeMap<String, PriceSpec> = BTreeMap::new();
@@ -190,7 +191,7 @@ pub(crate) fn step_input<'a>(
                 id: &n.id,
                 step_type: n.step_type,
                 name: &n.name,
-                output: n.output.as_deref(),
+                output: n.output.as_ref(),
             }
         })
         .collect();
@@ -361,11 +362,8 @@ pub(crate) fn final_answer(dag: &Dag, trace: &Trace) -> Option<String> {
     dag.nodes
         .iter()
         .find(|n| n.final_answer)
-        .and_then(|n| n.output.as_deref())
-        .map(|v| match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
+        .and_then(|n| n.output.as_ref())
+        .map(SharedValue::to_text)
         .or_else(|| trace.final_answer())
 }
 

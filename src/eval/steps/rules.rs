@@ -7,14 +7,13 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
-
 use super::catalog::{ArgCheck, ViolationKind};
 use super::scorer::{Metric, StepInput, StepScore, StepScorer};
 use super::taxonomy::Failure;
 use crate::dag::{ExecOutcome, exec_outcome};
 use crate::eval::metrics::task::evaluate_task;
 use crate::spec::model::StepType;
+use crate::trace::SharedValue;
 
 /// The scorer's name, recorded as `scored_by`.
 pub(crate) const RULES: &str = "rules";
@@ -108,8 +107,7 @@ fn tool_selection(input: &StepInput<'_>) -> StepScore {
 fn parameters(input: &StepInput<'_>) -> StepScore {
     let node = input.node;
     let tool = node.tool.as_deref().unwrap_or(&node.name);
-    let args = node.arguments.as_deref().unwrap_or(&Value::Null);
-    match input.catalog.validate(tool, args) {
+    match input.catalog.validate_shared(tool, node.arguments.as_ref()) {
         ArgCheck::UnknownTool if input.catalog.is_empty() => {
             StepScore::not_applicable("no tool catalog to validate the arguments against")
         }
@@ -215,10 +213,7 @@ fn synthesis(input: &StepInput<'_>) -> StepScore {
             "the case has no expected_output; faithfulness and coherence need a judge",
         );
     };
-    let answer = node.output.as_deref().map(|v| match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    });
+    let answer = node.output.as_ref().map(SharedValue::to_text);
     let task = evaluate_task(expected, answer.as_deref());
     match task.success {
         None => StepScore::not_applicable(task.detail),

@@ -75,7 +75,7 @@ pub struct ParentOutput<'a> {
     pub id: &'a str,
     pub step_type: StepType,
     pub name: &'a str,
-    pub output: Option<&'a Value>,
+    pub output: Option<&'a crate::trace::SharedValue>,
 }
 
 /// Everything a scorer may read about one node.

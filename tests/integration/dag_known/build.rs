@@ -60,8 +60,11 @@ fn chat_trajectory_with_parallel_calls_branches_and_merges() {
     // The EXEC of c3 ran first and hangs off c3's PARAMGEN (s7), not the first one.
     assert_eq!(dag.nodes[7].call_id.as_deref(), Some("c3"));
     assert_eq!(
-        dag.nodes[7].arguments.as_deref(),
-        Some(&json!({"from": "EWR"})),
+        dag.nodes[7]
+            .arguments
+            .as_ref()
+            .map(|a| a.value().into_owned()),
+        Some(json!({"from": "EWR"})),
         "arguments come from the request"
     );
     assert!(dag.nodes[9].final_answer && !dag.nodes[0].final_answer);

@@ -243,7 +243,7 @@ fn multi_agent_chat_who_and_when() {
     assert!(
         pg.arguments
             .as_ref()
-            .and_then(|a| a["code"].as_str())
+            .and_then(|a| a.value()["code"].as_str().map(str::to_owned))
             .is_some_and(|c| c.contains("perform_web_search")),
         "{:?}",
         pg.arguments

@@ -232,7 +232,9 @@ fn who_and_when_roles_split_into_speaker_and_recipient() {
         .tool
         .as_ref()
         .and_then(|t| t.arguments.as_ref())
-        .unwrap();
+        .unwrap()
+        .value()
+        .into_owned();
     assert!(
         code["code"]
             .as_str()

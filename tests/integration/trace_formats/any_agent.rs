@@ -171,7 +171,7 @@ fn seven_frameworks_give_a_flat_tree_under_the_invoke_agent_root() {
                 _ => assert!(
                     tool.arguments
                         .as_ref()
-                        .is_some_and(|a| a.get("answer").is_some()),
+                        .is_some_and(|a| a.value().get("answer").is_some()),
                     "{file}"
                 ),
             }
@@ -236,14 +236,19 @@ fn llm_spans_carry_the_requested_calls_tokens_and_costs() {
     let calls: Vec<_> = first.requested_tool_calls().collect();
     assert_eq!(calls.len(), 1);
     assert_eq!(
-        (calls[0].name.as_str(), &*calls[0].arguments),
-        ("get_current_time", &json!({"timezone": "America/New_York"}))
+        (
+            calls[0].name.as_str(),
+            calls[0].arguments.value().into_owned()
+        ),
+        ("get_current_time", json!({"timezone": "America/New_York"}))
     );
     let tool = span(&trace, "14962216559073945637").tool.as_ref().unwrap();
     assert_eq!(tool.call_id.as_deref(), Some("jbUWqgIUr"));
     assert_eq!(
-        tool.result.as_ref().and_then(|r| r.get("timezone")),
-        Some(&json!("America/New_York"))
+        tool.result
+            .as_ref()
+            .and_then(|r| r.value().get("timezone").cloned()),
+        Some(json!("America/New_York"))
     );
     // The call asking for `final_output` passes a JSON *string* argument:
     // only the outer level is decoded.
@@ -252,7 +257,13 @@ fn llm_spans_carry_the_requested_calls_tokens_and_costs() {
         .iter()
         .rfind(|s| s.kind == SpanKind::Llm)
         .unwrap();
-    let answer = &last_call.requested_tool_calls().next().unwrap().arguments["answer"];
+    let answer = &last_call
+        .requested_tool_calls()
+        .next()
+        .unwrap()
+        .arguments
+        .value()["answer"]
+        .clone();
     assert!(
         answer
             .as_str()
@@ -269,7 +280,7 @@ fn framework_dialects_of_tool_results_are_decoded_faithfully() {
             .tool_spans()
             .find(|s| s.name.ends_with("write_file"))
             .and_then(|s| s.tool.clone())
-            .and_then(|t| t.result.as_deref().cloned())
+            .and_then(|t| t.result.map(|r| r.value().into_owned()))
     };
     // `gen_ai.output.type = json` with the text `null`, `"None"` and `{}`;
     // `text` with `None`.
@@ -288,8 +299,11 @@ fn framework_dialects_of_tool_results_are_decoded_faithfully() {
         .next()
         .unwrap();
     assert_eq!(
-        (first_call.name.as_str(), &*first_call.arguments),
-        ("get_current_time", &json!({}))
+        (
+            first_call.name.as_str(),
+            first_call.arguments.value().into_owned()
+        ),
+        ("get_current_time", json!({}))
     );
     // LangChain's last-but-one LLM answer is plain text.
     let langchain = load_one("otel-genai-any-agent/LANGCHAIN_trace.json");

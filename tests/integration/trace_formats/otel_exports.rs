@@ -101,8 +101,8 @@ fn otlp_jsonl_batches_merge_into_one_genai_trace() {
     );
     let call = first.requested_tool_calls().next().unwrap();
     assert_eq!(
-        (call.id.as_deref(), &*call.arguments),
-        (Some("call_1"), &json!({"account_id": "A17"}))
+        (call.id.as_deref(), call.arguments.value().into_owned()),
+        (Some("call_1"), json!({"account_id": "A17"}))
     );
 
     let failed = span(&trace, "2222bbbb3333cccc");

@@ -154,14 +154,14 @@ fn issue_22_a_bad_value_in_a_pretty_printed_stream_is_located_not_skipped() {
 #[test]
 fn issue_22_langchain_tool_messages_are_unwrapped_and_bare_args_recovered() {
     let trace = load_one(LANGGRAPH);
-    let tools: Vec<(Option<&str>, Option<&Value>, Option<&Value>)> = trace
+    let tools: Vec<(Option<&str>, Option<Value>, Option<Value>)> = trace
         .tool_spans()
         .filter_map(|s| s.tool.as_ref())
         .map(|t| {
             (
                 t.call_id.as_deref(),
-                t.arguments.as_deref(),
-                t.result.as_deref(),
+                t.arguments.as_ref().map(|a| a.value().into_owned()),
+                t.result.as_ref().map(|r| r.value().into_owned()),
             )
         })
         .collect();
@@ -170,13 +170,13 @@ fn issue_22_langchain_tool_messages_are_unwrapped_and_bare_args_recovered() {
         [
             (
                 Some("call_1_0"),
-                Some(&json!({"query": "capital of France"})),
-                Some(&json!({"city": "Paris", "country": "FR"}))
+                Some(json!({"query": "capital of France"})),
+                Some(json!({"city": "Paris", "country": "FR"}))
             ),
             (
                 Some("call_2_0"),
-                Some(&json!({"city": "Paris"})),
-                Some(&json!({"city": "Paris", "temp_c": 18, "conditions": "sunny"}))
+                Some(json!({"city": "Paris"})),
+                Some(json!({"city": "Paris", "temp_c": 18, "conditions": "sunny"}))
             ),
         ]
     );
@@ -370,7 +370,7 @@ fn issue_22_an_otel_v2_handoff_reads_the_repr_request_and_executes_it() {
         .find(|c| c.name == "get_weather")
         .unwrap();
     assert_eq!(weather.id.as_deref(), Some("call_2_0"));
-    assert_eq!(*weather.arguments, json!({"city": "Paris"}));
+    assert_eq!(weather.arguments, json!({"city": "Paris"}));
 }
 
 /// Issue 22 item 4: opentelemetry-instrumentation-openai-agents-v2 0.1.0

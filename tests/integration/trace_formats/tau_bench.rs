@@ -94,8 +94,8 @@ fn nineteen_episodes_with_their_rewards_and_shapes() {
                 .find(|c| c.id == tool.tool.as_ref().unwrap().call_id)
                 .unwrap();
             assert_eq!(
-                Some(&*call.arguments),
-                tool.tool.as_ref().unwrap().arguments.as_deref()
+                Some(&call.arguments),
+                tool.tool.as_ref().unwrap().arguments.as_ref()
             );
         }
         assert!(

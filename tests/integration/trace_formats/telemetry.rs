@@ -34,8 +34,10 @@ fn telemetry_nests_sub_agent_calls_under_their_launching_call() {
     assert_eq!(span(&trace, "evt-0007").attributes["cwd"], json!("/repo"));
     let edit = span(&trace, "evt-0006").tool.as_ref().unwrap();
     assert_eq!(
-        edit.arguments.as_ref().and_then(|a| a.get("new_string")),
-        Some(&json!("round(total, 2)"))
+        edit.arguments
+            .as_ref()
+            .and_then(|a| a.value().get("new_string").cloned()),
+        Some(json!("round(total, 2)"))
     );
     let root = root(&trace);
     assert_eq!(root.start, Some(1_748_855_643_120_000_000));
