@@ -5,7 +5,7 @@
 //! accepted too), 64-bit integers and times as strings or numbers, every
 //! `AnyValue` variant. Spans are grouped into one trace per `traceId`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -19,6 +19,8 @@ use crate::trace::json::{Attrs, flatten_into};
 use crate::trace::model::{Span, SpanKind, Trace, TraceFormat};
 use crate::trace::otel::{Event, absorb_events, apply_attributes, span_kind_word, status_code};
 use crate::trace::time::{Numeric, time_ns};
+
+mod stream;
 
 const WHAT: &str = "an OTLP/JSON export request";
 
@@ -216,14 +218,22 @@ fn attrs_of(list: Vec<KeyValue>) -> Attrs {
 pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceError> {
     let mut reader = Reader::default();
     match plan.layout {
+        // Span by span; anything unusual is read again below, typed whole,
+        // for the same result or the document's own error.
+        Layout::Document
+            if stream::read(input.bytes, plan.shape.is_array(), &mut reader).is_ok() => {}
         Layout::Document if plan.shape.is_array() => {
+            reader = Reader::default();
             let requests: Vec<ExportRequest> =
                 input.parse_document("an array of OTLP/JSON export requests")?;
             for request in requests {
                 reader.add(request);
             }
         }
-        Layout::Document => reader.add(input.parse_document(WHAT)?),
+        Layout::Document => {
+            reader = Reader::default();
+            reader.add(input.parse_document(WHAT)?);
+        }
         Layout::Lines => {
             for record in input.values(WHAT) {
                 reader.add(record?.value);
@@ -246,30 +256,47 @@ struct Reader {
 impl Reader {
     fn add(&mut self, request: ExportRequest) {
         for rs in request.resource_spans {
-            let resource = rs
-                .resource
-                .map(|r| attrs_of(r.attributes))
-                .unwrap_or_default();
-            let resource = Value::Object(resource.into_iter().collect());
+            let mut seen = HashSet::new();
             for ss in rs
                 .scope_spans
                 .into_iter()
                 .chain(rs.instrumentation_library_spans)
             {
-                let scope = ss.scope;
                 for raw in ss.spans {
-                    let trace_id = raw
-                        .trace_id
-                        .as_deref()
-                        .and_then(normalize_id)
-                        .unwrap_or_default();
-                    let span = self.span(raw, scope.as_ref(), &trace_id);
-                    self.resources
-                        .entry(trace_id.clone())
-                        .or_insert_with(|| resource.clone());
-                    self.groups.push(&trace_id, span);
+                    self.add_span(raw, ss.scope.as_ref(), &mut seen);
                 }
             }
+            self.add_resource(rs.resource, seen);
+        }
+    }
+
+    /// Convert one span and file it under its trace; `seen` collects the
+    /// trace ids of the resource it belongs to.
+    fn add_span(&mut self, raw: OtlpSpan, scope: Option<&Scope>, seen: &mut HashSet<String>) {
+        let trace_id = raw
+            .trace_id
+            .as_deref()
+            .and_then(normalize_id)
+            .unwrap_or_default();
+        let span = self.span(raw, scope, &trace_id);
+        if !self.resources.contains_key(&trace_id) && !seen.contains(&trace_id) {
+            seen.insert(trace_id.clone());
+        }
+        self.groups.push(&trace_id, span);
+    }
+
+    /// The resource of the spans just added becomes the resource of every
+    /// trace they started (the first resource seen for each trace id).
+    fn add_resource(&mut self, resource: Option<Resource>, seen: HashSet<String>) {
+        if seen.is_empty() {
+            return;
+        }
+        let resource = resource.map(|r| attrs_of(r.attributes)).unwrap_or_default();
+        let resource = Value::Object(resource.into_iter().collect());
+        for trace_id in seen {
+            self.resources
+                .entry(trace_id)
+                .or_insert_with(|| resource.clone());
         }
     }
 
