@@ -340,15 +340,47 @@ pub struct Tokens {
     pub output: u64,
 }
 
+/// Sort spans by [`Span::order_key`], stably, without the scratch copy of
+/// the spans a stable sort makes (a few MB on a large trace, at its peak):
+/// the keys and positions are sorted, then the spans moved into place.
+fn sort_in_time_order(spans: &mut [Span]) {
+    if spans.is_sorted_by_key(Span::order_key) {
+        return;
+    }
+    let mut keys: Vec<(u64, usize, usize)> = spans
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let (start, seq) = s.order_key();
+            (start, seq, i)
+        })
+        .collect();
+    // The position breaks ties: the order a stable sort gives.
+    keys.sort_unstable();
+    let mut from: Vec<usize> = keys.into_iter().map(|(_, _, i)| i).collect();
+    // Slot `j` takes the span at `from[j]`; each cycle is walked once.
+    for i in 0..from.len() {
+        let mut j = i;
+        loop {
+            let src = std::mem::replace(&mut from[j], usize::MAX);
+            if src == usize::MAX || src == i {
+                break;
+            }
+            spans.swap(j, src);
+            j = src;
+        }
+    }
+}
+
 impl Trace {
     /// Sort spans into time order (stable on `seq`) and re-attach dangling
     /// parents to the root, recording a warning for each. Adapters call this
     /// once at the end.
     #[must_use]
     pub fn finish(mut self) -> Self {
-        self.spans.sort_by_key(Span::order_key);
         // Adapters grow the list as they read; a trace keeps no spare room.
         self.spans.shrink_to_fit();
+        sort_in_time_order(&mut self.spans);
         // Spans whose parent is not in the trace (or is themselves). The ids
         // are borrowed, not copied: a copy of every id was a tenth of a
         // large chat's peak memory (issue 25).
@@ -429,6 +461,37 @@ impl Trace {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn spans_sort_like_a_stable_sort_by_time_then_position() {
+        // Equal keys included: the stable order is the only right one.
+        let mut state = 7_u64;
+        for n in [0_usize, 1, 2, 5, 40, 300] {
+            let spans: Vec<Span> = (0..n)
+                .map(|i| {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1);
+                    let mut s = Span::new(
+                        format!("s{i}"),
+                        "x",
+                        SpanKind::Other,
+                        (state >> 60) as usize,
+                    );
+                    s.start = (!(state >> 33).is_multiple_of(4)).then_some((state >> 40) % 5);
+                    s
+                })
+                .collect();
+            let mut expected = spans.clone();
+            expected.sort_by_key(Span::order_key);
+            let mut got = spans;
+            sort_in_time_order(&mut got);
+            let ids = |v: &[Span]| v.iter().map(|s| s.id.clone()).collect::<Vec<_>>();
+            assert_eq!(ids(&got), ids(&expected), "{n}");
+        }
+    }
+
+    use super::*;
+
     #[test]
     fn finish_orders_by_clock_then_seq_and_reattaches_orphans() {
         let mut root = Span::new("r", "invoke_agent", SpanKind::Agent, 2);
