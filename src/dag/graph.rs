@@ -7,6 +7,7 @@
 //! nodes in time order with every edge pointing forward, so node order is
 //! also a topological order.
 
+use super::adjacency::Adjacency;
 use super::model::{Edge, Node};
 use crate::model::run::{DagInfo, DagStatus, Deviation};
 
@@ -34,8 +35,8 @@ pub struct Dag {
     pub edges: Vec<Edge>,
     /// How the DAG was built: unrolled retries, the reason for a flat fallback.
     pub notes: Vec<String>,
-    parents: Vec<Vec<usize>>,
-    children: Vec<Vec<usize>>,
+    parents: Adjacency,
+    children: Adjacency,
 }
 
 impl Dag {
@@ -61,8 +62,8 @@ impl Dag {
     ) -> Result<Self, (DagError, Vec<Node>)> {
         let n = nodes.len();
         let mut kept: Vec<Edge> = Vec::with_capacity(edges.len());
-        let mut pairs: std::collections::HashSet<(usize, usize)> =
-            std::collections::HashSet::with_capacity(edges.len());
+        let mut pairs: rustc_hash::FxHashSet<(usize, usize)> =
+            rustc_hash::FxHashSet::with_capacity_and_hasher(edges.len(), rustc_hash::FxBuildHasher);
         for edge in edges {
             if edge.from >= n || edge.to >= n {
                 let e = DagError::EdgeOutOfRange {
@@ -80,24 +81,13 @@ impl Dag {
             }
         }
         kept.sort_by_key(|e| (e.from, e.to));
-        // Lists of the exact length (most nodes have one parent and one
-        // child; a growing `Vec` makes room for four) and no spare room in
-        // the node list the builder grew: a large trace has hundreds of
-        // thousands of nodes (issue 25).
+        // No spare room in the node list the builder grew: a large trace
+        // has hundreds of thousands of nodes (issue 25).
         nodes.shrink_to_fit();
-        let mut in_degree = vec![0usize; n];
-        let mut out_degree = vec![0usize; n];
-        for e in &kept {
-            in_degree[e.to] += 1;
-            out_degree[e.from] += 1;
-        }
-        let mut parents: Vec<Vec<usize>> = in_degree.into_iter().map(Vec::with_capacity).collect();
-        let mut children: Vec<Vec<usize>> =
-            out_degree.into_iter().map(Vec::with_capacity).collect();
-        for e in &kept {
-            parents[e.to].push(e.from);
-            children[e.from].push(e.to);
-        }
+        // Edges are sorted by (from, to): children and parents come out
+        // sorted.
+        let parents = Adjacency::from_pairs(n, kept.iter().map(|e| (e.to, e.from)));
+        let children = Adjacency::from_pairs(n, kept.iter().map(|e| (e.from, e.to)));
         if let Some(node) = first_cycle_node(&children) {
             return Err((DagError::Cycle { node }, nodes));
         }
@@ -128,19 +118,19 @@ impl Dag {
             nodes,
             edges: Vec::new(),
             notes: vec![reason],
-            parents: vec![Vec::new(); n],
-            children: vec![Vec::new(); n],
+            parents: Adjacency::empty(n),
+            children: Adjacency::empty(n),
         }
     }
 
     /// Parents (sorted node indices) of node `i`.
     pub fn parents(&self, i: usize) -> &[usize] {
-        self.parents.get(i).map_or(&[], Vec::as_slice)
+        self.parents.get(i)
     }
 
     /// Children (sorted node indices) of node `i`.
     pub fn children(&self, i: usize) -> &[usize] {
-        self.children.get(i).map_or(&[], Vec::as_slice)
+        self.children.get(i)
     }
 
     pub fn len(&self) -> usize {
@@ -183,7 +173,7 @@ impl Dag {
             // k < n ≤ u32::MAX
             position[v] = last - 1 - k as u32;
         }
-        let mut waiting: Vec<usize> = self.parents.iter().map(Vec::len).collect();
+        let mut waiting: Vec<usize> = self.parents.iter().map(<[usize]>::len).collect();
         let mut runs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
         let mut counts = vec![0usize; n];
         let budget = 32 * (n + self.edges.len()) + 1024;
@@ -310,7 +300,7 @@ impl Dag {
 /// A postorder of a depth-first search from every node in index order,
 /// children in index order (iterative: a chain of a million spans is no
 /// stack overflow). Its reverse is a topological order of a DAG.
-fn postorder(children: &[Vec<usize>]) -> Vec<usize> {
+fn postorder(children: &Adjacency) -> Vec<usize> {
     let n = children.len();
     let mut seen = vec![false; n];
     let mut out = Vec::with_capacity(n);
@@ -337,10 +327,10 @@ fn postorder(children: &[Vec<usize>]) -> Vec<usize> {
     out
 }
 
-fn topological(children: &[Vec<usize>]) -> Option<Vec<usize>> {
+fn topological(children: &Adjacency) -> Option<Vec<usize>> {
     let n = children.len();
     let mut indegree = vec![0usize; n];
-    for cs in children {
+    for cs in children.iter() {
         for &c in cs {
             indegree[c] += 1;
         }
@@ -360,14 +350,14 @@ fn topological(children: &[Vec<usize>]) -> Option<Vec<usize>> {
     (order.len() == n).then_some(order)
 }
 
-fn first_cycle_node(children: &[Vec<usize>]) -> Option<usize> {
+fn first_cycle_node(children: &Adjacency) -> Option<usize> {
     if topological(children).is_some() {
         return None;
     }
     // Some node kept a positive in-degree: report the smallest such index.
     let n = children.len();
     let mut indegree = vec![0usize; n];
-    for cs in children {
+    for cs in children.iter() {
         for &c in cs {
             indegree[c] += 1;
         }

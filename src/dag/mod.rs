@@ -2,6 +2,7 @@
 //! unrolled, schema workflows matched, root causes attributed, and Mermaid /
 //! JSON views (DESIGN §5). Pure and synchronous.
 
+mod adjacency;
 mod agents;
 mod build;
 mod calls;
