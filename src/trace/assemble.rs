@@ -84,17 +84,28 @@ fn permute_in_place<T>(items: &mut [T], mut order: Vec<usize>) {
 pub(crate) struct Groups {
     order: Vec<(String, Vec<Span>)>,
     index: HashMap<String, usize>,
+    /// The slot of the last span: spans of one trace mostly come together,
+    /// and an id compared is cheaper than an id hashed.
+    last: Option<usize>,
 }
 
 impl Groups {
+    /// The trace id of the last span pushed.
+    pub(crate) fn last_id(&self) -> Option<&str> {
+        self.last.map(|i| self.order[i].0.as_str())
+    }
+
     pub(crate) fn push(&mut self, trace_id: &str, span: Span) {
-        let slot = if let Some(i) = self.index.get(trace_id) {
+        let slot = if let Some(i) = self.last.filter(|&i| self.order[i].0 == trace_id) {
+            i
+        } else if let Some(i) = self.index.get(trace_id) {
             *i
         } else {
             self.index.insert(trace_id.to_owned(), self.order.len());
             self.order.push((trace_id.to_owned(), Vec::new()));
             self.order.len() - 1
         };
+        self.last = Some(slot);
         self.order[slot].1.push(span);
     }
 

@@ -279,7 +279,11 @@ impl Reader {
             .and_then(normalize_id)
             .unwrap_or_default();
         let span = self.span(raw, scope, &trace_id);
-        if !self.resources.contains_key(&trace_id) && !seen.contains(&trace_id) {
+        // A trace's spans mostly come together: its id was just looked at.
+        if self.groups.last_id() != Some(trace_id.as_str())
+            && !self.resources.contains_key(&trace_id)
+            && !seen.contains(&trace_id)
+        {
             seen.insert(trace_id.clone());
         }
         self.groups.push(&trace_id, span);
