@@ -90,16 +90,16 @@ pub fn detect_format(bytes: &[u8]) -> Option<TraceFormat> {
 /// Peak memory per byte of input of `trace --format json` (the spans, the
 /// DAG, the rules scores and the JSON written), measured with
 /// `bench/ab.sh` and rounded up by a quarter (docs/resources.md, rounds 3
-/// and 4): OTLP 6.0–6.3× (`bench/ingest.sh`'s 100 MB files), `OTel` SDK
-/// JSONL 9.9–10.3×, chat 28.9–30.6×, telemetry 14.0–14.3× (250k and 1M
-/// spans or messages; round 4's second thread added up to 5 %). Chat-like
-/// formats not measured take the chat factor.
+/// and 4): OTLP 3.6× on `bench/ingest.sh`'s 100 MB files and 4.8× on a file
+/// of bare spans (no attributes), `OTel` SDK JSONL 9.9–10.3×, chat
+/// 26.5–27.1×, telemetry 12.0× (250k and 1M spans or messages; telemetry
+/// 208k). Chat-like formats not measured take the chat factor.
 fn memory_factor(format: TraceFormat) -> u64 {
     match format {
-        TraceFormat::Otlp => 8,
+        TraceFormat::Otlp => 6,
         TraceFormat::OtelSdk | TraceFormat::OpenInference | TraceFormat::AttributeMap => 13,
-        TraceFormat::TelemetryJsonl => 18,
-        TraceFormat::ChatMessages | TraceFormat::SweAgent | TraceFormat::MultiAgentChat => 39,
+        TraceFormat::TelemetryJsonl => 15,
+        TraceFormat::ChatMessages | TraceFormat::SweAgent | TraceFormat::MultiAgentChat => 34,
     }
 }
 
