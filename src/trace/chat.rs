@@ -280,11 +280,14 @@ fn build(id: String, messages: Vec<ChatMessage>, metadata: BTreeMap<String, Valu
             }
             "assistant" | "ai" | "model" => {
                 let mut span = Span::new(&id, "assistant", SpanKind::Llm, i + 1);
+                // Kept for the life of the trace: no spare room (a list
+                // grown by `push` holds four; issue 25).
                 span.input_messages = std::mem::take(&mut context);
+                span.input_messages.shrink_to_fit();
                 for call in &message.tool_calls {
                     pending.push(call.clone(), id.clone());
                 }
-                span.output_messages.push(message);
+                span.output_messages = vec![message];
                 span
             }
             "tool" | "function" | "ipython" => {
@@ -294,13 +297,13 @@ fn build(id: String, messages: Vec<ChatMessage>, metadata: BTreeMap<String, Valu
             }
             "user" | "human" => {
                 let mut span = Span::new(&id, "user", SpanKind::User, i + 1);
-                span.output_messages.push(message.clone());
+                span.output_messages = vec![message.clone()];
                 context.push(message);
                 span
             }
             _ => {
                 let mut span = Span::new(&id, message.role.clone(), SpanKind::Other, i + 1);
-                span.output_messages.push(message.clone());
+                span.output_messages = vec![message.clone()];
                 context.push(message);
                 span
             }

@@ -90,7 +90,7 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
             && span.output_messages.is_empty()
             && let Some(output) = attrs.remove("gen_ai.output")
         {
-            span.output_messages.push(any_agent_llm_output(&output));
+            span.output_messages = vec![any_agent_llm_output(&output)];
         }
         if let Some(output) = attrs.remove("gen_ai.output") {
             span.output

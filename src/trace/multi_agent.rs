@@ -154,6 +154,7 @@ fn turn_span(i: usize, turn: Turn) -> Span {
     span.parent = Some("root".to_owned());
     span.agent = Some(who.clone());
     if span.kind != SpanKind::Tool {
+        span.output_messages.reserve_exact(1);
         span.output_messages.push(Message {
             role: if role.is_empty() {
                 who.clone()

@@ -213,6 +213,7 @@ fn step_spans(
         .response
         .or_else(|| step.thought.clone())
         .unwrap_or_default();
+    llm.output_messages.reserve_exact(1);
     llm.output_messages.push(Message {
         role: "assistant".into(),
         content,
