@@ -91,15 +91,15 @@ pub fn detect_format(bytes: &[u8]) -> Option<TraceFormat> {
 /// DAG, the rules scores and the JSON written), measured with
 /// `bench/ab.sh` and rounded up by a quarter (docs/resources.md, rounds 3
 /// and 4): OTLP 3.6× on `bench/ingest.sh`'s 100 MB files and 4.8× on a file
-/// of bare spans (no attributes), `OTel` SDK JSONL 9.9–10.3×, chat
-/// 26.5–27.1×, telemetry 12.0× (250k and 1M spans or messages; telemetry
-/// 208k). Chat-like formats not measured take the chat factor.
+/// of bare spans (no attributes), `OTel` SDK JSONL 9.4×, chat 20.8–22.0×,
+/// telemetry 11.4× (250k and 1M spans or messages; telemetry 208k).
+/// Chat-like formats not measured take the chat factor.
 fn memory_factor(format: TraceFormat) -> u64 {
     match format {
         TraceFormat::Otlp => 6,
         TraceFormat::OtelSdk | TraceFormat::OpenInference | TraceFormat::AttributeMap => 13,
         TraceFormat::TelemetryJsonl => 15,
-        TraceFormat::ChatMessages | TraceFormat::SweAgent | TraceFormat::MultiAgentChat => 34,
+        TraceFormat::ChatMessages | TraceFormat::SweAgent | TraceFormat::MultiAgentChat => 28,
     }
 }
 

@@ -332,6 +332,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn message_lists_keep_no_spare_room() {
+        // A Vec grown by push holds four: each list must be exactly its length.
+        for value in [
+            json!("plain text"),
+            json!({"role": "user", "content": "hi"}),
+            json!([{"role": "system", "content": "s"}, {"role": "user", "content": "u"}, "t"]),
+            json!(
+                "[{\"role\": \"assistant\", \"parts\": [{\"type\": \"tool_call\", \"id\": \"c\", \"name\": \"f\", \"arguments\": \"{}\"}]}]"
+            ),
+            json!({"choices": [{"message": {"role": "assistant", "content": "a"}}]}),
+        ] {
+            let n = messages_from_value(&value, "user").unwrap();
+            assert!(!n.messages.is_empty(), "{value}");
+            assert_eq!(n.messages.capacity(), n.messages.len(), "{value}");
+            for m in &n.messages {
+                assert_eq!(m.tool_calls.capacity(), m.tool_calls.len(), "{value}");
+            }
+        }
+    }
+
+    #[test]
     fn genai_parts_become_messages_with_tool_calls_and_responses() {
         let value = json!(
             "[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"Weather?\"}]},\
