@@ -123,11 +123,16 @@ impl From<Box<Value>> for SharedValue {
 
 impl PartialEq for SharedValue {
     /// Equal exactly when the decoded values are: canonical text is one
-    /// text per value (keys sorted, numbers in their shortest form).
+    /// text per value (keys sorted, numbers in their shortest form), except
+    /// that `-0.0` equals `0.0` as a number, so texts holding it are decoded.
     fn eq(&self, other: &Self) -> bool {
         match (&*self.0, &*other.0) {
             (Repr::Scalar(a), Repr::Scalar(b)) => a == b,
-            (Repr::Text(a), Repr::Text(b)) => a == b,
+            (Repr::Text(a), Repr::Text(b)) => {
+                a == b
+                    || ((a.contains("-0.0") || b.contains("-0.0"))
+                        && *self.value() == *other.value())
+            }
             _ => false,
         }
     }
@@ -369,6 +374,15 @@ mod tests {
                 assert_eq!(sa == sb, i == j, "{a} vs {b}");
             }
         }
+        // As numbers, -0.0 is 0.0 (serde_json compares floats by value).
+        assert_eq!(
+            SharedValue::new(json!({"x": [-0.0]})),
+            SharedValue::new(json!({"x": [0.0]}))
+        );
+        assert_ne!(
+            SharedValue::new(json!({"x": "-0.0"})),
+            SharedValue::new(json!({"x": "0.0"}))
+        );
         let reordered: Value = serde_json::from_str(r#"{"a": 1, "b": 2}"#).unwrap();
         assert_eq!(
             SharedValue::new(reordered),
