@@ -147,10 +147,7 @@ pub fn failure_origin(node: &Node) -> Option<FailureOrigin> {
         text.push_str(t);
     }
     if let Some(out) = &node.output {
-        let rendered = match out.as_scalar() {
-            Some(scalar) => render(scalar),
-            None => out.compact().into_owned(),
-        };
+        let rendered = out.to_text();
         // The head and the tail of the result: where an error's kind is said.
         let chars: Vec<char> = rendered.chars().collect();
         let head: String = chars.iter().take(600).collect();

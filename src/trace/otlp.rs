@@ -218,21 +218,21 @@ fn attrs_of(list: Vec<KeyValue>) -> Attrs {
 pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceError> {
     let mut reader = Reader::default();
     match plan.layout {
-        // Span by span; anything unusual is read again below, typed whole,
-        // for the same result or the document's own error.
-        Layout::Document
-            if stream::read(input.bytes, plan.shape.is_array(), &mut reader).is_ok() => {}
-        Layout::Document if plan.shape.is_array() => {
-            reader = Reader::default();
-            let requests: Vec<ExportRequest> =
-                input.parse_document("an array of OTLP/JSON export requests")?;
-            for request in requests {
-                reader.add(request);
-            }
-        }
         Layout::Document => {
-            reader = Reader::default();
-            reader.add(input.parse_document(WHAT)?);
+            // Span by span; anything unusual is read again, typed whole,
+            // for the same result or the document's own error.
+            if stream::read(input.bytes, plan.shape.is_array(), &mut reader).is_err() {
+                reader = Reader::default();
+                if plan.shape.is_array() {
+                    let requests: Vec<ExportRequest> =
+                        input.parse_document("an array of OTLP/JSON export requests")?;
+                    for request in requests {
+                        reader.add(request);
+                    }
+                } else {
+                    reader.add(input.parse_document(WHAT)?);
+                }
+            }
         }
         Layout::Lines => {
             for record in input.values(WHAT) {

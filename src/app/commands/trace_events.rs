@@ -14,14 +14,6 @@ use crate::trace::Trace;
 /// Characters of an argument, result or text shown per event in the text view.
 const SHOWN: usize = 160;
 
-fn compact(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
 /// One line per event, with its arguments, result and text below it.
 pub(super) fn events_text(trace: &Trace) -> String {
     let log = EventLog::from_trace(trace);
@@ -46,13 +38,13 @@ pub(super) fn events_text(trace: &Trace) -> String {
                 "args",
                 e.args_raw
                     .clone()
-                    .unwrap_or_else(|| compact(&e.args.value())),
+                    .unwrap_or_else(|| e.args_text().to_owned()),
             ),
             (
                 "result",
                 e.result_raw
                     .clone()
-                    .unwrap_or_else(|| compact(&e.result.value())),
+                    .unwrap_or_else(|| e.result_text().to_owned()),
             ),
             ("text", e.text.clone().unwrap_or_default()),
         ] {

@@ -117,19 +117,13 @@ fn decoded<'a>(value: &'a SharedValue, cell: &'a OnceCell<Value>) -> &'a Value {
     }
 }
 
-/// [`text`] of a shared value, without decoding it.
+/// A value as matchers read it: nothing for `null`, a string as it is,
+/// anything else as compact JSON (without decoding it).
 fn shared_text(v: &SharedValue) -> String {
-    match v.as_scalar() {
-        Some(scalar) => text(scalar),
-        None => v.compact().into_owned(),
-    }
-}
-
-fn text(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+    if v.is_null() {
+        String::new()
+    } else {
+        v.to_text()
     }
 }
 

@@ -23,7 +23,7 @@ use super::{OtlpSpan, Reader, Resource, Scope, ScopeSpans};
 pub(super) fn read(bytes: &[u8], array: bool, reader: &mut Reader) -> serde_json::Result<()> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     if array {
-        serde::Deserializer::deserialize_seq(&mut de, Requests(reader))?;
+        List(RequestSeed(reader)).deserialize(&mut de)?;
     } else {
         Request(reader).deserialize(&mut de)?;
     }
@@ -33,18 +33,11 @@ pub(super) fn read(bytes: &[u8], array: bool, reader: &mut Reader) -> serde_json
 /// Keys are read as text: the containers here have a few keys each.
 type Key<'de> = std::borrow::Cow<'de, str>;
 
-struct Requests<'r>(&'r mut Reader);
+struct RequestSeed<'r>(&'r mut Reader);
 
-impl<'de> Visitor<'de> for Requests<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a sequence")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(Request(&mut *self.0))?.is_some() {}
-        Ok(())
+impl<'de> Element<'de> for RequestSeed<'_> {
+    fn read<A: SeqAccess<'de>>(&mut self, seq: &mut A) -> Result<bool, A::Error> {
+        Ok(seq.next_element_seed(Request(&mut *self.0))?.is_some())
     }
 }
 
