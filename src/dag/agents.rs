@@ -8,21 +8,22 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::model::ShortText;
 use crate::trace::model::Trace;
 
 /// Agent membership of every span of one trace.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct AgentIndex {
     /// Per span index (the trace's order): the agent key.
-    agent_of: Vec<String>,
+    agent_of: Vec<ShortText>,
     /// Agent → its caller, for agents nested under another agent's span.
-    caller: BTreeMap<String, String>,
+    caller: BTreeMap<ShortText, ShortText>,
     /// Per span index: position in a depth-first walk of the span tree, and
     /// the last position inside its subtree (`is_descendant` in O(1)).
     tin: Vec<usize>,
     tout: Vec<usize>,
     /// Set when following parents met a cycle: the span id where it closed.
-    pub(crate) cycle_at: Option<String>,
+    pub(crate) cycle_at: Option<ShortText>,
 }
 
 /// Walk state of a span while resolving agents.
@@ -90,7 +91,7 @@ impl AgentIndex {
                 walk[p] = Walk::Done;
             }
         }
-        let agent_of: Vec<String> = source
+        let agent_of: Vec<ShortText> = source
             .iter()
             .map(|s| {
                 s.and_then(|c| trace.spans[c].agent.clone())
@@ -151,11 +152,11 @@ impl AgentIndex {
 
     /// The agent key of span `i` (`""` for the unnamed top-level agent).
     pub(crate) fn agent(&self, i: usize) -> &str {
-        self.agent_of.get(i).map_or("", String::as_str)
+        self.agent_of.get(i).map_or("", ShortText::as_str)
     }
 
     pub(crate) fn caller(&self, agent: &str) -> Option<&str> {
-        self.caller.get(agent).map(String::as_str)
+        self.caller.get(agent).map(ShortText::as_str)
     }
 
     /// Whether `agent` is `ancestor` or runs (transitively) under it.

@@ -48,6 +48,7 @@ use super::graph::Dag;
 use super::model::{Edge, EdgeKind, Node};
 use super::retry::{Unrolled, unroll_retries};
 use super::scan::StepScan;
+use crate::model::ShortText;
 use crate::model::run::DagStatus;
 use crate::spec::model::StepType;
 use crate::trace::model::{SharedValue, Span, SpanKind, ToolCall, Trace, TraceFormat};
@@ -189,7 +190,7 @@ impl Builder<'_> {
         parents: &[(usize, EdgeKind)],
     ) -> usize {
         node.span_id = Some(span.id.clone());
-        node.agent = (!agent.is_empty()).then(|| agent.to_owned());
+        node.agent = (!agent.is_empty()).then(|| agent.into());
         node.start = span.start;
         node.seq = span.seq;
         let idx = self.nodes.len();
@@ -300,11 +301,12 @@ impl Builder<'_> {
         let lead: Vec<(usize, EdgeKind)> =
             head.map_or_else(|| inputs.clone(), |h| vec![(h, EdgeKind::Flow)]);
         if !tools.is_empty() {
-            let names: Vec<String> = tools.iter().map(|c| c.name.clone()).collect();
+            let names: Vec<ShortText> = tools.iter().map(|c| c.name.clone()).collect();
             let mut node = Node::new(StepType::ToolSel, names.join(", "));
             node.tool = names.first().cloned();
-            node.output =
-                Some(Value::Array(names.iter().cloned().map(Value::String).collect()).into());
+            node.output = Some(
+                Value::Array(names.iter().map(|n| Value::String(n.to_string())).collect()).into(),
+            );
             node.tools = names;
             node.error = span_error(span);
             let t = self.push(node, span, &agent, &lead);

@@ -10,6 +10,7 @@
 //! agent and equal arguments. Final-answer requests are kept apart: their
 //! execution adds no node, the SYNTH was made from the request.
 
+use crate::model::ShortText;
 use crate::trace::SharedValue;
 
 /// A tool call a model requested.
@@ -18,7 +19,7 @@ pub(crate) struct Pending {
     pub(crate) agent: String,
     /// The model span that requested it.
     span: String,
-    pub(crate) call_id: Option<String>,
+    pub(crate) call_id: Option<ShortText>,
     pub(crate) tool: String,
     pub(crate) args: SharedValue,
     /// Its PARAMGEN node.
@@ -31,7 +32,7 @@ pub(crate) struct Pending {
 pub(crate) struct Request<'a> {
     pub(crate) span: &'a str,
     pub(crate) agent: &'a str,
-    pub(crate) call_id: Option<String>,
+    pub(crate) call_id: Option<ShortText>,
     pub(crate) tool: &'a str,
     pub(crate) args: SharedValue,
     pub(crate) paramgen: usize,
@@ -55,7 +56,7 @@ pub(crate) struct PendingCalls {
     /// which keeps matching linear when calls run in the order requested).
     first_open: usize,
     /// Final-answer requests: (call id, already executed).
-    finals: Vec<(Option<String>, bool)>,
+    finals: Vec<(Option<ShortText>, bool)>,
 }
 
 impl PendingCalls {
@@ -71,7 +72,7 @@ impl PendingCalls {
         });
     }
 
-    pub(crate) fn request_final(&mut self, call_id: Option<String>) {
+    pub(crate) fn request_final(&mut self, call_id: Option<ShortText>) {
         self.finals.push((call_id, false));
     }
 

@@ -92,7 +92,7 @@ impl Dag {
             return Err((DagError::Cycle { node }, nodes));
         }
         for (i, node) in nodes.iter_mut().enumerate() {
-            node.id = format!("s{}", i + 1);
+            node.id = compact_str::format_compact!("s{}", i + 1);
         }
         Ok(Self {
             status,
@@ -108,7 +108,7 @@ impl Dag {
     /// propagates without edges), and `reason` as the first note.
     pub fn flat(mut nodes: Vec<Node>, reason: String) -> Self {
         for (i, node) in nodes.iter_mut().enumerate() {
-            node.id = format!("s{}", i + 1);
+            node.id = compact_str::format_compact!("s{}", i + 1);
             node.compensated = false;
             node.attempt = None;
         }
@@ -276,7 +276,12 @@ impl Dag {
     pub fn edge_ids(&self) -> Vec<[String; 2]> {
         self.edges
             .iter()
-            .map(|e| [self.nodes[e.from].id.clone(), self.nodes[e.to].id.clone()])
+            .map(|e| {
+                [
+                    self.nodes[e.from].id.to_string(),
+                    self.nodes[e.to].id.to_string(),
+                ]
+            })
             .collect()
     }
 

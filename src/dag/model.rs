@@ -1,6 +1,7 @@
 //! The evaluation DAG's node and edge types (DESIGN §5); the graph itself
 //! lives in [`super::graph`].
 
+use crate::model::ShortText;
 use crate::trace::SharedValue;
 use serde::Serialize;
 
@@ -10,25 +11,25 @@ use crate::spec::model::StepType;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Node {
     /// `s1`, `s2`, … assigned by [`Dag::new`] from the node's position.
-    pub id: String,
+    pub id: ShortText,
     #[serde(rename = "type")]
     pub step_type: StepType,
     /// Human label: the tool for TOOLSEL/PARAMGEN/EXEC, the span name otherwise.
-    pub name: String,
+    pub name: ShortText,
     /// The agent the step belongs to (`None` for the unnamed top-level agent).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub agent: Option<String>,
+    pub agent: Option<ShortText>,
     /// The span the step was read from.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub span_id: Option<String>,
+    pub span_id: Option<ShortText>,
     /// PARAMGEN/EXEC: the tool called. TOOLSEL: the first tool selected.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool: Option<String>,
+    pub tool: Option<ShortText>,
     /// TOOLSEL: every tool selected by the model call, in call order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<String>,
+    pub tools: Vec<ShortText>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub call_id: Option<String>,
+    pub call_id: Option<ShortText>,
     /// PARAMGEN/EXEC: the call's arguments.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arguments: Option<SharedValue>,
@@ -60,9 +61,9 @@ pub struct Node {
 
 impl Node {
     /// A node with only its type and name set.
-    pub fn new(step_type: StepType, name: impl Into<String>) -> Self {
+    pub fn new(step_type: StepType, name: impl Into<ShortText>) -> Self {
         Self {
-            id: String::new(),
+            id: ShortText::default(),
             step_type,
             name: name.into(),
             agent: None,

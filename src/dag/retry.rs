@@ -16,6 +16,7 @@ use std::fmt::Write as _;
 
 use super::model::{Attempt, Edge, EdgeKind, Node};
 use super::outcome::exec_outcome;
+use crate::model::ShortText;
 use crate::spec::model::StepType;
 
 /// Most attempts one retry chain may hold (`AgentEval`'s unroll cap).
@@ -35,7 +36,7 @@ pub(crate) enum Unrolled {
 /// Find retry chains among the EXEC nodes, number their attempts, mark the
 /// compensated ones and add `retry` edges.
 pub(crate) fn unroll_retries(nodes: &mut [Node], edges: &mut Vec<Edge>) -> Unrolled {
-    type Key = (Option<String>, String, String);
+    type Key = (Option<ShortText>, ShortText, String);
     let mut open: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
     let mut chains: Vec<Vec<usize>> = Vec::new();
     for (i, node) in nodes.iter().enumerate() {

@@ -115,12 +115,12 @@ mod tests {
                     // Mostly earlier parents (a forest), sometimes any span (cycles).
                     s.parent = match next(10) {
                         0 => None,
-                        1 => Some(format!("s{}", next(n))),
-                        _ if i > 0 => Some(format!("s{}", next(i))),
+                        1 => Some(compact_str::format_compact!("s{}", next(n))),
+                        _ if i > 0 => Some(compact_str::format_compact!("s{}", next(i))),
                         _ => None,
                     };
                     if next(8) == 0 {
-                        s.agent = Some(format!("a{}", next(3)));
+                        s.agent = Some(compact_str::format_compact!("a{}", next(3)));
                     }
                     s
                 })

@@ -259,7 +259,7 @@ fn node_ids(steps: &[StepResult]) -> Vec<String> {
         .enumerate()
         .map(|(i, s)| {
             let mut id = if mermaid_id_ok(&s.id) {
-                s.id.clone()
+                s.id.to_string()
             } else {
                 format!("n{i}")
             };

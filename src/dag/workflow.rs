@@ -81,7 +81,7 @@ pub fn match_workflow(dag: &Dag, workflow: &WorkflowSpec) -> WorkflowMatch {
         if workflow.is_exhaustive() && node.step_type == StepType::Exec && assignments[i].is_none()
         {
             unexpected
-                .entry(node.tool.clone().unwrap_or_else(|| node.name.clone()))
+                .entry(node.tool.as_ref().unwrap_or(&node.name).to_string())
                 .or_default()
                 .push(i);
         }
@@ -92,7 +92,7 @@ pub fn match_workflow(dag: &Dag, workflow: &WorkflowSpec) -> WorkflowMatch {
         let list: Vec<&str> = ids.iter().map(|&i| dag.nodes[i].id.as_str()).collect();
         deviations.push(Deviation {
             kind: "unexpected_step".into(),
-            step: dag.nodes[ids[0]].id.clone(),
+            step: dag.nodes[ids[0]].id.to_string(),
             detail: format!(
                 "tool `{tool}` is not in the workflow schema ({} call{}: {})",
                 ids.len(),
@@ -142,7 +142,7 @@ mod tests {
     fn node(t: StepType, tool: Option<&str>) -> Node {
         let mut n = Node::new(t, tool.unwrap_or("llm"));
         n.tool = tool.map(Into::into);
-        n.tools = tool.map(|t| vec![t.to_owned()]).unwrap_or_default();
+        n.tools = tool.map(|t| vec![t.into()]).unwrap_or_default();
         n
     }
 

@@ -88,11 +88,11 @@ pub(crate) fn critiques_of_case(case: &CaseReport) -> Vec<Critique> {
                 },
                 step_type: Some(step.step_type),
                 name: if tool_step {
-                    step.name.clone()
+                    step.name.to_string()
                 } else {
                     String::new()
                 },
-                agent: step.agent.clone(),
+                agent: step.agent.as_deref().map(str::to_owned),
             },
             key: if step.scored_by.contains("judge:") {
                 judged_step_key(&step.notes)
@@ -101,8 +101,8 @@ pub(crate) fn critiques_of_case(case: &CaseReport) -> Vec<Critique> {
             },
             message,
             case: case.id.clone(),
-            step: Some(step.id.clone()),
-            spans: step.span_id.iter().cloned().collect(),
+            step: Some(step.id.to_string()),
+            spans: step.span_id.iter().map(ToString::to_string).collect(),
         });
     }
     for cp in case

@@ -15,7 +15,7 @@ fn step(id: &str, t: StepType, name: &str, agent: Option<&str>, notes: &str) -> 
         step_type: t,
         name: name.into(),
         agent: agent.map(Into::into),
-        span_id: Some(format!("span-{id}")),
+        span_id: Some(compact_str::format_compact!("span-{id}")),
         score: Some(1.0),
         scored_by: "rules".into(),
         failed: true,

@@ -82,7 +82,7 @@ pub(crate) fn case_questions(
     view: &CaseView<'_>,
 ) -> Result<CaseQuestions, JudgeError> {
     let mut out = CaseQuestions {
-        span_ids: view.trace.spans.iter().map(|s| s.id.clone()).collect(),
+        span_ids: view.trace.spans.iter().map(|s| s.id.to_string()).collect(),
         ..CaseQuestions::default()
     };
     let prompts = &cx.settings.prompts;
@@ -236,7 +236,7 @@ fn step_questions(
             crate::spec::model::StepType::ToolSel => format!(
                 "selected: {}",
                 if node.tools.is_empty() {
-                    node.name.clone()
+                    node.name.to_string()
                 } else {
                     node.tools.join(", ")
                 }
@@ -274,7 +274,7 @@ fn step_questions(
             });
             out.push(
                 Target::Step {
-                    node: node.id.clone(),
+                    node: node.id.to_string(),
                     metric,
                 },
                 Request {

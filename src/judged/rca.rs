@@ -102,17 +102,25 @@ pub(crate) fn rca_question(
 ) -> Result<RcaQuestion, JudgeError> {
     let structured = dag.status != DagStatus::FlatFallback && !dag.is_empty();
     let mut ids = BTreeMap::new();
-    let mut agents: BTreeSet<String> = trace.spans.iter().filter_map(|s| s.agent.clone()).collect();
-    agents.extend(dag.nodes.iter().filter_map(|n| n.agent.clone()));
+    let mut agents: BTreeSet<String> = trace
+        .spans
+        .iter()
+        .filter_map(|s| s.agent.as_deref().map(str::to_owned))
+        .collect();
+    agents.extend(
+        dag.nodes
+            .iter()
+            .filter_map(|n| n.agent.as_deref().map(str::to_owned)),
+    );
     agents.retain(|a| !a.trim().is_empty());
     let (steps, unit, count) = if structured {
         let mut entries = Vec::with_capacity(dag.len());
         for (i, node) in dag.nodes.iter().enumerate() {
             ids.insert(
-                node.id.clone(),
+                node.id.to_string(),
                 Listed {
-                    step: Some(node.id.clone()),
-                    span: node.span_id.clone(),
+                    step: Some(node.id.to_string()),
+                    span: node.span_id.as_deref().map(str::to_owned),
                 },
             );
             let after: Vec<&str> = dag
@@ -129,12 +137,12 @@ pub(crate) fn rca_question(
                 .nodes
                 .iter()
                 .find(|n| n.span_id.as_deref() == Some(span.id.as_str()))
-                .map(|n| n.id.clone());
+                .map(|n| n.id.to_string());
             ids.insert(
-                span.id.clone(),
+                span.id.to_string(),
                 Listed {
                     step,
-                    span: Some(span.id.clone()),
+                    span: Some(span.id.to_string()),
                 },
             );
         }

@@ -30,3 +30,9 @@ pub use run::StepMetrics;
 pub use run::StepResult;
 pub use run::Tier;
 pub use sorted_map::SortedMap;
+
+/// Short text kept inside its struct up to 24 bytes: ids, names, agents,
+/// roles. As `String`s they were most of a trace's allocations, each a
+/// 32-byte heap chunk for a few bytes of text (issue 22 item 7, issue 25
+/// item 8); longer text is allocated as a `String` would be.
+pub type ShortText = compact_str::CompactString;

@@ -8,6 +8,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::ShortText;
 use crate::model::sorted_map::SortedMap;
 use crate::model::vocab::{Severity, StepType};
 
@@ -485,12 +486,12 @@ pub struct Confidence {
 /// One scored step of the evaluation DAG.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepResult {
-    pub id: String,
+    pub id: ShortText,
     #[serde(rename = "type")]
     pub step_type: StepType,
-    pub name: String,
+    pub name: ShortText,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub span_id: Option<String>,
+    pub span_id: Option<ShortText>,
     /// 1–5; `None` = not scored (N/A).
     pub score: Option<f64>,
     /// `rules`, `judge:<model>`, or `none`.
@@ -498,12 +499,12 @@ pub struct StepResult {
     pub failed: bool,
     pub root_cause: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub propagated_from: Option<String>,
+    pub propagated_from: Option<ShortText>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub taxonomy: Option<Box<TaxonomyLabel>>,
     /// Schema workflow step this node matched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workflow_step: Option<String>,
+    pub workflow_step: Option<ShortText>,
     #[serde(default, skip_serializing_if = "str::is_empty")]
     pub notes: Cow<'static, str>,
     /// An earlier failed attempt of an unrolled retry: reported, never propagated.
@@ -514,7 +515,7 @@ pub struct StepResult {
     pub metrics: StepMetrics,
     /// The (sub-)agent the step belongs to; absent for the unnamed top-level agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent: Option<String>,
+    pub agent: Option<ShortText>,
     /// Position in an unrolled retry chain (EXEC steps retried after an error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt: Option<StepAttempt>,

@@ -59,13 +59,13 @@ fn tools_of(traces: &[DraftTrace<'_>]) -> BTreeMap<String, Seen> {
         let mut asked: BTreeSet<&str> = BTreeSet::new();
         for span in &t.trace.spans {
             if let (SpanKind::Tool, Some(tool)) = (span.kind, &span.tool) {
-                let seen = executed.entry(tool.name.clone()).or_default();
+                let seen = executed.entry(tool.name.to_string()).or_default();
                 seen.args
                     .extend(tool.arguments.as_ref().map(|a| a.value().into_owned()));
                 ran.insert(&tool.name);
             }
             for call in span.output_messages.iter().flat_map(|m| &m.tool_calls) {
-                let seen = requested.entry(call.name.clone()).or_default();
+                let seen = requested.entry(call.name.to_string()).or_default();
                 if !call.arguments.is_null() {
                     seen.args.push(call.arguments.value().into_owned());
                 }

@@ -103,7 +103,7 @@ mod tests {
     fn span(id: &str, parent: Option<&str>, name: &str, kind: SpanKind, agent: &str) -> Span {
         let mut s = Span::new(id, name, kind, 0);
         s.parent = parent.map(Into::into);
-        s.agent = (!agent.is_empty()).then(|| agent.to_owned());
+        s.agent = (!agent.is_empty()).then(|| agent.into());
         s
     }
 

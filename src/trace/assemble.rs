@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 
+use crate::model::ShortText;
 use crate::trace::model::{Span, Trace, TraceFormat};
 use crate::trace::tool_args;
 
@@ -120,12 +121,12 @@ fn dedupe_ids(spans: &mut [Span], warnings: &mut Vec<String>) {
     if spans.iter().all(|s| unique.insert(&s.id)) {
         return;
     }
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut seen: HashMap<ShortText, usize> = HashMap::new();
     for span in spans.iter_mut() {
         let count = seen.entry(span.id.clone()).or_insert(0);
         *count += 1;
         if *count > 1 {
-            let renamed = format!("{}#{}", span.id, count);
+            let renamed = compact_str::format_compact!("{}#{}", span.id, count);
             warnings.push(format!(
                 "span id `{}` is used by more than one span; the copy named `{}` is now `{renamed}` and children \
                  naming `{}` stay with the first",
@@ -251,7 +252,7 @@ mod tests {
 
     fn span(id: &str, parent: Option<&str>, seq: usize) -> Span {
         let mut s = Span::new(id, id, SpanKind::Other, seq);
-        s.parent = parent.map(str::to_owned);
+        s.parent = parent.map(ShortText::from);
         s
     }
 

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::model::ShortText;
 use crate::trace::assemble::Draft;
 use crate::trace::detect::{Layout, Plan};
 use crate::trace::error::TraceError;
@@ -215,7 +216,7 @@ struct Pending {
 struct Calls {
     all: Vec<Pending>,
     /// Unanswered calls by id, in request order.
-    waiting: HashMap<String, Vec<usize>>,
+    waiting: HashMap<ShortText, Vec<usize>>,
     /// No call before this index is unanswered.
     oldest: usize,
 }
@@ -308,7 +309,7 @@ fn build(id: String, messages: Vec<ChatMessage>, metadata: BTreeMap<String, Valu
                 span
             }
         };
-        span.parent = Some("root".to_owned());
+        span.parent = Some("root".into());
         draft.spans.push(span);
     }
     warn_repeated_ids(&pending.all, &mut draft.warnings);
@@ -354,7 +355,7 @@ fn tool_span(
     let name = index
         .map(|i| pending.all[i].call.name.clone())
         .or_else(|| message.name.clone())
-        .unwrap_or_else(|| "tool".to_owned());
+        .unwrap_or_else(|| "tool".into());
     let mut span = Span::new(id, name.clone(), SpanKind::Tool, seq);
     let mut tool = ToolExecution {
         arguments_text: None,

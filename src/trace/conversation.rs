@@ -22,12 +22,13 @@
 
 use std::collections::BTreeMap;
 
+use crate::model::ShortText;
 use crate::trace::model::{Message, Span, SpanKind, Trace};
 
 /// Per role: text → entry indices of the messages already seen.
 type SeenTexts = BTreeMap<Role, BTreeMap<String, Vec<usize>>>;
 /// Per agent.
-type Seen = BTreeMap<Option<String>, SeenTexts>;
+type Seen = BTreeMap<Option<ShortText>, SeenTexts>;
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -136,12 +137,12 @@ fn event(role: Role, m: &Message, span: &Span) -> MessageEvent {
     MessageEvent {
         role,
         content: m.content.clone(),
-        agent: span.agent.clone(),
-        span_id: span.id.clone(),
+        agent: span.agent.as_deref().map(str::to_owned),
+        span_id: span.id.to_string(),
     }
 }
 
-fn remember(seen: &mut Seen, agent: Option<&String>, role: Role, content: &str, index: usize) {
+fn remember(seen: &mut Seen, agent: Option<&ShortText>, role: Role, content: &str, index: usize) {
     seen.entry(agent.cloned())
         .or_default()
         .entry(role)

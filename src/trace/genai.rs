@@ -11,6 +11,7 @@
 
 use serde_json::Value;
 
+use crate::model::ShortText;
 use crate::trace::json::{
     Attrs, decode_declared_json, decode_embedded, lenient_f64, lenient_u64, take_unflattened,
     text_of,
@@ -75,10 +76,11 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
     }
     take_model(span, attrs);
     if let Some(agent) = take_text(attrs, "gen_ai.agent.name") {
-        span.agent.get_or_insert(agent);
+        span.agent.get_or_insert(agent.into());
     }
     if span.kind == SpanKind::Agent && span.agent.is_none() {
-        span.agent = name_suffix(&span.name, &["invoke_agent", "create_agent"]);
+        span.agent =
+            name_suffix(&span.name, &["invoke_agent", "create_agent"]).map(ShortText::from);
     }
     take_usage(span, attrs);
     take_messages(span, attrs);
@@ -176,7 +178,7 @@ fn take_model(span: &mut Span, attrs: &mut Attrs) {
         attrs.remove("gen_ai.request.model");
     }
     if span.model.is_none() {
-        span.model = response.or(request);
+        span.model = response.or(request).map(ShortText::from);
     }
 }
 
@@ -272,7 +274,7 @@ fn take_tool(span: &mut Span, attrs: &mut Attrs, output_is_json: bool) {
     let name = take_text(attrs, "gen_ai.tool.name")
         .or(handoff)
         .or_else(|| name_suffix(&span.name, &["execute_tool", "call_tool"]))
-        .unwrap_or_else(|| span.name.clone());
+        .map_or_else(|| span.name.clone(), ShortText::from);
     let tool = span.tool.get_or_insert_with(|| {
         Box::new(ToolExecution {
             arguments_text: None,
@@ -284,7 +286,7 @@ fn take_tool(span: &mut Span, attrs: &mut Attrs, output_is_json: bool) {
         })
     });
     if tool.call_id.is_none() {
-        tool.call_id = take_text(attrs, "gen_ai.tool.call.id");
+        tool.call_id = take_text(attrs, "gen_ai.tool.call.id").map(ShortText::from);
     }
     if tool.arguments.is_none() {
         tool.arguments = ["gen_ai.tool.call.arguments", "gen_ai.tool.args", "input"]

@@ -14,6 +14,7 @@
 
 use std::collections::HashSet;
 
+use crate::model::ShortText;
 use crate::trace::model::Span;
 
 const HANDOFF_PREFIX: &str = "handoff to ";
@@ -58,11 +59,11 @@ pub(crate) fn link_handoffs(spans: &mut [Span]) {
     if targets.is_empty() {
         return;
     }
-    let answered: HashSet<String> = spans
+    let answered: HashSet<ShortText> = spans
         .iter()
         .filter_map(|s| s.tool.as_ref()?.call_id.clone())
         .collect();
-    let mut taken: HashSet<String> = HashSet::new();
+    let mut taken: HashSet<ShortText> = HashSet::new();
     for (at, wanted) in targets {
         let request = spans[..at]
             .iter()

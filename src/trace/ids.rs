@@ -9,9 +9,11 @@ use std::fmt::Write as _;
 
 use serde_json::value::RawValue;
 
+use crate::model::ShortText;
+
 /// Normalise an id written as a string. `None` for ids that mean "no id":
 /// empty, or all zeros (the OTLP encoding of "no parent").
-pub(crate) fn normalize_id(raw: &str) -> Option<String> {
+pub(crate) fn normalize_id(raw: &str) -> Option<ShortText> {
     let s = raw.trim();
     let hex = s
         .strip_prefix("0x")
@@ -24,7 +26,9 @@ pub(crate) fn normalize_id(raw: &str) -> Option<String> {
         if hex.bytes().all(|b| b == b'0') {
             return None;
         }
-        return Some(hex.to_ascii_lowercase());
+        let mut id = ShortText::from(hex);
+        id.make_ascii_lowercase();
+        return Some(id);
     }
     // Only the padded canonical lengths (8 bytes → 12 chars, 16 → 24), so a
     // free-form id is never mistaken for base64.
@@ -39,20 +43,20 @@ pub(crate) fn normalize_id(raw: &str) -> Option<String> {
         return Some(
             bytes
                 .iter()
-                .fold(String::with_capacity(bytes.len() * 2), |mut hex, b| {
+                .fold(ShortText::with_capacity(bytes.len() * 2), |mut hex, b| {
                     let _ = write!(hex, "{b:02x}");
                     hex
                 }),
         );
     }
-    Some(s.to_owned())
+    Some(s.into())
 }
 
 /// An id as it appears in JSON: a string (normalised by [`normalize_id`]),
 /// an integer (kept as exact decimal text), or `null`.
 ///
 /// Returns `Err` with a description when the value cannot be an id.
-pub(crate) fn id_from_raw(raw: &RawValue) -> Result<Option<String>, String> {
+pub(crate) fn id_from_raw(raw: &RawValue) -> Result<Option<ShortText>, String> {
     let text = raw.get().trim();
     match text.as_bytes().first() {
         Some(b'"') => {
@@ -62,7 +66,7 @@ pub(crate) fn id_from_raw(raw: &RawValue) -> Result<Option<String>, String> {
         Some(b'n') if text == "null" => Ok(None),
         Some(b) if b.is_ascii_digit() => {
             if text.bytes().all(|b| b.is_ascii_digit()) {
-                Ok((!text.bytes().all(|b| b == b'0')).then(|| text.to_owned()))
+                Ok((!text.bytes().all(|b| b == b'0')).then(|| text.into()))
             } else {
                 Err(format!("`{text}` is not an integer id"))
             }
@@ -72,11 +76,11 @@ pub(crate) fn id_from_raw(raw: &RawValue) -> Result<Option<String>, String> {
 }
 
 /// An id held in a parsed JSON value (string or integer).
-pub(crate) fn id_from_value(value: &serde_json::Value) -> Option<String> {
+pub(crate) fn id_from_value(value: &serde_json::Value) -> Option<ShortText> {
     match value {
         serde_json::Value::String(s) => normalize_id(s),
         serde_json::Value::Number(n) => {
-            let text = n.to_string();
+            let text = compact_str::ToCompactString::to_compact_string(n);
             (text != "0").then_some(text)
         }
         _ => None,

@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::model::ShortText;
 use crate::trace::json::{decode_embedded, decode_str, str_field, text_of};
 use crate::trace::model::{Message, ToolCall};
 use crate::trace::pyrepr;
@@ -102,7 +103,7 @@ fn is_message_object(obj: &Map<String, Value>) -> bool {
 
 fn text_message(role: &str, content: String) -> Message {
     Message {
-        role: role.to_owned(),
+        role: role.into(),
         content,
         ..Message::default()
     }
@@ -120,8 +121,8 @@ pub(crate) fn message_from_object(
         return message_from_object(inner, default_role, lossless);
     }
     let mut message = Message {
-        role: str_field(obj, "role").unwrap_or(default_role).to_owned(),
-        name: str_field(obj, "name").map(str::to_owned),
+        role: str_field(obj, "role").unwrap_or(default_role).into(),
+        name: str_field(obj, "name").map(ShortText::from),
         tool_call_id: str_field(obj, "tool_call_id")
             .or_else(|| str_field(obj, "tool_use_id"))
             .or_else(|| {
@@ -129,7 +130,7 @@ pub(crate) fn message_from_object(
                     .and_then(|v| v.get(0))
                     .and_then(Value::as_str)
             })
-            .map(str::to_owned),
+            .map(ShortText::from),
         ..Message::default()
     };
     let mut texts: Vec<String> = Vec::new();
@@ -226,7 +227,7 @@ fn read_block(block: &Value, message: &mut Message, texts: &mut Vec<String>, los
                 .or_else(|| str_field(obj, "tool_use_id"))
                 .or_else(|| str_field(obj, "call_id"));
             if message.tool_call_id.is_none() {
-                message.tool_call_id = id.map(str::to_owned);
+                message.tool_call_id = id.map(ShortText::from);
             }
         }
         _ => *lossless = false,
@@ -281,8 +282,8 @@ pub(crate) fn tool_call_from_value(value: &Value) -> Option<ToolCall> {
         arguments_text,
         id: str_field(obj, "id")
             .or_else(|| str_field(obj, "call_id"))
-            .map(str::to_owned),
-        name: name.to_owned(),
+            .map(ShortText::from),
+        name: name.into(),
         arguments: arguments.into(),
     })
 }

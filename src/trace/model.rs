@@ -11,7 +11,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::model::SortedMap;
+use crate::model::{ShortText, SortedMap};
 
 pub use crate::trace::shared_value::SharedValue;
 
@@ -125,17 +125,17 @@ impl fmt::Display for SpanKind {
 pub struct Span {
     /// Normalised id: lower-case hex for OTLP, the decimal text for `OTel` SDK
     /// dumps, a synthetic `m<index>` for chat formats.
-    pub id: String,
+    pub id: ShortText,
     /// Parent id; `None` for roots. After ingestion every parent that is
     /// `Some` names a span of the same trace (dangling parents are re-attached
     /// to the root with a warning).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent: Option<String>,
-    pub name: String,
+    pub parent: Option<ShortText>,
+    pub name: ShortText,
     pub kind: SpanKind,
     /// The agent this span belongs to (`gen_ai.agent.name`, a chat speaker).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent: Option<String>,
+    pub agent: Option<ShortText>,
     /// Unix epoch nanoseconds; `None` when the format has no clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<u64>,
@@ -145,7 +145,7 @@ pub struct Span {
     /// and breaks ties between equal start times.
     pub seq: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    pub model: Option<ShortText>,
     /// Set on tool-execution spans.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<Box<ToolExecution>>,
@@ -175,7 +175,12 @@ pub struct Span {
 
 impl Span {
     /// A span with only the required fields set; adapters fill in the rest.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, kind: SpanKind, seq: usize) -> Self {
+    pub fn new(
+        id: impl Into<ShortText>,
+        name: impl Into<ShortText>,
+        kind: SpanKind,
+        seq: usize,
+    ) -> Self {
         Self {
             id: id.into(),
             parent: None,
@@ -257,9 +262,9 @@ impl Span {
 /// A tool execution: the span that ran the tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolExecution {
-    pub name: String,
+    pub name: ShortText,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub call_id: Option<String>,
+    pub call_id: Option<ShortText>,
     /// Arguments as JSON. A JSON object encoded in a string is decoded; a
     /// string that is not JSON stays a string.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -279,8 +284,8 @@ pub struct ToolExecution {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    pub name: String,
+    pub id: Option<ShortText>,
+    pub name: ShortText,
     /// Decoded like [`ToolExecution::arguments`]; `Value::Null` when absent.
     /// Shared with the tool span that ran the call and with the DAG's
     /// PARAMGEN, as [`ToolExecution::arguments`] is.
@@ -295,7 +300,7 @@ pub struct ToolCall {
 /// `OpenInference` flattened keys.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Message {
-    pub role: String,
+    pub role: ShortText,
     /// Text content; parts of type text are joined with newlines.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub content: String,
@@ -303,10 +308,10 @@ pub struct Message {
     pub tool_calls: Vec<ToolCall>,
     /// For tool-result messages: the call this answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_call_id: Option<String>,
+    pub tool_call_id: Option<ShortText>,
     /// Speaker or tool name when the format records one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub name: Option<ShortText>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -30,6 +30,7 @@ use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::model::ShortText;
 use crate::trace::assemble::Draft;
 use crate::trace::detect::Plan;
 use crate::trace::error::TraceError;
@@ -68,18 +69,18 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
 
 /// Split `Orchestrator (-> WebSurfer)` into the speaker and the note in
 /// parentheses.
-fn speaker(raw: &str) -> (String, Option<String>) {
+fn speaker(raw: &str) -> (ShortText, Option<String>) {
     let raw = raw.trim();
     if let Some(open) = raw.rfind(" (")
         && raw.ends_with(')')
     {
         let note = raw[open + 2..raw.len() - 1].trim();
         return (
-            raw[..open].trim().to_owned(),
+            raw[..open].trim().into(),
             (!note.is_empty()).then(|| note.to_owned()),
         );
     }
-    (raw.to_owned(), None)
+    (raw.into(), None)
 }
 
 fn build(id: String, log: Log) -> Trace {
@@ -130,6 +131,7 @@ fn turn_span(i: usize, turn: Turn) -> Span {
         .unwrap_or(&role)
         .trim()
         .to_owned();
+    let role = ShortText::from(role);
     let (who, note) = speaker(&raw_speaker);
     let id = format!("m{i}");
     let is_human = who.eq_ignore_ascii_case("human")
@@ -142,7 +144,7 @@ fn turn_span(i: usize, turn: Turn) -> Span {
         span.tool = Some(Box::new(ToolExecution {
             arguments_text: None,
             result_text: None,
-            name: (*terminal).to_owned(),
+            name: (*terminal).into(),
             call_id: None,
             arguments: None,
             result: Some(Value::String(content.clone()).into()),
@@ -151,7 +153,7 @@ fn turn_span(i: usize, turn: Turn) -> Span {
     } else {
         Span::new(&id, raw_speaker, SpanKind::Llm, i + 1)
     };
-    span.parent = Some("root".to_owned());
+    span.parent = Some("root".into());
     span.agent = Some(who.clone());
     if span.kind != SpanKind::Tool {
         span.output_messages.reserve_exact(1);
@@ -178,7 +180,7 @@ fn turn_span(i: usize, turn: Turn) -> Span {
     }
     if !role.is_empty() {
         span.attributes
-            .insert("role".to_owned(), Value::String(role));
+            .insert("role".to_owned(), Value::String(role.into()));
     }
     span
 }

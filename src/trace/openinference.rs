@@ -11,6 +11,7 @@
 
 use serde_json::Value;
 
+use crate::model::ShortText;
 use crate::trace::json::{
     Attrs, decode_declared_json, decode_embedded, lenient_f64, lenient_u64, take_unflattened,
     text_of,
@@ -56,10 +57,10 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
         span.kind = SpanKind::Tool;
     }
     if let Some(model) = attrs.remove("llm.model_name") {
-        span.model.get_or_insert(text_of(&model));
+        span.model.get_or_insert(text_of(&model).into());
     }
     if let Some(agent) = attrs.remove("agent.name") {
-        span.agent.get_or_insert(text_of(&agent));
+        span.agent.get_or_insert(text_of(&agent).into());
     }
     // An AGENT span without `agent.name` (LangGraph's nodes through
     // openinference-instrumentation-langchain 0.1.80) is named by its span
@@ -89,11 +90,11 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
         let name = attrs
             .remove("tool.name")
             .or_else(|| attrs.remove("tool_call.function.name"))
-            .map_or_else(|| span.name.clone(), |v| text_of(&v));
+            .map_or_else(|| span.name.clone(), |v| text_of(&v).into());
         let mut call_id = attrs
             .remove("tool_call.id")
             .or_else(|| attrs.remove("tool.id"))
-            .map(|v| text_of(&v));
+            .map(|v| ShortText::from(text_of(&v)));
         let arguments = attrs
             .remove("tool_call.function.arguments")
             .map(decode_embedded)
@@ -177,7 +178,7 @@ fn take_io(attrs: &mut Attrs, which: &str) -> Option<Value> {
 struct ToolMessage {
     /// `content`, decoded when it holds a JSON object or array.
     content: Value,
-    call_id: Option<String>,
+    call_id: Option<ShortText>,
     /// `status: "error"`: the tool raised and `LangGraph`'s `ToolNode` turned
     /// the exception into the message.
     failed: bool,
@@ -215,7 +216,7 @@ impl ToolMessage {
         let call_id = data
             .remove("tool_call_id")
             .filter(|v| !v.is_null())
-            .map(|v| text_of(&v));
+            .map(|v| ShortText::from(text_of(&v)));
         let failed = data.get("status").and_then(Value::as_str) == Some("error");
         Ok(Self {
             content,

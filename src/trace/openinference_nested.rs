@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::model::ShortText;
 use crate::trace::assemble::Draft;
 use crate::trace::detect::{Layout, Plan};
 use crate::trace::error::TraceError;
@@ -101,7 +102,7 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
     }
     let mut draft = reader.draft;
     if let Some(id) = trace_id {
-        draft.id = id;
+        draft.id = id.into();
     }
     Ok(vec![draft.finish()])
 }
@@ -117,7 +118,7 @@ impl Reader {
     /// Add spans and their descendants depth first (file order), without
     /// recursion.
     fn add_all(&mut self, spans: Vec<NestedSpan>) -> Result<(), String> {
-        let mut stack: Vec<(NestedSpan, Option<String>)> =
+        let mut stack: Vec<(NestedSpan, Option<ShortText>)> =
             spans.into_iter().rev().map(|s| (s, None)).collect();
         while let Some((mut raw, parent)) = stack.pop() {
             let children = std::mem::take(&mut raw.child_spans);
@@ -127,7 +128,7 @@ impl Reader {
         Ok(())
     }
 
-    fn add(&mut self, raw: NestedSpan, nested_in: Option<String>) -> Result<String, String> {
+    fn add(&mut self, raw: NestedSpan, nested_in: Option<ShortText>) -> Result<ShortText, String> {
         let seq = self.seq;
         self.seq += 1;
         let name = raw.span_name.unwrap_or_default();
@@ -145,7 +146,7 @@ impl Reader {
             self.draft.warnings.push(format!(
                 "span #{seq} ({name}) has no `span_id`; it is named `s{seq}`"
             ));
-            format!("s{seq}")
+            compact_str::format_compact!("s{seq}")
         };
         let parent = match (nested_in, declared_parent) {
             (Some(outer), Some(declared)) if outer != declared => {
@@ -159,7 +160,7 @@ impl Reader {
         };
         if self.draft.metadata.is_empty() {
             if let Some(trace_id) = trace_id {
-                self.draft.id = trace_id;
+                self.draft.id = trace_id.into();
             }
             if let Some(service) = &raw.service_name {
                 self.draft

@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::model::ShortText;
 use crate::trace::assemble::{Draft, Groups};
 use crate::trace::detect::{Layout, Plan};
 use crate::trace::error::TraceError;
@@ -150,7 +151,7 @@ impl Reader {
         let seq = self.seq;
         self.seq += 1;
         let name = raw.name.unwrap_or_default();
-        let raw_id = |r: &Option<Box<RawValue>>, what: &str| -> Result<Option<String>, String> {
+        let raw_id = |r: &Option<Box<RawValue>>, what: &str| -> Result<Option<ShortText>, String> {
             match r {
                 Some(r) => {
                     id_from_raw(r).map_err(|e| format!("span #{seq} ({name}): bad `{what}`: {e}"))
@@ -178,7 +179,7 @@ impl Reader {
             self.warnings.push(format!(
                 "span #{seq} ({name}) has no `context.span_id`; it is named `s{seq}`"
             ));
-            format!("s{seq}")
+            compact_str::format_compact!("s{seq}")
         });
         let mut span = Span::new(id, name, SpanKind::Other, seq);
         span.parent = parent;
@@ -222,7 +223,7 @@ impl Reader {
                 })
                 .filter(|r| !r.is_null());
         }
-        Ok((trace_id.unwrap_or_default(), span))
+        Ok((trace_id.map(String::from).unwrap_or_default(), span))
     }
 
     fn finish(self, input: &Input<'_>) -> Vec<Trace> {

@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::model::ShortText;
 use crate::trace::assemble::{Draft, Groups};
 use crate::trace::detect::{Layout, Plan};
 use crate::trace::error::TraceError;
@@ -247,9 +248,9 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
 struct Reader {
     groups: Groups,
     /// The first resource seen for each trace id.
-    resources: HashMap<String, Value>,
+    resources: HashMap<ShortText, Value>,
     /// Warnings per trace id.
-    warnings: HashMap<String, Vec<String>>,
+    warnings: HashMap<ShortText, Vec<String>>,
     seq: usize,
 }
 
@@ -272,7 +273,7 @@ impl Reader {
 
     /// Convert one span and file it under its trace; `seen` collects the
     /// trace ids of the resource it belongs to.
-    fn add_span(&mut self, raw: OtlpSpan, scope: Option<&Scope>, seen: &mut HashSet<String>) {
+    fn add_span(&mut self, raw: OtlpSpan, scope: Option<&Scope>, seen: &mut HashSet<ShortText>) {
         let trace_id = raw
             .trace_id
             .as_deref()
@@ -291,7 +292,7 @@ impl Reader {
 
     /// The resource of the spans just added becomes the resource of every
     /// trace they started (the first resource seen for each trace id).
-    fn add_resource(&mut self, resource: Option<Resource>, seen: HashSet<String>) {
+    fn add_resource(&mut self, resource: Option<Resource>, seen: HashSet<ShortText>) {
         if seen.is_empty() {
             return;
         }
@@ -315,10 +316,10 @@ impl Reader {
                 let name = raw.name.as_deref().unwrap_or("");
                 let warning = format!("span #{seq} ({name}) has no `spanId`; it is named `s{seq}`");
                 self.warnings
-                    .entry(trace_id.to_owned())
+                    .entry(trace_id.into())
                     .or_default()
                     .push(warning);
-                format!("s{seq}")
+                compact_str::format_compact!("s{seq}")
             });
         let mut span = Span::new(id, raw.name.unwrap_or_default(), SpanKind::Other, seq);
         span.parent = raw.parent_span_id.as_deref().and_then(normalize_id);
@@ -384,9 +385,9 @@ impl Reader {
                 };
                 let mut draft = Draft::new(id, TraceFormat::Otlp);
                 draft.spans = spans;
-                draft.warnings = warnings.remove(&trace_id).unwrap_or_default();
+                draft.warnings = warnings.remove(trace_id.as_str()).unwrap_or_default();
                 if let Some(resource) = resources
-                    .remove(&trace_id)
+                    .remove(trace_id.as_str())
                     .filter(|r| r.as_object().is_some_and(|m| !m.is_empty()))
                 {
                     draft.metadata.insert("resource".to_owned(), resource);

@@ -78,7 +78,7 @@ fn build(id: String, traj: TrajFile) -> Trace {
         .iter()
         .find_map(|m| m.get("agent").and_then(Value::as_str))
         .unwrap_or("main")
-        .to_owned();
+        .into();
     let mut root = Span::new("root", "swe-agent", SpanKind::Agent, 0);
     root.agent = Some(agent);
 
@@ -193,7 +193,7 @@ fn step_spans(
         vec![ToolCall {
             arguments_text: None,
             id: None,
-            name: command.to_owned(),
+            name: command.into(),
             arguments: Value::String(rest.trim().to_owned()).into(),
         }]
     } else {
@@ -207,7 +207,7 @@ fn step_spans(
     };
 
     let mut llm = Span::new(&llm_id, "assistant", SpanKind::Llm, 2 * i + 1);
-    llm.parent = Some("root".to_owned());
+    llm.parent = Some("root".into());
     llm.input_messages = inputs.unwrap_or_default();
     let content = step
         .response
@@ -235,7 +235,7 @@ fn step_spans(
         SpanKind::Tool,
         2 * i + 2,
     );
-    tool.parent = Some("root".to_owned());
+    tool.parent = Some("root".into());
     tool.status = observation_status(&observation);
     tool.tool = Some(Box::new(ToolExecution {
         arguments_text: None,

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use crate::model::ShortText;
 use crate::trace::assemble::Draft;
 use crate::trace::detect::{Layout, Plan};
 use crate::trace::error::TraceError;
@@ -45,7 +46,7 @@ struct ToolEvent {
     session_id: Option<Value>,
     args: Option<Value>,
     result: Option<Value>,
-    agent: Option<String>,
+    agent: Option<ShortText>,
     status: Option<Value>,
     success: Option<bool>,
     error: Option<Value>,
@@ -75,7 +76,7 @@ impl ToolEvent {
             result: take("result")
                 .or_else(|| take("output"))
                 .or_else(|| take("response")),
-            agent: text(take("agent").or_else(|| take("agent_name"))),
+            agent: text(take("agent").or_else(|| take("agent_name"))).map(ShortText::from),
             status: take("status"),
             success: take("success").and_then(|v| v.as_bool()),
             error: take("error"),
@@ -94,9 +95,9 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
     };
     let mut draft = Draft::new(input.stem(), TraceFormat::TelemetryJsonl);
     let mut root = Span::new(ROOT_ID, "session", SpanKind::Agent, 0);
-    root.agent = Some(MAIN_AGENT.to_owned());
+    root.agent = Some(MAIN_AGENT.into());
     // The sub-agent each event would launch, to name its children's agent.
-    let mut launches: HashMap<String, String> = HashMap::new();
+    let mut launches: HashMap<ShortText, ShortText> = HashMap::new();
     let mut spans = Vec::new();
     // Each event becomes its span as it is read: no list of every event
     // next to the spans made from them.
@@ -144,20 +145,20 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
         match (&span.parent, is_child) {
             (Some(parent), _) if span.agent.is_none() => {
                 let agent = launches.get(parent).cloned();
-                span.agent = Some(agent.unwrap_or_else(|| "subagent".to_owned()));
+                span.agent = Some(agent.unwrap_or_else(|| "subagent".into()));
             }
             (None, true) => {
                 draft.warnings.push(format!(
                     "child event `{}` ({}) has no `parent_trace_id`; it is attached to the root",
                     span.id, span.name
                 ));
-                span.parent = Some(ROOT_ID.to_owned());
+                span.parent = Some(ROOT_ID.into());
             }
             _ => {}
         }
         if span.parent.is_none() {
-            span.parent = Some(ROOT_ID.to_owned());
-            span.agent.get_or_insert_with(|| MAIN_AGENT.to_owned());
+            span.parent = Some(ROOT_ID.into());
+            span.agent.get_or_insert_with(|| MAIN_AGENT.into());
         }
     }
     root.start = spans.iter().filter_map(|s| s.start).min();
@@ -169,14 +170,15 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
 
 /// The sub-agent a launching call started: its `subagent_type`/`agent`
 /// argument, else the launching tool's name.
-fn sub_agent_name(tool: &str, args: Option<&Value>) -> String {
+fn sub_agent_name(tool: &str, args: Option<&Value>) -> ShortText {
     args.and_then(|a| {
         ["subagent_type", "agent", "agent_name", "name"]
             .iter()
             .find_map(|k| a.get(*k))
     })
     .and_then(Value::as_str)
-    .map_or_else(|| tool.to_owned(), str::to_owned)
+    .unwrap_or(tool)
+    .into()
 }
 
 fn span_of(event: ToolEvent, seq: usize, line: usize, warnings: &mut Vec<String>) -> Span {
@@ -189,7 +191,7 @@ fn span_of(event: ToolEvent, seq: usize, line: usize, warnings: &mut Vec<String>
                 "line {line} ({}) has no `trace_id`; the event is named `e{line}`",
                 event.tool_name
             ));
-            format!("e{line}")
+            compact_str::format_compact!("e{line}")
         });
     let mut span = Span::new(id, event.tool_name.clone(), SpanKind::Tool, seq);
     span.parent = event.parent_trace_id.as_ref().and_then(id_from_value);
@@ -198,7 +200,7 @@ fn span_of(event: ToolEvent, seq: usize, line: usize, warnings: &mut Vec<String>
             .extra
             .get("subagent_type")
             .and_then(Value::as_str)
-            .map(str::to_owned)
+            .map(ShortText::from)
     });
     span.start = event
         .timestamp
@@ -227,7 +229,7 @@ fn span_of(event: ToolEvent, seq: usize, line: usize, warnings: &mut Vec<String>
     span.tool = Some(Box::new(ToolExecution {
         arguments_text: None,
         result_text: None,
-        name: event.tool_name,
+        name: event.tool_name.into(),
         call_id: None,
         arguments: event.args.map(|v| decode_embedded(v).into()),
         result: event.result.map(|v| decode_embedded(v).into()),

@@ -14,6 +14,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
+use crate::model::ShortText;
 use crate::trace::json::text_of;
 use crate::trace::model::{SharedValue, Span};
 
@@ -22,7 +23,7 @@ use crate::trace::model::{SharedValue, Span};
 /// id was requested more than once, the last request before the execution
 /// wins.
 pub(crate) fn recover_arguments(spans: &mut [Span], warnings: &mut Vec<String>) {
-    let wanted: HashSet<String> = spans
+    let wanted: HashSet<ShortText> = spans
         .iter()
         .filter_map(|s| s.tool.as_ref())
         .filter(|t| is_bare(t.arguments.as_ref()))
@@ -34,7 +35,7 @@ pub(crate) fn recover_arguments(spans: &mut [Span], warnings: &mut Vec<String>) 
     // Requests by id: (position of the requesting span, arguments). A
     // span's own output comes first; assistant messages replayed in a later
     // call's input are a fallback for spans that record no output.
-    let mut requests: HashMap<String, Vec<(usize, SharedValue)>> = HashMap::new();
+    let mut requests: HashMap<ShortText, Vec<(usize, SharedValue)>> = HashMap::new();
     for (at, span) in spans.iter().enumerate() {
         let replayed = span
             .input_messages
@@ -129,7 +130,7 @@ mod tests {
             arguments_text: None,
             result_text: None,
             name: "get_weather".into(),
-            call_id: call_id.map(str::to_owned),
+            call_id: call_id.map(ShortText::from),
             arguments: args.map(Into::into),
             result: None,
         }));

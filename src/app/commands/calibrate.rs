@@ -113,7 +113,7 @@ pub(crate) fn judge_golden(
             let steps = dag
                 .nodes
                 .iter()
-                .map(|n| (n.id.clone(), n.step_type))
+                .map(|n| (n.id.to_string(), n.step_type))
                 .collect();
             (case.id.clone(), JudgedCase { judgments, steps })
         })

@@ -220,6 +220,40 @@ mod tests {
         }
     }
 
+    /// Ids, names and agents of spans, DAG nodes and step results are kept
+    /// inside their structs, not as heap strings of their own: the
+    /// allocations that made up most of a trace's memory (issue 22 item 7).
+    #[test]
+    fn short_ids_names_and_agents_take_no_allocation() {
+        let catalog = ToolCatalog::new(&[]).unwrap();
+        let settings = StepSettings::default();
+        let traces = sdk_traces(1, 40);
+        let evaluation = evaluate_steps(
+            &traces[0],
+            &StepContext::new(&catalog, &settings, &RulesScorer),
+        );
+        let mut texts: Vec<&crate::model::ShortText> = Vec::new();
+        for span in &traces[0].spans {
+            texts.extend([&span.id, &span.name]);
+            texts.extend(span.parent.iter().chain(&span.agent));
+        }
+        for node in &evaluation.graph.nodes {
+            texts.extend([&node.id, &node.name]);
+            texts.extend(node.agent.iter().chain(&node.span_id).chain(&node.tool));
+        }
+        for step in &evaluation.steps {
+            texts.extend([&step.id, &step.name]);
+            texts.extend(step.span_id.iter().chain(&step.agent));
+        }
+        assert!(texts.len() > 200, "{} texts", texts.len());
+        let on_heap: Vec<&str> = texts
+            .iter()
+            .filter(|t| t.is_heap_allocated())
+            .map(|t| t.as_str())
+            .collect();
+        assert!(on_heap.is_empty(), "{on_heap:?}");
+    }
+
     /// One trace, and several across more than one batch (the last batch
     /// short): byte for byte the sequential document, traces in order.
     #[test]

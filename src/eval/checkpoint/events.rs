@@ -147,18 +147,19 @@ impl EventLog {
                         |v: Option<&Value>| v.map_or_else(null, |v| SharedValue::new(v.clone()));
                     let (tool, args, result) = match (&s.tool, kind) {
                         (Some(t), _) => (
-                            Some(t.name.clone()),
+                            Some(t.name.to_string()),
                             shared(t.arguments.as_ref()),
                             shared(t.result.as_ref()),
                         ),
                         (None, EventKind::Tool) => (
-                            Some(s.name.clone()),
+                            Some(s.name.to_string()),
                             own(s.input.as_deref()),
                             own(s.output.as_deref()),
                         ),
                         (None, _) => (None, null(), null()),
                     };
-                    let mut e = Event::new(&s.id, &s.name, kind, s.agent.clone());
+                    let mut e =
+                        Event::new(&s.id, &s.name, kind, s.agent.as_deref().map(str::to_owned));
                     e.tool = tool;
                     e.args_raw = args_raw;
                     e.result_raw = result_raw;

@@ -65,11 +65,7 @@ pub(crate) fn cost_metrics(
         match priced.or(span.cost) {
             Some(c) => *usd.get_or_insert(0.0) += c,
             None => {
-                unpriced.insert(
-                    span.model
-                        .clone()
-                        .unwrap_or_else(|| "(no model)".to_owned()),
-                );
+                unpriced.insert(span.model.as_deref().unwrap_or("(no model)").to_owned());
             }
         }
     }

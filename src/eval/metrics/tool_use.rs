@@ -19,11 +19,12 @@ use std::collections::BTreeSet;
 use crate::dag::{Dag, exec_outcome};
 use crate::eval::steps::catalog::{ArgCheck, ToolCatalog};
 use crate::eval::steps::settings::StepSettings;
+use crate::model::ShortText;
 use crate::model::run::ToolUse;
 use crate::spec::model::StepType;
 
 struct Call {
-    tool: String,
+    tool: ShortText,
     /// Tool + canonical arguments; `None` when the arguments are unknown.
     key: Option<String>,
     failed: bool,

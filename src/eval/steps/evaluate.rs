@@ -19,6 +19,7 @@ use crate::eval::case::StepPart;
 use crate::eval::metrics::cost::cost_metrics;
 use crate::eval::metrics::task::evaluate_task;
 use crate::eval::metrics::tool_use::tool_use_metrics;
+use crate::model::ShortText;
 use crate::model::run::{
     CaseRootCause, Cost, DagInfo, Deviation, RootCauseStatus, StepAttempt, StepResult, TaskResult,
     ToolUse,
@@ -254,9 +255,13 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
         CaseRootCause {
             method: ctx.settings.root_cause,
             status: RootCauseStatus::Named,
-            step: Some(node.id.clone()),
-            span_id: node.span_id.clone(),
-            agent: node.agent.clone().filter(|_| !infrastructure),
+            step: Some(node.id.to_string()),
+            span_id: node.span_id.as_deref().map(str::to_owned),
+            agent: node
+                .agent
+                .as_deref()
+                .map(str::to_owned)
+                .filter(|_| !infrastructure),
             reason,
             by: s.scored_by.clone().into_owned(),
         }
@@ -289,7 +294,9 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
                 root_cause,
                 propagated_from,
                 taxonomy: s.failure.filter(|_| failed).map(|f| Box::new(f.label())),
-                workflow_step: matched.as_ref().and_then(|m| m.assignments[i].clone()),
+                workflow_step: matched
+                    .as_ref()
+                    .and_then(|m| m.assignments[i].as_deref().map(ShortText::from)),
                 notes: s.notes,
                 compensated: node.compensated,
                 metrics: s

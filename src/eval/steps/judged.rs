@@ -111,7 +111,7 @@ impl StepScorer for JudgedScorer<'_> {
         let mut judged: Vec<(Metric, f64, &str, &str)> = Vec::new();
         let mut missing: Vec<String> = Vec::new();
         for &m in judged_metrics(node.step_type) {
-            match self.judged.metrics.get(&(node.id.clone(), m)) {
+            match self.judged.metrics.get(&(node.id.to_string(), m)) {
                 Some(MetricJudgment::Score { value, notes, by }) => {
                     judged.push((m, *value, notes, by));
                 }

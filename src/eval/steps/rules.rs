@@ -12,6 +12,7 @@ use super::scorer::{Metric, StepInput, StepScore, StepScorer};
 use super::taxonomy::Failure;
 use crate::dag::{ExecOutcome, exec_outcome};
 use crate::eval::metrics::task::evaluate_task;
+use crate::model::ShortText;
 use crate::spec::model::StepType;
 use crate::trace::SharedValue;
 
@@ -53,7 +54,7 @@ fn tool_selection(input: &StepInput<'_>) -> StepScore {
     } else {
         node.tools
             .iter()
-            .map(String::as_str)
+            .map(ShortText::as_str)
             .filter(|t| !input.catalog.contains(t))
             .collect()
     };
@@ -69,7 +70,7 @@ fn tool_selection(input: &StepInput<'_>) -> StepScore {
         let unexpected: Vec<&str> = node
             .tools
             .iter()
-            .map(String::as_str)
+            .map(ShortText::as_str)
             .filter(|t| !allowed.contains(*t))
             .collect();
         if !unexpected.is_empty() {

@@ -164,7 +164,9 @@ pub(crate) fn draw(
         s.root_cause
             || s.propagated_from.is_some()
             || s.compensated
-            || s.span_id.as_ref().is_some_and(|id| flags.contains_key(id))
+            || s.span_id
+                .as_ref()
+                .is_some_and(|id| flags.contains_key(id.as_str()))
     });
     // One model call yields several steps with the same span id: flag the first only.
     let mut flagged: BTreeSet<&str> = BTreeSet::new();
@@ -204,8 +206,8 @@ pub(crate) fn draw(
                 "flow"
             };
             EdgeShape {
-                from: sa.id.clone(),
-                to: sb.id.clone(),
+                from: sa.id.to_string(),
+                to: sb.id.to_string(),
                 d: path(pts),
                 kind: kind.to_owned(),
             }
@@ -279,7 +281,7 @@ fn node(
             tone: "propagated".into(),
         });
     }
-    if let Some(ids) = s.span_id.as_ref().and_then(|id| flags.get(id)) {
+    if let Some(ids) = s.span_id.as_ref().and_then(|id| flags.get(id.as_str())) {
         notes.push(NodeNote {
             x: 0.0,
             y: 0.0,
@@ -310,7 +312,7 @@ fn node(
         title.push_str(&format!("\n{}", s.notes));
     }
     NodeShape {
-        id: s.id.clone(),
+        id: s.id.to_string(),
         x: round1(c.x - NODE_W / 2.0),
         y: round1(c.y - NODE_H / 2.0),
         w: NODE_W,
@@ -399,8 +401,8 @@ mod tests {
         StepResult {
             id: id.into(),
             step_type: t,
-            name: format!("{id} name"),
-            span_id: Some(format!("span-{id}")),
+            name: compact_str::format_compact!("{id} name"),
+            span_id: Some(compact_str::format_compact!("span-{id}")),
             score: Some(5.0),
             scored_by: "rules".into(),
             failed: false,

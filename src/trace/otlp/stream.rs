@@ -16,6 +16,8 @@ use std::fmt;
 
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use crate::model::ShortText;
+
 use super::{OtlpSpan, Reader, Resource, Scope, ScopeSpans};
 
 /// Read `bytes` (one export request, or an array of them when `array`)
@@ -187,7 +189,7 @@ impl<'de> Visitor<'de> for OneResource<'_> {
 
 struct ScopeSpansSeed<'r> {
     reader: &'r mut Reader,
-    trace_ids: &'r mut HashSet<String>,
+    trace_ids: &'r mut HashSet<ShortText>,
 }
 
 impl<'de> Element<'de> for ScopeSpansSeed<'_> {
@@ -202,7 +204,7 @@ impl<'de> Element<'de> for ScopeSpansSeed<'_> {
 
 struct OneScope<'r> {
     reader: &'r mut Reader,
-    trace_ids: &'r mut HashSet<String>,
+    trace_ids: &'r mut HashSet<ShortText>,
 }
 
 impl<'de> DeserializeSeed<'de> for OneScope<'_> {
@@ -261,7 +263,7 @@ impl<'de> Visitor<'de> for OneScope<'_> {
 struct SpanSeed<'r> {
     reader: &'r mut Reader,
     scope: Option<&'r Scope>,
-    trace_ids: &'r mut HashSet<String>,
+    trace_ids: &'r mut HashSet<ShortText>,
 }
 
 impl<'de> Element<'de> for SpanSeed<'_> {

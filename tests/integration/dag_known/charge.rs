@@ -32,11 +32,11 @@ fn failing(eval: &StepEvaluation) -> Vec<Failing> {
         .map(|(s, n)| {
             (
                 s.step_type,
-                s.span_id.clone().unwrap_or_default(),
-                n.agent.clone().unwrap_or_default(),
+                s.span_id.as_deref().unwrap_or_default().to_owned(),
+                n.agent.as_deref().unwrap_or_default().to_owned(),
                 s.score,
                 s.root_cause,
-                s.propagated_from.clone(),
+                s.propagated_from.as_deref().map(str::to_owned),
             )
         })
         .collect()
@@ -166,7 +166,13 @@ fn a_not_found_id_is_charged_to_the_arguments_and_a_503_stays_on_the_call() {
         .steps
         .iter()
         .filter(|s| s.failed)
-        .map(|s| (s.step_type, s.root_cause, s.propagated_from.clone()))
+        .map(|s| {
+            (
+                s.step_type,
+                s.root_cause,
+                s.propagated_from.as_deref().map(str::to_owned),
+            )
+        })
         .collect();
     assert_eq!(
         rows,

@@ -59,7 +59,7 @@ fn trace(events: &[Event], format: TraceFormat, nested: bool) -> agenteval_gate:
                     .collect();
                 let s = t.llm(TEXTS[*text as usize], &borrowed);
                 if format == TraceFormat::MultiAgentChat {
-                    s.agent = Some(format!("agent{agent}"));
+                    s.agent = Some(format!("agent{agent}").into());
                 }
                 s
             }
@@ -78,7 +78,7 @@ fn trace(events: &[Event], format: TraceFormat, nested: bool) -> agenteval_gate:
             }
             Event::Agent(a) => {
                 let s = t.span(SpanKind::Agent, "invoke_agent");
-                s.agent = Some(format!("agent{a}"));
+                s.agent = Some(format!("agent{a}").into());
                 if nested {
                     current_agent_span = Some(format!("m{i}"));
                 }
@@ -86,7 +86,7 @@ fn trace(events: &[Event], format: TraceFormat, nested: bool) -> agenteval_gate:
             }
         };
         if span.parent.is_none() && span.id != parent.clone().unwrap_or_default() {
-            span.parent.clone_from(&parent);
+            span.parent = parent.as_deref().map(Into::into);
         }
     }
     t.build()
@@ -207,7 +207,7 @@ proptest! {
             prop_assert_eq!(s.failed, s.root_cause || s.propagated_from.is_some());
             prop_assert!(!(s.root_cause && s.propagated_from.is_some()));
             if let Some(root) = &s.propagated_from {
-                let r = eval.steps.iter().find(|x| &x.id == root).unwrap();
+                let r = eval.steps.iter().find(|x| x.id == *root).unwrap();
                 prop_assert!(r.root_cause && r.failed);
             }
             prop_assert_eq!(s.score.is_none(), s.scored_by == "none");

@@ -31,11 +31,11 @@ fn label(step: &StepResult) -> Option<String> {
 
 fn row(step: &StepResult) -> (String, Option<f64>, bool, Option<String>, Option<String>) {
     (
-        step.id.clone(),
+        step.id.to_string(),
         step.score,
         step.failed,
         label(step),
-        step.propagated_from.clone(),
+        step.propagated_from.as_deref().map(str::to_owned),
     )
 }
 

@@ -50,7 +50,7 @@ impl TraceBuilder {
                 .iter()
                 .map(|(id, name, args)| ToolCall {
                     arguments_text: None,
-                    id: (!id.is_empty()).then(|| (*id).to_owned()),
+                    id: (!id.is_empty()).then(|| (*id).into()),
                     name: (*name).into(),
                     arguments: args.clone().into(),
                 })
@@ -73,7 +73,7 @@ impl TraceBuilder {
             arguments_text: None,
             result_text: None,
             name: name.into(),
-            call_id: (!call_id.is_empty()).then(|| call_id.to_owned()),
+            call_id: (!call_id.is_empty()).then(|| call_id.into()),
             arguments: args.map(Into::into),
             result: Some(result.into()),
         }));
@@ -114,7 +114,7 @@ impl TraceBuilder {
 pub(super) fn shape(dag: &Dag) -> Vec<(StepType, String)> {
     dag.nodes
         .iter()
-        .map(|n| (n.step_type, n.name.clone()))
+        .map(|n| (n.step_type, n.name.to_string()))
         .collect()
 }
 

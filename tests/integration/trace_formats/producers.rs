@@ -351,7 +351,7 @@ fn issue_22_an_otel_v2_handoff_reads_the_repr_request_and_executes_it() {
         .filter(|s| s.kind == SpanKind::Llm)
         .map(|s| {
             let m = &s.output_messages[0];
-            let calls = m.tool_calls.iter().map(|c| c.name.clone()).collect();
+            let calls = m.tool_calls.iter().map(|c| c.name.to_string()).collect();
             (m.content.clone(), calls)
         })
         .collect();

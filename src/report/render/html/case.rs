@@ -148,7 +148,7 @@ pub(super) fn case_view(
         .iter()
         .filter(|s| s.failed || s.root_cause || s.propagated_from.is_some() || s.compensated)
         .map(|s| StepView {
-            id: s.id.clone(),
+            id: s.id.to_string(),
             kind: s.step_type.as_str().to_ascii_lowercase(),
             label: format!("{} {}", s.step_type, s.name),
             score: score_text(s.score),
