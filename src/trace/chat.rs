@@ -50,7 +50,7 @@ impl ChatMessage {
     fn into_message(self) -> Message {
         let mut map = Map::new();
         let role = self.role;
-        map.insert("role".to_owned(), Value::String(role.clone()));
+        map.insert("role".into(), Value::String(role.clone()));
         let fields = [
             ("content", self.content),
             ("tool_calls", self.tool_calls.map(Value::Array)),
@@ -374,7 +374,7 @@ fn tool_span(
         tool.arguments = Some(p.call.arguments.clone());
         tool.arguments_text.clone_from(&p.call.arguments_text);
         span.attributes.insert(
-            Span::REQUESTED_BY.to_owned(),
+            Span::REQUESTED_BY.into(),
             Value::String(p.requested_by.clone()),
         );
         if let Some(logged) = message.name.as_deref().filter(|n| *n != p.call.name) {

@@ -18,7 +18,7 @@ pub use crate::trace::shared_value::SharedValue;
 /// The attributes a span keeps after its adapter has read what it knows
 /// (flattened dotted keys): a small sorted list, as most spans keep one to
 /// three (issue 25).
-pub type Attributes = SortedMap<String, Value>;
+pub type Attributes = SortedMap<ShortText, Value>;
 
 /// The trace formats the ingester recognises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

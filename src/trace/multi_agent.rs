@@ -98,7 +98,7 @@ fn build(id: String, log: Log) -> Trace {
                 tool.arguments = code.map(|c| serde_json::json!({ "code": c }).into());
             }
             span.attributes.insert(
-                Span::REQUESTED_BY.to_owned(),
+                Span::REQUESTED_BY.into(),
                 Value::String(format!("m{sender}")),
             );
         }
@@ -172,15 +172,15 @@ fn turn_span(i: usize, turn: Turn) -> Span {
         match note.strip_prefix("->") {
             Some(to) => span
                 .attributes
-                .insert("recipient".to_owned(), Value::String(to.trim().to_owned())),
+                .insert("recipient".into(), Value::String(to.trim().to_owned())),
             None => span
                 .attributes
-                .insert("channel".to_owned(), Value::String(note)),
+                .insert("channel".into(), Value::String(note)),
         };
     }
     if !role.is_empty() {
         span.attributes
-            .insert("role".to_owned(), Value::String(role.into()));
+            .insert("role".into(), Value::String(role.into()));
     }
     span
 }

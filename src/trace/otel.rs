@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::model::ShortText;
 use crate::trace::json::{Attrs, decode_embedded, text_of};
 use crate::trace::model::{Span, StatusCode};
 use crate::trace::{genai, openinference};
@@ -202,7 +203,8 @@ pub(crate) fn apply_attributes(span: &mut Span, mut attrs: Attrs) {
     }
     genai::apply(span, &mut attrs);
     genai::derive_messages(span);
-    span.attributes.extend(attrs);
+    span.attributes
+        .extend(attrs.into_iter().map(|(k, v)| (ShortText::from(k), v)));
 }
 
 #[cfg(test)]

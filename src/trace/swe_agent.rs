@@ -222,10 +222,10 @@ fn step_spans(
     });
     if let Some(thought) = step.thought {
         llm.attributes
-            .insert("thought".to_owned(), Value::String(thought));
+            .insert("thought".into(), Value::String(thought));
     }
     llm.attributes
-        .insert("action".to_owned(), Value::String(action));
+        .insert("action".into(), Value::String(action));
 
     let call = &calls[0];
     let observation = step.observation.map(|o| text_of(&o)).unwrap_or_default();
@@ -246,14 +246,14 @@ fn step_spans(
         result: Some(Value::String(observation).into()),
     }));
     tool.attributes
-        .insert(Span::REQUESTED_BY.to_owned(), Value::String(llm_id));
+        .insert(Span::REQUESTED_BY.into(), Value::String(llm_id));
     if let Some(seconds) = step.execution_time.as_ref().and_then(lenient_f64) {
         tool.attributes
-            .insert("execution_time_s".to_owned(), Value::from(seconds));
+            .insert("execution_time_s".into(), Value::from(seconds));
     }
     if let Some(state) = step.state.filter(|s| !s.is_null()) {
         tool.attributes
-            .insert("state".to_owned(), decode_embedded(state));
+            .insert("state".into(), decode_embedded(state));
     }
     (llm, tool)
 }

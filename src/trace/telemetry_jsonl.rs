@@ -236,13 +236,14 @@ fn span_of(event: ToolEvent, seq: usize, line: usize, warnings: &mut Vec<String>
     }));
     if let Some(kind) = event.span_type {
         span.attributes
-            .insert("span_type".to_owned(), Value::String(kind));
+            .insert("span_type".into(), Value::String(kind));
     }
     let mut extra = Attrs::new();
     for (key, value) in event.extra {
         flatten_into(&key, value, &mut extra);
     }
-    span.attributes.extend(extra);
+    span.attributes
+        .extend(extra.into_iter().map(|(k, v)| (ShortText::from(k), v)));
     span
 }
 
