@@ -169,15 +169,80 @@ pub fn failure_origin(node: &Node) -> Option<FailureOrigin> {
     })
 }
 
-/// [`result_error`] of a shared value: an object is decoded only when its
-/// text has a key the check reads (most results have none).
+/// [`result_error`] of a shared value: an object is decoded only when it
+/// reports an error (most results have no key the check reads, and of
+/// those that do, such as `"status": "active"`, few report one).
 pub(crate) fn shared_result_error(value: &SharedValue) -> Option<String> {
     match value.as_scalar() {
         Some(scalar) => result_error(scalar),
         None if value.is_object() && may_report_error(&value.compact()) => {
-            result_error(&value.value())
+            reports_error_text(&value.compact()).then(|| result_error(&value.value()))?
         }
         None => None,
+    }
+}
+
+/// Whether the object in canonical JSON `text` has a top-level entry that
+/// [`reports_error`] accepts, reading only the values of the keys it
+/// checks (the rest are skipped, never decoded). Text that is not an object
+/// says yes, and the full check decides.
+fn reports_error_text(text: &str) -> bool {
+    struct Scan;
+    impl<'de> serde::de::Visitor<'de> for Scan {
+        type Value = bool;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            let mut found = false;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if !found && checked_key(&key) {
+                    found = reports_error(&key, &map.next_value::<Value>()?);
+                } else {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+            Ok(found)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde::Deserializer::deserialize_map(&mut de, Scan).unwrap_or(true)
+}
+
+/// Whether [`reports_error`] reads a key (ignoring ASCII case).
+fn checked_key(key: &str) -> bool {
+    [
+        "error", "errors", "iserror", "is_error", "status", "success", "ok",
+    ]
+    .iter()
+    .any(|n| key.eq_ignore_ascii_case(n))
+}
+
+/// Whether one entry of a result object reports an error: a non-empty
+/// `error`/`errors`, `isError: true`, a `status` of `error`/`failed`/
+/// `failure`, or `success`/`ok` false (keys and statuses in any ASCII case).
+fn reports_error(key: &str, v: &Value) -> bool {
+    let is = |names: &[&str]| names.iter().any(|n| key.eq_ignore_ascii_case(n));
+    if is(&["error", "errors"]) {
+        match v {
+            Value::Null | Value::Bool(false) => false,
+            Value::String(s) => !s.trim().is_empty(),
+            Value::Array(a) => !a.is_empty(),
+            Value::Object(o) => !o.is_empty(),
+            Value::Bool(true) | Value::Number(_) => true,
+        }
+    } else if is(&["iserror", "is_error"]) {
+        v == &Value::Bool(true)
+    } else if is(&["status"]) {
+        v.as_str().is_some_and(|s| {
+            ["error", "failed", "failure"]
+                .iter()
+                .any(|n| s.eq_ignore_ascii_case(n))
+        })
+    } else if is(&["success", "ok"]) {
+        v == &Value::Bool(false)
+    } else {
+        false
     }
 }
 
@@ -227,31 +292,7 @@ pub(crate) fn result_error(value: &Value) -> Option<String> {
         }
         Value::Object(map) => {
             for (key, v) in map {
-                // Keys and statuses compare ignoring ASCII case, without a
-                // lowercased copy of every key of every result.
-                let is = |names: &[&str]| names.iter().any(|n| key.eq_ignore_ascii_case(n));
-                let found = if is(&["error", "errors"]) {
-                    match v {
-                        Value::Null | Value::Bool(false) => false,
-                        Value::String(s) => !s.trim().is_empty(),
-                        Value::Array(a) => !a.is_empty(),
-                        Value::Object(o) => !o.is_empty(),
-                        Value::Bool(true) | Value::Number(_) => true,
-                    }
-                } else if is(&["iserror", "is_error"]) {
-                    v == &Value::Bool(true)
-                } else if is(&["status"]) {
-                    v.as_str().is_some_and(|s| {
-                        ["error", "failed", "failure"]
-                            .iter()
-                            .any(|n| s.eq_ignore_ascii_case(n))
-                    })
-                } else if is(&["success", "ok"]) {
-                    v == &Value::Bool(false)
-                } else {
-                    false
-                };
-                if found {
+                if reports_error(key, v) {
                     return Some(first_line(&render(
                         map.get("error").or(map.get("message")).unwrap_or(value),
                     )));
@@ -371,6 +412,12 @@ mod tests {
         // each in the first two shapes: (10 + 2 + 1 + 2) × 2.
         assert_eq!(errors, 30);
         assert!(!may_report_error(r#"{"a":"error","b":1}"#));
+        // The scan reads top-level values only, and only of checked keys.
+        assert!(!reports_error_text(
+            r#"{"invoices":[{"error":"x"}],"status":"active"}"#
+        ));
+        assert!(reports_error_text(r#"{"a":1,"Status":"FAILED"}"#));
+        assert!(reports_error_text(r#"{"errors":[1],"ok":true}"#));
         assert!(may_report_error(r#"{"a":{"Status":"x"}}"#));
     }
 
