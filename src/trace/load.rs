@@ -89,17 +89,18 @@ pub fn detect_format(bytes: &[u8]) -> Option<TraceFormat> {
 
 /// Peak memory per byte of input of `trace --format json` (the spans, the
 /// DAG, the rules scores and the JSON written), measured with
-/// `bench/ab.sh` and rounded up by a quarter (docs/resources.md, rounds 3
-/// and 4): OTLP 3.6× on `bench/ingest.sh`'s 100 MB files and 4.8× on a file
-/// of bare spans (no attributes), `OTel` SDK JSONL 9.4×, chat 20.8–22.0×,
-/// telemetry 11.4× (250k and 1M spans or messages; telemetry 208k).
+/// `bench/ab.sh` and rounded up by a quarter (docs/resources.md, memory
+/// rounds 3 to 5): OTLP 2.5–2.6× on `bench/ingest.sh`'s 100 MB files and
+/// 3.8× on a file of bare spans (no attributes; 4.8× on another before
+/// round 5, kept as the bound), `OTel` SDK JSONL 7.5×, chat 17.4–19.1×,
+/// telemetry 8.8× (250k and 1M spans or messages; telemetry 208k).
 /// Chat-like formats not measured take the chat factor.
 fn memory_factor(format: TraceFormat) -> u64 {
     match format {
         TraceFormat::Otlp => 6,
-        TraceFormat::OtelSdk | TraceFormat::OpenInference | TraceFormat::AttributeMap => 13,
-        TraceFormat::TelemetryJsonl => 15,
-        TraceFormat::ChatMessages | TraceFormat::SweAgent | TraceFormat::MultiAgentChat => 28,
+        TraceFormat::OtelSdk | TraceFormat::OpenInference | TraceFormat::AttributeMap => 10,
+        TraceFormat::TelemetryJsonl => 11,
+        TraceFormat::ChatMessages | TraceFormat::SweAgent | TraceFormat::MultiAgentChat => 24,
     }
 }
 
