@@ -175,17 +175,19 @@ pub fn failure_origin(node: &Node) -> Option<FailureOrigin> {
 pub(crate) fn shared_result_error(value: &SharedValue) -> Option<String> {
     match value.as_scalar() {
         Some(scalar) => result_error(scalar),
-        None if value.is_object() && may_report_error(&value.compact()) => {
-            reports_error_text(&value.compact()).then(|| result_error(&value.value()))?
+        None if value.is_object() => {
+            let text = value.compact();
+            (may_report_error(&text) && reports_error_text(&text))
+                .then(|| result_error(&value.value()))?
         }
         None => None,
     }
 }
 
 /// Whether the object in canonical JSON `text` has a top-level entry that
-/// [`reports_error`] accepts, reading only the values of the keys it
-/// checks (the rest are skipped, never decoded). Text that is not an object
-/// says yes, and the full check decides.
+/// reports an error ([`Check`]), reading only the values of the keys
+/// checked (the rest are skipped, never decoded). Text that is not an
+/// object says yes, and the full check decides.
 fn reports_error_text(text: &str) -> bool {
     struct Scan;
     impl<'de> serde::de::Visitor<'de> for Scan {
@@ -196,10 +198,11 @@ fn reports_error_text(text: &str) -> bool {
         fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
             let mut found = false;
             while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                if !found && checked_key(&key) {
-                    found = reports_error(&key, &map.next_value::<Value>()?);
-                } else {
-                    map.next_value::<serde::de::IgnoredAny>()?;
+                match Check::of(&key).filter(|_| !found) {
+                    Some(check) => found = check.reports(&map.next_value::<Value>()?),
+                    None => {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
                 }
             }
             Ok(found)
@@ -209,40 +212,54 @@ fn reports_error_text(text: &str) -> bool {
     serde::Deserializer::deserialize_map(&mut de, Scan).unwrap_or(true)
 }
 
-/// Whether [`reports_error`] reads a key (ignoring ASCII case).
-fn checked_key(key: &str) -> bool {
-    [
-        "error", "errors", "iserror", "is_error", "status", "success", "ok",
-    ]
-    .iter()
-    .any(|n| key.eq_ignore_ascii_case(n))
+/// What an entry of a result object must hold to report an error, by its
+/// key (keys and statuses compare ignoring ASCII case, without a
+/// lowercased copy of every key of every result).
+#[derive(Clone, Copy)]
+enum Check {
+    /// `error`, `errors`: anything but null, false or empty.
+    NonEmpty,
+    /// `isError`, `is_error`: true.
+    True,
+    /// `status`: `error`, `failed` or `failure`.
+    FailedStatus,
+    /// `success`, `ok`: false.
+    False,
 }
 
-/// Whether one entry of a result object reports an error: a non-empty
-/// `error`/`errors`, `isError: true`, a `status` of `error`/`failed`/
-/// `failure`, or `success`/`ok` false (keys and statuses in any ASCII case).
-fn reports_error(key: &str, v: &Value) -> bool {
-    let is = |names: &[&str]| names.iter().any(|n| key.eq_ignore_ascii_case(n));
-    if is(&["error", "errors"]) {
-        match v {
-            Value::Null | Value::Bool(false) => false,
-            Value::String(s) => !s.trim().is_empty(),
-            Value::Array(a) => !a.is_empty(),
-            Value::Object(o) => !o.is_empty(),
-            Value::Bool(true) | Value::Number(_) => true,
+impl Check {
+    fn of(key: &str) -> Option<Self> {
+        let is = |names: &[&str]| names.iter().any(|n| key.eq_ignore_ascii_case(n));
+        if is(&["error", "errors"]) {
+            Some(Self::NonEmpty)
+        } else if is(&["iserror", "is_error"]) {
+            Some(Self::True)
+        } else if is(&["status"]) {
+            Some(Self::FailedStatus)
+        } else if is(&["success", "ok"]) {
+            Some(Self::False)
+        } else {
+            None
         }
-    } else if is(&["iserror", "is_error"]) {
-        v == &Value::Bool(true)
-    } else if is(&["status"]) {
-        v.as_str().is_some_and(|s| {
-            ["error", "failed", "failure"]
-                .iter()
-                .any(|n| s.eq_ignore_ascii_case(n))
-        })
-    } else if is(&["success", "ok"]) {
-        v == &Value::Bool(false)
-    } else {
-        false
+    }
+
+    fn reports(self, v: &Value) -> bool {
+        match self {
+            Self::NonEmpty => match v {
+                Value::Null | Value::Bool(false) => false,
+                Value::String(s) => !s.trim().is_empty(),
+                Value::Array(a) => !a.is_empty(),
+                Value::Object(o) => !o.is_empty(),
+                Value::Bool(true) | Value::Number(_) => true,
+            },
+            Self::True => v == &Value::Bool(true),
+            Self::FailedStatus => v.as_str().is_some_and(|s| {
+                ["error", "failed", "failure"]
+                    .iter()
+                    .any(|n| s.eq_ignore_ascii_case(n))
+            }),
+            Self::False => v == &Value::Bool(false),
+        }
     }
 }
 
@@ -292,7 +309,7 @@ pub(crate) fn result_error(value: &Value) -> Option<String> {
         }
         Value::Object(map) => {
             for (key, v) in map {
-                if reports_error(key, v) {
+                if Check::of(key).is_some_and(|check| check.reports(v)) {
                     return Some(first_line(&render(
                         map.get("error").or(map.get("message")).unwrap_or(value),
                     )));
