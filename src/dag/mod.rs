@@ -25,5 +25,5 @@ pub use rca::{
     workflow_quality,
 };
 pub use retry::MAX_ATTEMPTS;
-pub use view::{DagView, render_mermaid, render_mermaid_case};
+pub use view::{DagView, ScoredSteps, render_mermaid, render_mermaid_case};
 pub use workflow::{WorkflowMatch, match_workflow};

@@ -16,12 +16,13 @@ use crate::model::run::{CaseReport, DagStatus, Deviation, StepResult};
 use crate::trace::SharedValue;
 
 /// One node of the JSON view: the step's report entry plus what the DAG
-/// knows. It borrows from the DAG and its steps: `trace --format json` of a
-/// large trace writes each view as it goes, copying nothing (issue 22/25).
+/// knows. It borrows from the DAG, and its report entry is made for it:
+/// `trace --format json` of a large trace writes each view as it goes, and
+/// no step's entry outlives its own line of JSON (issue 22/25).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NodeView<'a> {
     #[serde(flatten)]
-    pub step: &'a StepResult,
+    pub step: StepResult,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -63,22 +64,42 @@ pub struct DagView<'a> {
     pub deviations: &'a [Deviation],
 }
 
-/// The nodes of a [`DagView`]: node `i` joined with `steps[i]`.
-#[derive(Debug, Clone, Copy)]
+/// The scored steps a [`DagView`] joins with its DAG's nodes (step `i` is
+/// node `i`'s), each made when the view writes it.
+pub trait ScoredSteps {
+    /// How many steps there are.
+    fn step_count(&self) -> usize;
+    /// The report entry of step `i`, for `i` below [`Self::step_count`].
+    fn step(&self, i: usize) -> StepResult;
+}
+
+/// The nodes of a [`DagView`]: node `i` joined with step `i`.
+#[derive(Clone, Copy)]
 pub struct NodeViews<'a> {
     dag: &'a Dag,
-    steps: &'a [StepResult],
+    steps: &'a dyn ScoredSteps,
+}
+
+impl std::fmt::Debug for NodeViews<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeViews")
+            .field("nodes", &self.dag.nodes.len())
+            .field("steps", &self.steps.step_count())
+            .finish()
+    }
 }
 
 impl<'a> NodeViews<'a> {
     /// The views in node order (as many as there are both nodes and steps).
     pub fn iter(&self) -> impl Iterator<Item = NodeView<'a>> + 'a {
+        let steps = self.steps;
         self.dag
             .nodes
             .iter()
-            .zip(self.steps)
-            .map(|(node, step)| NodeView {
-                step,
+            .take(steps.step_count())
+            .enumerate()
+            .map(move |(i, node)| NodeView {
+                step: steps.step(i),
                 agent: node.agent.as_deref(),
                 tool: node.tool.as_deref(),
                 call_id: node.call_id.as_deref(),
@@ -94,7 +115,7 @@ impl<'a> NodeViews<'a> {
 impl Serialize for NodeViews<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq as _;
-        let mut seq = serializer.serialize_seq(Some(self.dag.nodes.len().min(self.steps.len())))?;
+        let mut seq = serializer.serialize_seq(Some(self.dag.nodes.len().min(self.steps.step_count())))?;
         for view in self.iter() {
             seq.serialize_element(&view)?;
         }
@@ -125,10 +146,10 @@ impl Serialize for EdgeViews<'_> {
 }
 
 impl<'a> DagView<'a> {
-    /// Join the DAG with its scored steps (`steps[i]` is node `i`).
+    /// Join the DAG with its scored steps (step `i` is node `i`'s).
     pub fn new(
         dag: &'a Dag,
-        steps: &'a [StepResult],
+        steps: &'a dyn ScoredSteps,
         deviations: &'a [Deviation],
         workflow_quality: Option<f64>,
     ) -> Self {

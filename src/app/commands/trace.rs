@@ -146,7 +146,7 @@ fn steps_text(e: &StepEvaluation) -> String {
             .ok()
             .and_then(|v| v.as_str().map(str::to_owned))
             .unwrap_or_default(),
-        e.steps.len(),
+        e.graph.len(),
         e.graph.edges.len(),
         e.workflow_quality
             .map_or_else(|| "—".to_owned(), |q| format!("{q:.2}"))
@@ -162,7 +162,7 @@ fn steps_text(e: &StepEvaluation) -> String {
             .or_default()
             .push(nodes[edge.from].id.as_str());
     }
-    for s in &e.steps {
+    for s in (0..e.graph.len()).map(|i| e.step(i)) {
         let score = s
             .score
             .map_or_else(|| "N/A".to_owned(), |v| format!("{v:.1}"));

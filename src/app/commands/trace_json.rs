@@ -241,7 +241,8 @@ mod tests {
             texts.extend([&node.id, &node.name]);
             texts.extend(node.agent.iter().chain(&node.span_id).chain(&node.tool));
         }
-        for step in &evaluation.steps {
+        let steps = evaluation.steps();
+        for step in &steps {
             texts.extend([&step.id, &step.name]);
             texts.extend(step.span_id.iter().chain(&step.agent));
         }

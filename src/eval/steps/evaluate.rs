@@ -11,7 +11,8 @@ use super::catalog::ToolCatalog;
 use super::scorer::{ParentOutput, StepInput, StepScore, StepScorer};
 use super::settings::StepSettings;
 use crate::dag::{
-    Attribution, BuildOptions, Dag, DagView, FailureOrigin, NodeVerdict, attribute_root_causes,
+    Attribution, BuildOptions, Dag, DagView, FailureOrigin, NodeVerdict, ScoredSteps,
+    attribute_root_causes,
     build_dag_with, decisive_root, failure_origin, input_charges, match_workflow, render_mermaid,
     workflow_quality,
 };
@@ -90,8 +91,20 @@ impl<'a> StepContext<'a> {
 /// Everything step evaluation says about one case.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepEvaluation {
-    /// One entry per DAG node, in id order.
-    pub steps: Vec<StepResult>,
+    /// Per DAG node, in id order: its score. With [`Self::failed`],
+    /// [`Self::attributions`] and [`Self::workflow_steps`] this is each
+    /// step's report entry, made when it is needed ([`Self::step`]): a
+    /// `StepResult` per node repeats the node's id, name, span and agent
+    /// and its metrics as a map, some 300 bytes a step that `trace` only
+    /// writes out (issue 25).
+    scores: Vec<StepScore>,
+    /// Per node: its score is below its step type's threshold.
+    failed: Vec<bool>,
+    /// Per node: root cause, propagated, or passing.
+    attributions: Vec<Attribution>,
+    /// Per node: the id of the schema step it matched (empty without a
+    /// workflow).
+    workflow_steps: Vec<Option<String>>,
     /// Steps outside the suite's workflow. The report's `dag {}` block
     /// ([`Self::dag_info`]) is built from these and [`Self::graph`] when a
     /// report needs it: its edges as id pairs cost some 110 bytes each,
@@ -116,9 +129,10 @@ impl StepEvaluation {
     /// Split into the case evaluator's step part and the warnings for the
     /// case report.
     pub fn into_part(self) -> (StepPart, Vec<String>) {
+        let steps = self.steps();
         let part = StepPart {
             dag: self.graph.info(self.deviations),
-            steps: self.steps,
+            steps,
             tool_use: self.tool_use,
             cost: self.cost,
             workflow_quality: self.workflow_quality,
@@ -136,17 +150,71 @@ impl StepEvaluation {
 
     /// The JSON view for `trace --format json`.
     pub fn view(&self) -> DagView<'_> {
-        DagView::new(
-            &self.graph,
-            &self.steps,
-            &self.deviations,
-            self.workflow_quality,
-        )
+        DagView::new(&self.graph, self, &self.deviations, self.workflow_quality)
     }
 
     /// The Mermaid flowchart for `trace --format mermaid`.
     pub fn mermaid(&self) -> String {
-        render_mermaid(&self.graph, &self.steps)
+        render_mermaid(&self.graph, &self.steps())
+    }
+
+    /// The report entries of all steps, in node order.
+    pub fn steps(&self) -> Vec<StepResult> {
+        (0..self.scores.len()).map(|i| self.step(i)).collect()
+    }
+
+    /// The report entry of step `i` (node `i` of [`Self::graph`]).
+    ///
+    /// # Panics
+    /// When `i` is not a node of the DAG.
+    pub fn step(&self, i: usize) -> StepResult {
+        let node = &self.graph.nodes[i];
+        let s = &self.scores[i];
+        let failed = self.failed[i];
+        let (root_cause, propagated_from) = match self.attributions[i] {
+            Attribution::Pass => (false, None),
+            Attribution::RootCause => (true, None),
+            Attribution::Propagated { root } => (false, Some(self.graph.nodes[root].id.clone())),
+        };
+        StepResult {
+            id: node.id.clone(),
+            step_type: node.step_type,
+            name: node.name.clone(),
+            span_id: node.span_id.clone(),
+            score: s.score,
+            scored_by: s.scored_by.clone(),
+            failed,
+            root_cause,
+            propagated_from,
+            taxonomy: s.failure.filter(|_| failed).map(|f| Box::new(f.label())),
+            workflow_step: self
+                .workflow_steps
+                .get(i)
+                .and_then(|w| w.as_deref().map(ShortText::from)),
+            notes: s.notes.clone(),
+            compensated: node.compensated,
+            metrics: s
+                .metrics
+                .iter()
+                .map(|(m, v)| (Cow::Borrowed(m.as_str()), *v))
+                .collect(),
+            agent: node.agent.clone(),
+            attempt: node.attempt.map(|a| StepAttempt {
+                number: a.number,
+                of: a.of,
+            }),
+            judge_missing: s.judge_missing,
+        }
+    }
+}
+
+impl ScoredSteps for StepEvaluation {
+    fn step_count(&self) -> usize {
+        self.scores.len()
+    }
+
+    fn step(&self, i: usize) -> StepResult {
+        Self::step(self, i)
     }
 }
 
@@ -269,51 +337,6 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
     let score_values: Vec<Option<f64>> = scores.iter().map(|s| s.score).collect();
     let q = workflow_quality(&dag, &score_values);
 
-    // The scores are consumed here, not cloned: with both lists alive a
-    // large trace's evaluation peaked at twice its steps (issue 25).
-    let steps: Vec<StepResult> = dag
-        .nodes
-        .iter()
-        .zip(scores)
-        .enumerate()
-        .map(|(i, (node, s))| {
-            let failed = verdicts[i].failed;
-            let (root_cause, propagated_from) = match attributions[i] {
-                Attribution::Pass => (false, None),
-                Attribution::RootCause => (true, None),
-                Attribution::Propagated { root } => (false, Some(dag.nodes[root].id.clone())),
-            };
-            StepResult {
-                id: node.id.clone(),
-                step_type: node.step_type,
-                name: node.name.clone(),
-                span_id: node.span_id.clone(),
-                score: s.score,
-                scored_by: s.scored_by,
-                failed,
-                root_cause,
-                propagated_from,
-                taxonomy: s.failure.filter(|_| failed).map(|f| Box::new(f.label())),
-                workflow_step: matched
-                    .as_ref()
-                    .and_then(|m| m.assignments[i].as_deref().map(ShortText::from)),
-                notes: s.notes,
-                compensated: node.compensated,
-                metrics: s
-                    .metrics
-                    .iter()
-                    .map(|(m, v)| (Cow::Borrowed(m.as_str()), *v))
-                    .collect(),
-                agent: node.agent.clone(),
-                attempt: node.attempt.map(|a| StepAttempt {
-                    number: a.number,
-                    of: a.of,
-                }),
-                judge_missing: s.judge_missing,
-            }
-        })
-        .collect();
-
     let tool_use = tool_use_metrics(&dag, ctx.catalog, ctx.expected_tools, ctx.settings);
     let (cost, cost_warnings) = cost_metrics(trace, ctx.pricing);
     let task = ctx
@@ -321,9 +344,14 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
         .map(|e| evaluate_task(e, final_answer(&dag, trace).as_deref()));
     let mut warnings = dag.notes.clone();
     warnings.extend(cost_warnings);
-    let deviations = matched.map(|m| m.deviations).unwrap_or_default();
+    let (workflow_steps, deviations) = matched
+        .map(|m| (m.assignments, m.deviations))
+        .unwrap_or_default();
     StepEvaluation {
-        steps,
+        scores,
+        failed: verdicts.iter().map(|v| v.failed).collect(),
+        attributions,
+        workflow_steps,
         deviations,
         tool_use,
         cost,

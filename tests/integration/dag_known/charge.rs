@@ -25,7 +25,7 @@ fn evaluate(trace: &Trace) -> StepEvaluation {
 type Failing = (StepType, String, String, Option<f64>, bool, Option<String>);
 
 fn failing(eval: &StepEvaluation) -> Vec<Failing> {
-    eval.steps
+    eval.steps()
         .iter()
         .zip(&eval.graph.nodes)
         .filter(|(s, _)| s.failed)
@@ -86,7 +86,7 @@ fn magentic_one_terminal_failures_land_on_the_orchestrator_unless_the_network_fa
     let trace = read_trace(&path).unwrap();
     let eval = evaluate(&trace);
     let pg_of = |span: &str| {
-        eval.steps
+        eval.steps()
             .iter()
             .find(|s| s.step_type == ParamGen && s.span_id.as_deref() == Some(span))
             .map(|s| s.id.clone())
@@ -106,7 +106,7 @@ fn magentic_one_terminal_failures_land_on_the_orchestrator_unless_the_network_fa
             row(Exec, "m7", "ComputerTerminal", 1.0, true, None),
         ]
     );
-    let pg = eval.steps.iter().find(|s| s.id == second).unwrap();
+    let pg = eval.steps().into_iter().find(|s| s.id == second).unwrap();
     assert!(
         pg.notes.contains("NameError: name 'x' is not defined"),
         "{}",
@@ -117,7 +117,7 @@ fn magentic_one_terminal_failures_land_on_the_orchestrator_unless_the_network_fa
         Some("invalid_parameter_value")
     );
     // The code that ran fine (m8) is not charged, and stays N/A.
-    let ok = eval.steps.iter().find(|s| s.id == pg_of("m8")).unwrap();
+    let ok = eval.steps().into_iter().find(|s| s.id == pg_of("m8")).unwrap();
     assert_eq!(ok.score, None);
     // The case's decisive root cause: the earliest, on the agent that wrote the input.
     let rc = eval.root_cause.as_ref().unwrap();
@@ -163,7 +163,7 @@ fn a_not_found_id_is_charged_to_the_arguments_and_a_503_stays_on_the_call() {
     t.llm("Sorry, I could not help.", &[]);
     let eval = evaluate(&t.build());
     let rows: Vec<(StepType, bool, Option<String>)> = eval
-        .steps
+        .steps()
         .iter()
         .filter(|s| s.failed)
         .map(|s| {
@@ -202,13 +202,13 @@ fn a_failed_attempt_that_a_retry_superseded_is_not_charged() {
     t.llm("Found it.", &[]);
     let eval = evaluate(&t.build());
     assert!(
-        eval.steps
+        eval.steps()
             .iter()
             .all(|s| s.step_type != ParamGen || s.score.is_none()),
         "{:?}",
-        eval.steps
+        eval.steps()
     );
     // The superseded attempt is reported, but it is not the case's root cause.
-    assert!(eval.steps.iter().any(|s| s.compensated && s.root_cause));
+    assert!(eval.steps().iter().any(|s| s.compensated && s.root_cause));
     assert_eq!(eval.root_cause, None);
 }

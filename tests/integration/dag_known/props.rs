@@ -202,12 +202,12 @@ proptest! {
         let catalog = ToolCatalog::new(&tools("- {name: lookup, schema: {type: object, properties: {id: {type: integer}}}}\n- {name: book}\n")).unwrap();
         let settings = StepSettings::default();
         let eval = evaluate_steps(&trace(&events, format, true), &StepContext::new(&catalog, &settings, &RulesScorer));
-        prop_assert_eq!(eval.steps.len(), eval.dag_info().nodes);
-        for s in &eval.steps {
+        prop_assert_eq!(eval.steps().len(), eval.dag_info().nodes);
+        for s in &eval.steps() {
             prop_assert_eq!(s.failed, s.root_cause || s.propagated_from.is_some());
             prop_assert!(!(s.root_cause && s.propagated_from.is_some()));
             if let Some(root) = &s.propagated_from {
-                let r = eval.steps.iter().find(|x| x.id == *root).unwrap();
+                let r = eval.steps().into_iter().find(|x| x.id == *root).unwrap();
                 prop_assert!(r.root_cause && r.failed);
             }
             prop_assert_eq!(s.score.is_none(), s.scored_by == "none");

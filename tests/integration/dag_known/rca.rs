@@ -178,8 +178,8 @@ fn a_compensated_failure_never_roots_what_follows() {
         ..StepContext::new(&catalog, &settings, &RulesScorer)
     };
     let eval = evaluate_steps(&t.build(), &ctx);
-    let summary: Vec<Row<'_>> = eval
-        .steps
+    let steps = eval.steps();
+    let summary: Vec<Row<'_>> = steps
         .iter()
         .map(|s| {
             (

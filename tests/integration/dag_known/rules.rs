@@ -75,7 +75,7 @@ fn every_rules_outcome_gets_its_score_and_label() {
     let eval = evaluate_steps(&t.build(), &ctx);
 
     let p = |s: &str| Some(s.to_owned());
-    let rows: Vec<_> = eval.steps.iter().map(row).collect();
+    let rows: Vec<_> = eval.steps().iter().map(row).collect();
     assert_eq!(
         rows,
         [
@@ -150,7 +150,7 @@ fn every_rules_outcome_gets_its_score_and_label() {
             ),
         ]
     );
-    let by_id = |id: &str| eval.steps.iter().find(|s| s.id == id).unwrap();
+    let by_id = |id: &str| eval.steps().into_iter().find(|s| s.id == id).unwrap();
     assert!(
         by_id("s2")
             .notes
@@ -193,12 +193,12 @@ fn passing_checks_score_high_and_the_rest_is_na_with_a_reason() {
         ..StepContext::new(&catalog, &settings, &RulesScorer)
     };
     let eval = evaluate_steps(&t.build(), &ctx);
-    let scores: Vec<Option<f64>> = eval.steps.iter().map(|s| s.score).collect();
+    let scores: Vec<Option<f64>> = eval.steps().iter().map(|s| s.score).collect();
     // A selection the rules cannot fault passes them (issue 9: it was N/A, so TOOLSEL's mean
     // could only ever hold failures).
     assert_eq!(scores, [Some(5.0), Some(5.0), Some(5.0), Some(5.0)]);
-    assert_eq!(eval.steps[0].notes, "every selected tool is in the catalog");
-    assert!(eval.steps.iter().all(|s| !s.failed && s.taxonomy.is_none()));
+    assert_eq!(eval.steps()[0].notes, "every selected tool is in the catalog");
+    assert!(eval.steps().iter().all(|s| !s.failed && s.taxonomy.is_none()));
     assert_eq!(eval.workflow_quality, Some(5.0));
     assert_eq!(eval.task.as_ref().and_then(|t| t.success), Some(true));
 }
@@ -232,11 +232,11 @@ fn tools_outside_an_exhaustive_workflow_are_unexpected() {
         "exhaustive: true\nsteps:\n  - {id: reserve, type: EXEC, tool: book}\n  - {id: answer, type: SYNTH, after: [reserve]}\n",
     );
     assert_eq!(
-        label(&eval.steps[0]).as_deref(),
+        label(&eval.steps()[0]).as_deref(),
         Some("Planning/tool_selection/unexpected_tool")
     );
-    assert_eq!(eval.steps[0].score, Some(2.0));
-    assert_eq!(eval.steps[3].workflow_step.as_deref(), Some("answer"));
+    assert_eq!(eval.steps()[0].score, Some(2.0));
+    assert_eq!(eval.steps()[3].workflow_step.as_deref(), Some("answer"));
     assert_eq!(
         deviations(&eval),
         [("missing_step", "reserve"), ("unexpected_step", "s3")]
@@ -257,13 +257,13 @@ fn tools_outside_a_workflow_are_allowed_by_default() {
         let eval = outside_the_workflow(&format!(
             "{exhaustive}steps:\n  - {{id: reserve, type: EXEC, tool: book}}\n  - {{id: answer, type: SYNTH, after: [reserve]}}\n",
         ));
-        assert_eq!(eval.steps[0].score, Some(5.0), "{exhaustive:?}");
-        assert!(label(&eval.steps[0]).is_none());
-        assert_eq!(eval.steps[0].notes, "every selected tool is in the catalog");
+        assert_eq!(eval.steps()[0].score, Some(5.0), "{exhaustive:?}");
+        assert!(label(&eval.steps()[0]).is_none());
+        assert_eq!(eval.steps()[0].notes, "every selected tool is in the catalog");
         // The named step that did not happen is still missing.
         assert_eq!(deviations(&eval), [("missing_step", "reserve")]);
         assert!(eval.root_cause.is_none(), "{:?}", eval.root_cause);
-        assert!(eval.steps.iter().all(|s| !s.root_cause));
+        assert!(eval.steps().iter().all(|s| !s.root_cause));
     }
 }
 
@@ -274,13 +274,13 @@ fn a_workflow_step_may_list_alternative_tools() {
     let eval = outside_the_workflow(
         "exhaustive: true\nsteps:\n  - {id: find, type: EXEC, tool: [book, lookup]}\n  - {id: answer, type: SYNTH, after: [find]}\n",
     );
-    assert_eq!(eval.steps[0].score, Some(5.0));
+    assert_eq!(eval.steps()[0].score, Some(5.0));
     assert_eq!(
-        eval.steps[0].notes,
+        eval.steps()[0].notes,
         "every selected tool is in the catalog and called for by the workflow"
     );
     assert!(deviations(&eval).is_empty(), "{:?}", deviations(&eval));
-    let exec = eval.steps.iter().find(|s| s.id == "s3").unwrap();
+    let exec = eval.steps().into_iter().find(|s| s.id == "s3").unwrap();
     assert_eq!(exec.workflow_step.as_deref(), Some("find"));
 }
 
@@ -321,10 +321,10 @@ fn a_loaded_suite_drives_the_step_context() {
     let eval = evaluate_steps(&t.build(), &ctx);
 
     // The workflow has a PLAN step, so the first model call plans.
-    let types: Vec<&str> = eval.steps.iter().map(|s| s.step_type.as_str()).collect();
+    let steps = eval.steps();
+    let types: Vec<&str> = steps.iter().map(|s| s.step_type.as_str()).collect();
     assert_eq!(types, ["PLAN", "TOOLSEL", "PARAMGEN", "EXEC", "SYNTH"]);
-    let matched: Vec<Option<&str>> = eval
-        .steps
+    let matched: Vec<Option<&str>> = steps
         .iter()
         .map(|s| s.workflow_step.as_deref())
         .collect();
@@ -338,7 +338,7 @@ fn a_loaded_suite_drives_the_step_context() {
     // 1000 × 2.5 / 1e6 + 100 × 10 / 1e6 = 0.0035 USD, priced by the `gpt-4o` prefix.
     assert!((eval.cost.cost_usd.unwrap() - 0.0035).abs() < 1e-12);
     let (part, warnings) = eval.clone().into_part();
-    assert_eq!(part.steps, eval.steps);
+    assert_eq!(part.steps, eval.steps());
     assert_eq!(part.workflow_quality, Some(5.0));
     assert!(warnings.is_empty(), "{warnings:?}");
 }

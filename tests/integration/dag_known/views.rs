@@ -63,7 +63,7 @@ fn mermaid_of_a_scored_trace_is_exact_and_matches_the_saved_case_view() {
         scores: Scores::default(),
         summary: CheckpointSummary::default(),
         checkpoints: Vec::new(),
-        steps: eval.steps.clone(),
+        steps: eval.steps().clone(),
         dag: eval.dag_info(),
         tool_use: eval.tool_use.clone(),
         cost: eval.cost.clone(),
