@@ -146,7 +146,7 @@ fn deep_chain(n: usize, runs: usize) {
         let trace = agenteval_gate::trace::parse_trace(&bytes, Path::new("chain.json")).unwrap();
         let ctx = StepContext::new(&catalog, &settings, &RulesScorer);
         let e = evaluate_steps(&trace, &ctx);
-        nodes = e.steps.len();
+        nodes = e.graph.len();
         std::hint::black_box(e);
     });
     println!(
