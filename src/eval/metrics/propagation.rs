@@ -9,7 +9,7 @@
 //! - `taxonomy`: `l1/l2/l3` → failing steps with that label;
 //! - `dag_status`: DAG status → cases.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use crate::model::run::{CaseReport, DagStatus, Propagation};
 
@@ -52,33 +52,80 @@ pub(crate) fn propagation_stats(cases: &[CaseReport]) -> Propagation {
 }
 
 /// The chain length of every root cause of one case.
+///
+/// One breadth-first search per root cause that something propagated from,
+/// stopped once it has reached every step propagated from that root; a
+/// root cause nothing propagated from is 1 without a search. Searching the
+/// whole DAG from every root cause was quadratic: a 250,000-message chat
+/// trace with thousands of failed tool calls kept `run` busy for minutes
+/// (issue 25).
 fn case_chain_lengths(case: &CaseReport) -> Vec<usize> {
-    let mut children: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for [from, to] in &case.dag.edges {
-        children.entry(from.as_str()).or_default().push(to.as_str());
+    // Steps, then any other id an edge names, as indices.
+    let mut index: HashMap<&str, usize> = HashMap::with_capacity(case.steps.len());
+    for id in case
+        .steps
+        .iter()
+        .map(|s| s.id.as_str())
+        .chain(case.dag.edges.iter().flatten().map(String::as_str))
+    {
+        let next = index.len();
+        index.entry(id).or_insert(next);
     }
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); index.len()];
+    for [from, to] in &case.dag.edges {
+        children[index[from.as_str()]].push(index[to.as_str()]);
+    }
+    let mut propagated: HashMap<&str, Vec<usize>> = HashMap::new();
+    for s in &case.steps {
+        if let Some(root) = s.propagated_from.as_deref() {
+            propagated.entry(root).or_default().push(index[s.id.as_str()]);
+        }
+    }
+    // Per node: the search that last reached it (`seen`), its distance
+    // there, and the search that wants it (`wanted`); searches count from 1.
+    let mut seen = vec![0_usize; index.len()];
+    let mut wanted = vec![0_usize; index.len()];
+    let mut distance = vec![0_usize; index.len()];
+    let mut queue = VecDeque::new();
+    let mut search = 0;
     case.steps
         .iter()
         .filter(|s| s.root_cause)
         .map(|root| {
-            let mut dist: BTreeMap<&str, usize> = BTreeMap::from([(root.id.as_str(), 0)]);
-            let mut queue = VecDeque::from([root.id.as_str()]);
+            let Some(targets) = propagated.get(root.id.as_str()) else {
+                return 1;
+            };
+            search += 1;
+            let mut left = 0;
+            for &t in targets {
+                if wanted[t] != search {
+                    wanted[t] = search;
+                    left += 1;
+                }
+            }
+            let start = index[root.id.as_str()];
+            seen[start] = search;
+            distance[start] = 0;
+            queue.clear();
+            queue.push_back(start);
+            let mut longest = 0;
             while let Some(n) = queue.pop_front() {
-                let d = dist[n];
-                for &c in children.get(n).map_or(&[][..], Vec::as_slice) {
-                    if !dist.contains_key(c) {
-                        dist.insert(c, d + 1);
+                if wanted[n] == search {
+                    longest = longest.max(distance[n]);
+                    left -= 1;
+                    if left == 0 {
+                        break;
+                    }
+                }
+                for &c in &children[n] {
+                    if seen[c] != search {
+                        seen[c] = search;
+                        distance[c] = distance[n] + 1;
                         queue.push_back(c);
                     }
                 }
             }
-            1 + case
-                .steps
-                .iter()
-                .filter(|s| s.propagated_from.as_deref() == Some(root.id.as_str()))
-                .filter_map(|s| dist.get(s.id.as_str()).copied())
-                .max()
-                .unwrap_or(0)
+            1 + longest
         })
         .collect()
 }
@@ -197,5 +244,89 @@ mod tests {
             BTreeMap::from([("dag".to_owned(), 1), ("flat_fallback".to_owned(), 1)])
         );
         assert_eq!(propagation_stats(&[]).mean_chain_length, None);
+    }
+
+    /// The search over the whole DAG from every root cause, as it was
+    /// before the early stop (the definition in the module docs, written
+    /// out directly).
+    fn chain_lengths_by_full_search(case: &CaseReport) -> Vec<usize> {
+        let mut children: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for [from, to] in &case.dag.edges {
+            children.entry(from.as_str()).or_default().push(to.as_str());
+        }
+        case.steps
+            .iter()
+            .filter(|s| s.root_cause)
+            .map(|root| {
+                let mut dist: BTreeMap<&str, usize> = BTreeMap::from([(root.id.as_str(), 0)]);
+                let mut queue = VecDeque::from([root.id.as_str()]);
+                while let Some(n) = queue.pop_front() {
+                    let d = dist[n];
+                    for &c in children.get(n).map_or(&[][..], Vec::as_slice) {
+                        if !dist.contains_key(c) {
+                            dist.insert(c, d + 1);
+                            queue.push_back(c);
+                        }
+                    }
+                }
+                1 + case
+                    .steps
+                    .iter()
+                    .filter(|s| s.propagated_from.as_deref() == Some(root.id.as_str()))
+                    .filter_map(|s| dist.get(s.id.as_str()).copied())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// Random DAGs (edges forward in id order, some to ids that are no
+        /// step, as in a report whose steps were cut), random root causes and
+        /// propagation, including steps propagated from a root they cannot
+        /// be reached from, from themselves, and from an id that is no root:
+        /// the early-stopping search gives the full search's lengths.
+        #[test]
+        fn the_early_stop_changes_no_chain_length(
+            n in 1_usize..40,
+            back in proptest::collection::vec(0_usize..4, 40),
+            extra in proptest::collection::vec((0_usize..45, 0_usize..45), 0..40),
+            kinds in proptest::collection::vec((0_u8..5, 0_usize..45), 40),
+        ) {
+            // Mostly a chain with short jumps back (`back`: 0 = no parent),
+            // so that roots reach the steps propagated from them at several
+            // distances; extra edges forward, some to ids beyond the steps.
+            let names: Vec<String> = (0..45).map(|i| format!("s{i}")).collect();
+            let mut edges: Vec<(&str, &str)> = (1..n)
+                .filter(|&i| back[i] > 0)
+                .map(|i| (names[i.saturating_sub(back[i])].as_str(), names[i].as_str()))
+                .collect();
+            edges.extend(
+                extra
+                    .iter()
+                    .filter(|(a, b)| a < b)
+                    .map(|&(a, b)| (names[a].as_str(), names[b].as_str())),
+            );
+            let mut last_root: Option<usize> = None;
+            let steps: Vec<StepResult> = (0..n)
+                .map(|i| {
+                    let (kind, other) = kinds[i];
+                    let id = names[i].as_str();
+                    match kind {
+                        0 => step(id, false, false, None, None),
+                        1 => {
+                            last_root = Some(i);
+                            step(id, true, true, None, None)
+                        }
+                        // From the latest root, from any id (itself, a
+                        // later step, no root, no step).
+                        2 | 3 => step(id, true, false, Some(&names[last_root.unwrap_or(other)]), None),
+                        _ => step(id, true, false, Some(&names[other]), None),
+                    }
+                })
+                .collect();
+            let c = case(DagStatus::Dag, steps, &edges);
+            proptest::prop_assert_eq!(case_chain_lengths(&c), chain_lengths_by_full_search(&c));
+        }
     }
 }
