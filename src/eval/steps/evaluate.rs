@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::catalog::ToolCatalog;
-use super::scorer::{ParentOutput, StepInput, StepScore, StepScorer};
+use super::scorer::{Metric, ParentOutput, StepInput, StepScore, StepScorer};
 use super::settings::StepSettings;
 use crate::dag::{
     Attribution, BuildOptions, Dag, DagView, FailureOrigin, NodeVerdict, ScoredSteps,
@@ -128,8 +128,18 @@ pub struct StepEvaluation {
 impl StepEvaluation {
     /// Split into the case evaluator's step part and the warnings for the
     /// case report.
-    pub fn into_part(self) -> (StepPart, Vec<String>) {
-        let steps = self.steps();
+    pub fn into_part(mut self) -> (StepPart, Vec<String>) {
+        // Each score's notes and metrics are moved out as its entry is
+        // made: the scores and the entries are not both whole at once.
+        let steps = (0..self.scores.len())
+            .map(|i| {
+                let score = &mut self.scores[i];
+                let scored_by = std::mem::take(&mut score.scored_by);
+                let notes = std::mem::take(&mut score.notes);
+                let metrics = std::mem::take(&mut score.metrics);
+                self.entry(i, scored_by, notes, &metrics)
+            })
+            .collect();
         let part = StepPart {
             dag: self.graph.info(self.deviations),
             steps,
@@ -168,6 +178,19 @@ impl StepEvaluation {
     /// # Panics
     /// When `i` is not a node of the DAG.
     pub fn step(&self, i: usize) -> StepResult {
+        let s = &self.scores[i];
+        self.entry(i, s.scored_by.clone(), s.notes.clone(), &s.metrics)
+    }
+
+    /// Step `i`'s entry with these parts of its score; the rest is read
+    /// from the score, its verdict, its attribution and its node.
+    fn entry(
+        &self,
+        i: usize,
+        scored_by: Cow<'static, str>,
+        notes: Cow<'static, str>,
+        metrics: &[(Metric, f64)],
+    ) -> StepResult {
         let node = &self.graph.nodes[i];
         let s = &self.scores[i];
         let failed = self.failed[i];
@@ -182,7 +205,7 @@ impl StepEvaluation {
             name: node.name.clone(),
             span_id: node.span_id.clone(),
             score: s.score,
-            scored_by: s.scored_by.clone(),
+            scored_by,
             failed,
             root_cause,
             propagated_from,
@@ -191,10 +214,9 @@ impl StepEvaluation {
                 .workflow_steps
                 .get(i)
                 .and_then(|w| w.as_deref().map(ShortText::from)),
-            notes: s.notes.clone(),
+            notes,
             compensated: node.compensated,
-            metrics: s
-                .metrics
+            metrics: metrics
                 .iter()
                 .map(|(m, v)| (Cow::Borrowed(m.as_str()), *v))
                 .collect(),
