@@ -97,12 +97,11 @@ pub fn attribute_root_causes(
     let weight = |i: usize| {
         (verdicts[i].threshold - score(i)) * (descendants.get(i).copied().unwrap_or(0) + 1) as f64
     };
-    let mut position = vec![0usize; dag.len()];
-    if mode == RootCauseMode::FullPath {
-        for (k, &i) in dag.topological_order().iter().enumerate() {
-            position[i] = k;
-        }
-    }
+    let origins = if mode == RootCauseMode::FullPath {
+        deepest_origins(dag, n, &failing_parents, &by_score_then_index)
+    } else {
+        Vec::new()
+    };
 
     let greedy = |ps: &[usize]| ps.iter().copied().min_by(by_score_then_index);
     let heaviest = |ps: &[usize]| {
@@ -124,7 +123,7 @@ pub fn attribute_root_causes(
                 }
                 RootCauseMode::Weighted => walks.root(v, &failing_parents, heaviest),
                 RootCauseMode::FullPath => {
-                    deepest_origin(dag, &position, v, &failing_parents, &by_score_then_index)
+                    origins[v]
                 }
             };
             if root == v {
@@ -258,49 +257,42 @@ impl Walks {
     }
 }
 
-/// The `full_path` root: the start of the longest failing path into `v`.
-fn deepest_origin(
+/// The `full_path` root of every failing step: the start of the longest
+/// failing path into it (a failing ancestor with no failing parent; on a
+/// tie in length, the first under `tie`). Computed once over a topological
+/// order: a step's longest failing paths are one edge longer than its
+/// failing parents' longest, so its origin is the `tie`-first origin of
+/// the parents whose paths are longest. Searching each step's failing
+/// ancestors anew was quadratic in a failing chain: 117 s on a trace of
+/// 82,000 spans (issue 25).
+fn deepest_origins(
     dag: &Dag,
-    position: &[usize],
-    v: usize,
+    n: usize,
     failing_parents: &dyn Fn(usize) -> Vec<usize>,
     tie: &dyn Fn(&usize, &usize) -> Ordering,
-) -> usize {
-    // Longest distance (in edges) from each failing ancestor down to v,
-    // computed over a reverse topological order of the nodes involved.
-    let mut involved = vec![v];
-    let mut seen = vec![false; dag.len()];
-    seen[v] = true;
-    let mut k = 0;
-    while k < involved.len() {
-        for p in failing_parents(involved[k]) {
-            if !seen[p] {
-                seen[p] = true;
-                involved.push(p);
-            }
+) -> Vec<usize> {
+    let mut length = vec![0_usize; n];
+    let mut origin: Vec<usize> = (0..n).collect();
+    for &u in dag.topological_order().iter().filter(|&&u| u < n) {
+        let mut best: Option<(usize, usize)> = None;
+        for p in failing_parents(u) {
+            let candidate = (length[p] + 1, origin[p]);
+            best = match best {
+                Some(b)
+                    if b.0 > candidate.0
+                        || (b.0 == candidate.0 && tie(&b.1, &candidate.1) != Ordering::Greater) =>
+                {
+                    Some(b)
+                }
+                _ => Some(candidate),
+            };
         }
-        k += 1;
-    }
-    involved.sort_by_key(|&i| std::cmp::Reverse(position[i]));
-    let mut dist: Vec<Option<usize>> = vec![None; dag.len()];
-    dist[v] = Some(0);
-    for &u in &involved {
-        if u == v {
-            continue;
+        if let Some((l, o)) = best {
+            length[u] = l;
+            origin[u] = o;
         }
-        dist[u] = dag
-            .children(u)
-            .iter()
-            .filter_map(|&c| if seen[c] { dist[c] } else { None })
-            .max()
-            .map(|d| d + 1);
     }
-    involved
-        .iter()
-        .copied()
-        .filter(|&u| failing_parents(u).is_empty())
-        .max_by(|a, b| dist[*a].cmp(&dist[*b]).then_with(|| tie(b, a)))
-        .unwrap_or(v)
+    origin
 }
 
 /// `AgentEval`'s workflow score: the descendant-weighted harmonic mean of the
@@ -462,10 +454,58 @@ mod tests {
             .collect()
     }
 
+    /// The `full_path` root of `v` by a search of its failing ancestors, as
+    /// before the single pass.
+    fn deepest_origin(
+        dag: &Dag,
+        position: &[usize],
+        v: usize,
+        failing_parents: &dyn Fn(usize) -> Vec<usize>,
+        tie: &dyn Fn(&usize, &usize) -> Ordering,
+    ) -> usize {
+        // Longest distance (in edges) from each failing ancestor down to v,
+        // computed over a reverse topological order of the nodes involved.
+        let mut involved = vec![v];
+        let mut seen = vec![false; dag.len()];
+        seen[v] = true;
+        let mut k = 0;
+        while k < involved.len() {
+            for p in failing_parents(involved[k]) {
+                if !seen[p] {
+                    seen[p] = true;
+                    involved.push(p);
+                }
+            }
+            k += 1;
+        }
+        involved.sort_by_key(|&i| std::cmp::Reverse(position[i]));
+        let mut dist: Vec<Option<usize>> = vec![None; dag.len()];
+        dist[v] = Some(0);
+        for &u in &involved {
+            if u == v {
+                continue;
+            }
+            dist[u] = dag
+                .children(u)
+                .iter()
+                .filter_map(|&c| if seen[c] { dist[c] } else { None })
+                .max()
+                .map(|d| d + 1);
+        }
+        involved
+            .iter()
+            .copied()
+            .filter(|&u| failing_parents(u).is_empty())
+            .max_by(|a, b| dist[*a].cmp(&dist[*b]).then_with(|| tie(b, a)))
+            .unwrap_or(v)
+    }
+
     proptest::proptest! {
         /// Random DAGs (edges forward, several parents per step) with random
         /// scores, mostly failing: the remembered walks give every step the
-        /// root its own walk reaches, in the greedy and the weighted mode.
+        /// root its own walk reaches, in the greedy and the weighted mode, and
+        /// the single pass of `full_path` the root a search of the ancestors
+        /// finds.
         #[test]
         fn remembered_walks_reach_the_same_roots(
             n in 1_usize..60,
@@ -483,6 +523,10 @@ mod tests {
                 .collect();
             let d = dag(n, &edges);
             let v = verdicts(&scores[..n]);
+            let mut position = vec![0; n];
+            for (k, &i) in d.topological_order().iter().enumerate() {
+                position[i] = k;
+            }
             for mode in [RootCauseMode::Greedy, RootCauseMode::Weighted] {
                 proptest::prop_assert_eq!(
                     attribute_root_causes(&d, &v, mode),
@@ -490,6 +534,19 @@ mod tests {
                     "{:?}", mode
                 );
             }
+            let failing_parents = |i: usize| -> Vec<usize> {
+                d.parents(i).iter().copied().filter(|&p| v[p].failed).collect()
+            };
+            let score = |i: usize| v[i].score.unwrap_or(f64::INFINITY);
+            let tie = |a: &usize, b: &usize| score(*a).total_cmp(&score(*b)).then(a.cmp(b));
+            let searched: Vec<Attribution> = (0..n)
+                .map(|i| match v[i].failed.then(|| deepest_origin(&d, &position, i, &failing_parents, &tie)) {
+                    None => Attribution::Pass,
+                    Some(root) if root == i => Attribution::RootCause,
+                    Some(root) => Attribution::Propagated { root },
+                })
+                .collect();
+            proptest::prop_assert_eq!(attribute_root_causes(&d, &v, RootCauseMode::FullPath), searched);
         }
     }
 }
