@@ -87,20 +87,22 @@ pub fn detect_format(bytes: &[u8]) -> Option<TraceFormat> {
     detect::detect(bytes)
 }
 
-/// Peak memory per byte of input of `trace --format json` (the spans, the
-/// DAG, the rules scores and the JSON written), measured with
-/// `bench/ab.sh` and rounded up by a quarter (docs/resources.md, memory
-/// rounds 3 to 5): OTLP 2.5–2.6× on `bench/ingest.sh`'s 100 MB files and
-/// 3.8× on a file of bare spans (no attributes; 4.8× on another before
-/// round 5, kept as the bound), `OTel` SDK JSONL 7.5×, chat 17.4–19.1×,
-/// telemetry 8.8× (250k and 1M spans or messages; telemetry 208k).
-/// Chat-like formats not measured take the chat factor.
+/// Peak memory per byte of input of the command that needs most for one
+/// trace, rounded up by a quarter (docs/resources.md, "Memory, round 6").
+/// Measured with one case whose trace is the bench file: `trace --format
+/// json` needs least (OTLP 2.4×, `OTel` SDK 5.9×, telemetry 7.3×, chat
+/// 16.5×); `run` a little more; `baseline update` (the report written as
+/// the baseline) and `compare` (the baseline's case report read back beside
+/// the head's, and the checkpoints' event log) most: OTLP 6.6×, `OTel` SDK
+/// 14.3×, telemetry 15.1×, chat 27.8×. The factors were `trace`'s alone
+/// before round 6 (6×, 10×, 11×, 24×), which `compare` and `baseline
+/// update` exceeded. Chat-like formats not measured take the chat factor.
 fn memory_factor(format: TraceFormat) -> u64 {
     match format {
-        TraceFormat::Otlp => 6,
-        TraceFormat::OtelSdk | TraceFormat::OpenInference | TraceFormat::AttributeMap => 10,
-        TraceFormat::TelemetryJsonl => 11,
-        TraceFormat::ChatMessages | TraceFormat::SweAgent | TraceFormat::MultiAgentChat => 24,
+        TraceFormat::Otlp => 9,
+        TraceFormat::OtelSdk | TraceFormat::OpenInference | TraceFormat::AttributeMap => 18,
+        TraceFormat::TelemetryJsonl => 19,
+        TraceFormat::ChatMessages | TraceFormat::SweAgent | TraceFormat::MultiAgentChat => 35,
     }
 }
 
