@@ -122,9 +122,7 @@ pub fn attribute_root_causes(
                     walks.root(v, &failing_parents, greedy)
                 }
                 RootCauseMode::Weighted => walks.root(v, &failing_parents, heaviest),
-                RootCauseMode::FullPath => {
-                    origins[v]
-                }
+                RootCauseMode::FullPath => origins[v],
             };
             if root == v {
                 Attribution::RootCause

@@ -115,7 +115,8 @@ impl<'a> NodeViews<'a> {
 impl Serialize for NodeViews<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq as _;
-        let mut seq = serializer.serialize_seq(Some(self.dag.nodes.len().min(self.steps.step_count())))?;
+        let mut seq =
+            serializer.serialize_seq(Some(self.dag.nodes.len().min(self.steps.step_count())))?;
         for view in self.iter() {
             seq.serialize_element(&view)?;
         }

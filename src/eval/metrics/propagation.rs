@@ -78,7 +78,10 @@ fn case_chain_lengths(case: &CaseReport) -> Vec<usize> {
     let mut propagated: HashMap<&str, Vec<usize>> = HashMap::new();
     for s in &case.steps {
         if let Some(root) = s.propagated_from.as_deref() {
-            propagated.entry(root).or_default().push(index[s.id.as_str()]);
+            propagated
+                .entry(root)
+                .or_default()
+                .push(index[s.id.as_str()]);
         }
     }
     // Per node: the search that last reached it (`seen`), its distance

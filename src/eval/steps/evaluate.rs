@@ -12,9 +12,8 @@ use super::scorer::{Metric, ParentOutput, StepInput, StepScore, StepScorer};
 use super::settings::StepSettings;
 use crate::dag::{
     Attribution, BuildOptions, Dag, DagView, FailureOrigin, NodeVerdict, ScoredSteps,
-    attribute_root_causes,
-    build_dag_with, decisive_root, failure_origin, input_charges, match_workflow, render_mermaid,
-    workflow_quality,
+    attribute_root_causes, build_dag_with, decisive_root, failure_origin, input_charges,
+    match_workflow, render_mermaid, workflow_quality,
 };
 use crate::eval::case::StepPart;
 use crate::eval::metrics::cost::cost_metrics;

@@ -117,7 +117,11 @@ fn magentic_one_terminal_failures_land_on_the_orchestrator_unless_the_network_fa
         Some("invalid_parameter_value")
     );
     // The code that ran fine (m8) is not charged, and stays N/A.
-    let ok = eval.steps().into_iter().find(|s| s.id == pg_of("m8")).unwrap();
+    let ok = eval
+        .steps()
+        .into_iter()
+        .find(|s| s.id == pg_of("m8"))
+        .unwrap();
     assert_eq!(ok.score, None);
     // The case's decisive root cause: the earliest, on the agent that wrote the input.
     let rc = eval.root_cause.as_ref().unwrap();

@@ -197,8 +197,15 @@ fn passing_checks_score_high_and_the_rest_is_na_with_a_reason() {
     // A selection the rules cannot fault passes them (issue 9: it was N/A, so TOOLSEL's mean
     // could only ever hold failures).
     assert_eq!(scores, [Some(5.0), Some(5.0), Some(5.0), Some(5.0)]);
-    assert_eq!(eval.steps()[0].notes, "every selected tool is in the catalog");
-    assert!(eval.steps().iter().all(|s| !s.failed && s.taxonomy.is_none()));
+    assert_eq!(
+        eval.steps()[0].notes,
+        "every selected tool is in the catalog"
+    );
+    assert!(
+        eval.steps()
+            .iter()
+            .all(|s| !s.failed && s.taxonomy.is_none())
+    );
     assert_eq!(eval.workflow_quality, Some(5.0));
     assert_eq!(eval.task.as_ref().and_then(|t| t.success), Some(true));
 }
@@ -259,7 +266,10 @@ fn tools_outside_a_workflow_are_allowed_by_default() {
         ));
         assert_eq!(eval.steps()[0].score, Some(5.0), "{exhaustive:?}");
         assert!(label(&eval.steps()[0]).is_none());
-        assert_eq!(eval.steps()[0].notes, "every selected tool is in the catalog");
+        assert_eq!(
+            eval.steps()[0].notes,
+            "every selected tool is in the catalog"
+        );
         // The named step that did not happen is still missing.
         assert_eq!(deviations(&eval), [("missing_step", "reserve")]);
         assert!(eval.root_cause.is_none(), "{:?}", eval.root_cause);
@@ -324,10 +334,7 @@ fn a_loaded_suite_drives_the_step_context() {
     let steps = eval.steps();
     let types: Vec<&str> = steps.iter().map(|s| s.step_type.as_str()).collect();
     assert_eq!(types, ["PLAN", "TOOLSEL", "PARAMGEN", "EXEC", "SYNTH"]);
-    let matched: Vec<Option<&str>> = steps
-        .iter()
-        .map(|s| s.workflow_step.as_deref())
-        .collect();
+    let matched: Vec<Option<&str>> = steps.iter().map(|s| s.workflow_step.as_deref()).collect();
     assert_eq!(
         matched,
         [Some("plan"), None, None, Some("lookup"), Some("answer")]
