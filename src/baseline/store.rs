@@ -21,7 +21,7 @@ use crate::baseline::BaselineError;
 use crate::baseline::model::{BASELINE_SCHEMA_VERSION, BaselineFile, HistoryLine};
 use crate::baseline::name::{NameKind, check_name};
 use crate::diagnostic::{FileDiagnostic, named_source};
-use crate::fsutil::{DirLock, sweep_temp_files, write_atomic};
+use crate::fsutil::{AtomicFile, CappedWriter, DirLock, sweep_temp_files, write_atomic};
 use crate::interrupt::{Graceful, INTERRUPTED_WARNING};
 use crate::spec::load::strip_json_location;
 
@@ -78,30 +78,55 @@ pub fn read_baseline(path: &Path) -> Result<Option<BaselineFile>, BaselineError>
 
 /// Parse a baseline file's text; `path` names it in errors.
 pub fn parse_baseline(path: &Path, text: String) -> Result<BaselineFile, BaselineError> {
-    let file: BaselineFile = match serde_json::from_str(&text) {
-        Ok(f) => f,
-        Err(e) => {
-            return Err(invalid(
-                path,
-                text,
-                &e,
-                "baseline files are written by `agenteval-gate baseline update`; regenerate it",
-            ));
-        }
-    };
-    if file.schema_version != BASELINE_SCHEMA_VERSION {
-        return Err(BaselineError::Invalid(Box::new(
-            FileDiagnostic::error(
-                path,
-                format!(
-                    "baseline schema_version {} is not {BASELINE_SCHEMA_VERSION}",
-                    file.schema_version
-                ),
-            )
-            .with_help("regenerate it with this version: `agenteval-gate baseline update`"),
-        )));
-    }
+    let file: BaselineFile = parse_json(path, text)?;
+    check_schema(path, file.schema_version)?;
     Ok(file)
+}
+
+/// What an update needs of the baseline it replaces: the number of its
+/// update (0 when it has none or does not exist). The report is checked to
+/// be JSON, not read into memory: on a large trace it is most of the file.
+fn read_committed_update(path: &Path) -> Result<u64, BaselineError> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        schema_version: u32,
+        baseline: crate::baseline::model::BaselineMeta,
+        #[allow(dead_code)] // required, but only as JSON
+        report: serde::de::IgnoredAny,
+    }
+    let Some(text) = read_text(path)? else {
+        return Ok(0);
+    };
+    let head: Head = parse_json(path, text)?;
+    check_schema(path, head.schema_version)?;
+    Ok(head.baseline.update.unwrap_or(0))
+}
+
+fn parse_json<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    text: String,
+) -> Result<T, BaselineError> {
+    serde_json::from_str(&text).map_err(|e| {
+        invalid(
+            path,
+            text,
+            &e,
+            "baseline files are written by `agenteval-gate baseline update`; regenerate it",
+        )
+    })
+}
+
+fn check_schema(path: &Path, version: u32) -> Result<(), BaselineError> {
+    if version == BASELINE_SCHEMA_VERSION {
+        return Ok(());
+    }
+    Err(BaselineError::Invalid(Box::new(
+        FileDiagnostic::error(
+            path,
+            format!("baseline schema_version {version} is not {BASELINE_SCHEMA_VERSION}"),
+        )
+        .with_help("regenerate it with this version: `agenteval-gate baseline update`"),
+    )))
 }
 
 /// Read the history; a missing file is an empty history. A malformed line is
@@ -141,7 +166,14 @@ pub fn committed_history(
     history: Vec<HistoryLine>,
     baseline: Option<&BaselineFile>,
 ) -> Vec<HistoryLine> {
-    let committed = baseline.and_then(|b| b.baseline.update).unwrap_or(0);
+    committed_lines(
+        history,
+        baseline.and_then(|b| b.baseline.update).unwrap_or(0),
+    )
+}
+
+/// The lines of `history` numbered at most `committed`, or not numbered.
+fn committed_lines(history: Vec<HistoryLine>, committed: u64) -> Vec<HistoryLine> {
     history
         .into_iter()
         .filter(|l| l.update.is_none_or(|n| n <= committed))
@@ -166,11 +198,15 @@ pub(crate) fn read_pair(
 }
 
 /// Write the baseline file and append to the history (keeping the last
-/// `cap` lines) as one unit (see the module docs). Returns the baseline's
-/// path and the number of history points.
+/// `cap` lines) as one unit (see the module docs), numbering `file`'s
+/// update. Returns the baseline's path and the number of history points.
+///
+/// Memory: the baseline replaced is checked but not kept (only its update
+/// number), and `file` is serialized into its temp file as it is written,
+/// so an update needs little beyond the report it writes.
 pub(crate) fn write_baseline(
     dir: &Path,
-    file: &BaselineFile,
+    file: &mut BaselineFile,
     cap: usize,
 ) -> Result<(PathBuf, usize), BaselineError> {
     let name = &file.baseline.name;
@@ -198,14 +234,9 @@ pub(crate) fn write_baseline(
     let _graceful = Graceful::enter();
     sweep_temp_files(&lock_dir);
 
-    let current = read_baseline(&path)?;
-    let mut history = committed_history(read_history(&hist_path)?, current.as_ref());
-    let update = current
-        .as_ref()
-        .and_then(|b| b.baseline.update)
-        .unwrap_or(0)
-        + 1;
-    let mut file = file.clone();
+    let committed = read_committed_update(&path)?;
+    let mut history = committed_lines(read_history(&hist_path)?, committed);
+    let update = committed + 1;
     file.baseline.update = Some(update);
     history.push(HistoryLine {
         updated_at: file.baseline.updated_at.clone(),
@@ -231,7 +262,6 @@ pub(crate) fn write_baseline(
         hist_text.push_str(&serde_json::to_string(line).unwrap_or_default());
         hist_text.push('\n');
     }
-    let json = crate::output::to_json(&file);
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| BaselineError::Io {
@@ -240,12 +270,16 @@ pub(crate) fn write_baseline(
             source,
         }
     };
-    // Nothing is written that `compare` could not read back.
-    crate::fsutil::fits_read_cap(json.len()).map_err(io(&path))?;
+    // Nothing is written that `compare` could not read back: the baseline
+    // goes to its temp file first, so one over the cap is refused before the
+    // history changes.
     crate::fsutil::fits_read_cap(hist_text.len()).map_err(io(&hist_path))?;
+    let mut out = CappedWriter::new(AtomicFile::create(&path).map_err(io(&path))?);
+    crate::output::write_json(&mut out, &*file).map_err(io(&path))?;
+    let out = out.finish().map_err(io(&path))?;
     write_atomic(&hist_path, hist_text.as_bytes()).map_err(io(&hist_path))?;
     // The commit point: from here on the new history line counts.
-    write_atomic(&path, json.as_bytes()).map_err(io(&path))?;
+    out.commit().map_err(io(&path))?;
     Ok((path, history.len()))
 }
 

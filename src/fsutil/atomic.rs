@@ -16,29 +16,114 @@ pub const TEMP_SUFFIX: &str = ".agenteval-tmp";
 /// target, fsync of the directory. Creates parent directories. A new file
 /// gets mode 0666 less the umask; a replaced file keeps its mode.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir)?;
-    let file_name = path
-        .file_name()
-        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    // The mode of the file being replaced, never of what a link points to.
-    let mode = std::fs::symlink_metadata(path)
-        .ok()
-        .filter(std::fs::Metadata::is_file)
-        .map_or(0o666, |m| m.permissions().mode() & 0o7777);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{file_name}."))
-        .suffix(TEMP_SUFFIX)
-        .permissions(std::fs::Permissions::from_mode(mode))
-        .tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    // On error the temp file is removed when `tmp` drops.
-    tmp.persist(path).map_err(|e| e.error)?;
-    sync_dir(dir)
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(bytes)?;
+    file.commit()
+}
+
+/// A file written atomically as it is produced (a baseline too large to
+/// build in memory first): the bytes go to the temp file of
+/// [`write_atomic`]; [`AtomicFile::commit`] makes them `path`'s, and a
+/// drop without a commit removes them, leaving `path` as it was.
+pub struct AtomicFile {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+    dir: PathBuf,
+}
+
+impl AtomicFile {
+    /// Create the temp file beside `path` (and `path`'s directories).
+    pub fn create(path: &Path) -> io::Result<Self> {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        std::fs::create_dir_all(dir)?;
+        let file_name = path
+            .file_name()
+            .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+        // The mode of the file being replaced, never of what a link points to.
+        let mode = std::fs::symlink_metadata(path)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map_or(0o666, |m| m.permissions().mode() & 0o7777);
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".{file_name}."))
+            .suffix(TEMP_SUFFIX)
+            .permissions(std::fs::Permissions::from_mode(mode))
+            .tempfile_in(dir)?;
+        Ok(Self {
+            tmp,
+            path: path.to_path_buf(),
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// fsync, rename over the target, fsync of the directory.
+    pub fn commit(self) -> io::Result<()> {
+        self.tmp.as_file().sync_all()?;
+        // On error the temp file is removed when it drops.
+        self.tmp.persist(&self.path).map_err(|e| e.error)?;
+        sync_dir(&self.dir)
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.tmp.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.tmp.flush()
+    }
+}
+
+/// A writer that stops at the input cap, so that nothing the gate writes is
+/// larger than what it reads back. Past the cap it writes nothing more but
+/// goes on counting, so that [`CappedWriter::finish`] can say the size the
+/// file would have had (and the `--max-file-size` that would take it).
+pub struct CappedWriter<W> {
+    inner: W,
+    written: u64,
+    limit: u64,
+}
+
+impl<W: Write> CappedWriter<W> {
+    pub fn new(inner: W) -> Self {
+        Self::with_limit(inner, super::read::max_input_bytes())
+    }
+
+    fn with_limit(inner: W, limit: u64) -> Self {
+        Self {
+            inner,
+            written: 0,
+            limit,
+        }
+    }
+
+    /// The inner writer, or [`fits_read_cap`]'s error when the bytes did
+    /// not fit.
+    pub fn finish(self) -> io::Result<W> {
+        if self.written > self.limit {
+            return Err(cap_error(self.written, self.limit));
+        }
+        Ok(self.inner)
+    }
+}
+
+impl<W: Write> Write for CappedWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.written = self.written.saturating_add(buf.len() as u64);
+        if self.written > self.limit {
+            return Ok(buf.len());
+        }
+        self.inner.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// fsync a directory, so a rename in it survives a crash.
@@ -253,14 +338,18 @@ pub fn fits_read_cap(len: usize) -> std::io::Result<()> {
     if size <= limit {
         return Ok(());
     }
-    Err(std::io::Error::other(format!(
+    Err(cap_error(size, limit))
+}
+
+fn cap_error(size: u64, limit: u64) -> io::Error {
+    io::Error::other(format!(
         "it would be {}, larger than the {} limit the gate reads files up to; pass \
          `--max-file-size {}` (or set `AGENTEVAL_MAX_FILE_SIZE`) to this step and to every step that reads the \
          file, or write fewer cases per report (`--shard`, or split the suite)",
         super::read::human(size),
         super::read::human(limit),
         super::read::human_ceiling(size)
-    )))
+    ))
 }
 
 #[cfg(test)]
@@ -365,5 +454,28 @@ mod tests {
         std::fs::write(dir.path().join("visible.agenteval-tmp"), "").unwrap();
         assert_eq!(sweep_temp_files(dir.path()), 1);
         assert_eq!(names(dir.path()), ["keep.json", "visible.agenteval-tmp"]);
+    }
+
+    #[test]
+    fn a_capped_writer_stops_at_the_cap_and_says_the_whole_size() {
+        let mut w = CappedWriter::with_limit(Vec::new(), 10);
+        w.write_all(b"0123456789").unwrap();
+        assert_eq!(
+            w.finish().unwrap(),
+            b"0123456789",
+            "up to the cap, all of it"
+        );
+
+        let mut w = CappedWriter::with_limit(Vec::new(), 10);
+        w.write_all(b"01234").unwrap();
+        w.write_all(b"567890").unwrap();
+        w.write_all(&[b'x'; 2037]).unwrap();
+        assert_eq!(w.inner, b"01234", "nothing past the cap is written");
+        let err = w.finish().unwrap_err().to_string();
+        assert!(
+            err.starts_with("it would be 2 KiB, larger than the 10 bytes limit"),
+            "{err}"
+        );
+        assert!(err.contains("`--max-file-size 1MiB`"), "{err}");
     }
 }

@@ -9,8 +9,8 @@ mod memory;
 mod read;
 
 pub use atomic::{
-    TEMP_SUFFIX, check_directories_stay_inside, fits_read_cap, sweep_temp_files, write_atomic,
-    write_output, write_to,
+    AtomicFile, CappedWriter, TEMP_SUFFIX, check_directories_stay_inside, fits_read_cap,
+    sweep_temp_files, write_atomic, write_output, write_to,
 };
 pub use lock::DirLock;
 pub use memory::{Reservation, memory_budget, reserve, set_max_memory};

@@ -97,7 +97,7 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
                 Interrupt::Term => ExitCode::Terminated,
             });
         }
-        let file = BaselineFile {
+        let mut file = BaselineFile {
             schema_version: BASELINE_SCHEMA_VERSION,
             baseline: BaselineMeta {
                 name: args.name.clone(),
@@ -113,7 +113,7 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
             },
             report,
         };
-        let (path, points) = write_baseline(&settings.suite.baselines_dir, &file, cap)?;
+        let (path, points) = write_baseline(&settings.suite.baselines_dir, &mut file, cap)?;
         outln!(
             "baseline `{}` of suite `{}` written to {} ({}, {} of history)",
             args.name,

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use super::expect;
 use super::signals::{signal, wait_for};
-use crate::common::{bin, fixture, repo};
+use crate::common::{bin, copy_dir, fixture, repo};
 
 #[test]
 fn a_trace_over_the_memory_budget_is_refused_with_the_size_it_needs() {
@@ -82,6 +82,66 @@ fn a_report_larger_than_the_read_cap_is_not_written() {
             .output()
             .unwrap(),
         0,
+    );
+}
+
+#[test]
+fn a_baseline_larger_than_the_read_cap_is_not_written_and_says_its_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let suites = dir.path().join("suites");
+    copy_dir(
+        &repo().join("suites/code-review"),
+        &suites.join("code-review"),
+    );
+    let update = |baselines: &str, cap: Option<&str>| {
+        let mut cmd = bin();
+        cmd.current_dir(dir.path())
+            .args(["baseline", "update", "--suite", "code-review"])
+            .args(["--deterministic", "--baselines-dir", baselines]);
+        if let Some(cap) = cap {
+            cmd.args(["--max-file-size", cap]);
+        }
+        cmd.output().unwrap()
+    };
+    expect(&update("full", None), 0);
+    let full = dir.path().join("full/main");
+    let size = std::fs::metadata(full.join("code-review.json"))
+        .unwrap()
+        .len();
+    assert!(
+        size > 64 * 1024,
+        "the baseline is larger than the cap below"
+    );
+
+    // Refused, and the history (which the update would append to) does
+    // not change; no baseline file appears.
+    let capped = dir.path().join("capped/main");
+    std::fs::create_dir_all(&capped).unwrap();
+    let history = std::fs::read(full.join("code-review.history.jsonl")).unwrap();
+    std::fs::write(capped.join("code-review.history.jsonl"), &history).unwrap();
+    let out = update("capped", Some("64KiB"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(74), "{stderr}");
+    // The size of the whole file, not where the writer stopped.
+    let said = format!(
+        "it would be {:.1} KiB, larger than the 64 KiB limit",
+        size as f64 / 1024.0
+    );
+    assert!(stderr.contains(&said), "{said}\n{stderr}");
+    assert!(stderr.contains("--max-file-size 1MiB"), "{stderr}");
+    assert_eq!(
+        std::fs::read(capped.join("code-review.history.jsonl")).unwrap(),
+        history
+    );
+    let mut left: Vec<_> = std::fs::read_dir(&capped)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        ["code-review.history.jsonl"],
+        "no baseline and no temp file"
     );
 }
 
