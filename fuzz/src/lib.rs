@@ -31,10 +31,10 @@ use agenteval_gate::trace::{Trace, TraceFormat};
 pub const FILE_CAP: u64 = 1 << 20;
 
 /// The memory budget trace detection runs with (the gate's default is the
-/// memory available): a trace past budget / factor (410 KiB of chat,
-/// 683 KiB of telemetry JSONL, 1.1 MiB of `OTel` SDK, 2.7 MiB of OTLP)
+/// memory available): a trace past budget / factor (512 KiB of chat,
+/// 964 KiB of telemetry JSONL, 1.1 MiB of `OTel` SDK, 2.7 MiB of OTLP)
 /// takes the "needs more memory" path. `-max_len` is 4 MiB for traces.
-pub const MEMORY_BUDGET: u64 = 32 << 20;
+pub const MEMORY_BUDGET: u64 = 16 << 20;
 
 /// Set [`FILE_CAP`] and [`MEMORY_BUDGET`], once per process.
 pub fn limits() {

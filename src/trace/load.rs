@@ -88,21 +88,23 @@ pub fn detect_format(bytes: &[u8]) -> Option<TraceFormat> {
 }
 
 /// Peak memory per byte of input of the command that needs most for one
-/// trace, rounded up by a quarter (docs/resources.md, "Memory, round 6").
+/// trace, rounded up by a quarter (docs/resources.md, "Memory, round 7").
 /// Measured with one case whose trace is the bench file: `trace --format
-/// json` needs least (OTLP 2.4×, `OTel` SDK 5.9×, telemetry 7.3×, chat
-/// 16.5×); `run` a little more; `baseline update` (the report written as
-/// the baseline) and `compare` (the baseline's case report read back beside
-/// the head's, and the checkpoints' event log) most: OTLP 6.6×, `OTel` SDK
-/// 14.3×, telemetry 15.1×, chat 27.8×. The factors were `trace`'s alone
-/// before round 6 (6×, 10×, 11×, 24×), which `compare` and `baseline
-/// update` exceeded. Chat-like formats not measured take the chat factor.
+/// json` needs least (OTLP 2.4×, bare OTLP spans 3.8×, `OTel` SDK 5.9×,
+/// telemetry 7.3×, chat 16.5×); `run` and `baseline update` (which writes
+/// the baseline as it serializes it) about the same, more (3.9×, 3.9×, 8.0×,
+/// 9.7×, 20.7×); `compare` (the baseline's case report read back beside the
+/// head's) most: OTLP 4.1×, bare spans 3.9×, `OTel` SDK 11.4×, telemetry
+/// 13.5×, chat 25.4×. The factors were 9×, 18×, 19× and 35× in round 6,
+/// when `baseline update` held the baseline it replaced, a copy of the
+/// report and its JSON text. Chat-like formats not measured take the chat
+/// factor.
 fn memory_factor(format: TraceFormat) -> u64 {
     match format {
-        TraceFormat::Otlp => 9,
-        TraceFormat::OtelSdk | TraceFormat::OpenInference | TraceFormat::AttributeMap => 18,
-        TraceFormat::TelemetryJsonl => 19,
-        TraceFormat::ChatMessages | TraceFormat::SweAgent | TraceFormat::MultiAgentChat => 35,
+        TraceFormat::Otlp => 6,
+        TraceFormat::OtelSdk | TraceFormat::OpenInference | TraceFormat::AttributeMap => 15,
+        TraceFormat::TelemetryJsonl => 17,
+        TraceFormat::ChatMessages | TraceFormat::SweAgent | TraceFormat::MultiAgentChat => 32,
     }
 }
 

@@ -33,20 +33,9 @@ pub(crate) struct Event {
     /// JSON text (key order and spacing as written).
     pub args_raw: Option<String>,
     pub result_raw: Option<String>,
-    /// Compact JSON of `args` and the result as text, made on first use
-    /// (most matchers never read them).
-    args_text: OnceCell<String>,
-    result_text: OnceCell<String>,
-    /// `args` and `result` decoded, made on first use (objects and arrays
-    /// are kept as text in the trace).
-    args_json: OnceCell<Value>,
-    result_json: OnceCell<Value>,
-    /// `args` and `result` as CEL values for `where`, made on first use.
-    pub(crate) args_cel: Converted,
-    pub(crate) result_cel: Converted,
-    /// `content_matches` answers on this event's text so far, by pattern (a
-    /// search tests the same text many times, and suites repeat patterns).
-    content_answers: RefCell<Vec<(Box<str>, bool)>>,
+    /// What matchers derive from the event, made when one first asks (most
+    /// events of a large trace are never asked: one pointer each until then).
+    derived: OnceCell<Box<Derived>>,
     pub agent: Option<String>,
     pub error: bool,
     /// The last LLM event of the root agent.
@@ -57,6 +46,25 @@ pub(crate) struct Event {
     /// Tool events and assistant messages of that turn.
     pub turn_tool_calls: u32,
     pub turn_replies: u32,
+}
+
+/// An event's values as matchers read them, each made on first use.
+#[derive(Debug, Clone, Default)]
+struct Derived {
+    /// Compact JSON of `args` and the result as text (most matchers never
+    /// read them).
+    args_text: OnceCell<String>,
+    result_text: OnceCell<String>,
+    /// `args` and `result` decoded (objects and arrays are kept as text in
+    /// the trace).
+    args_json: OnceCell<Value>,
+    result_json: OnceCell<Value>,
+    /// `args` and `result` as CEL values for `where`.
+    args_cel: Converted,
+    result_cel: Converted,
+    /// `content_matches` answers on this event's text so far, by pattern (a
+    /// search tests the same text many times, and suites repeat patterns).
+    content_answers: RefCell<Vec<(Box<str>, bool)>>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -316,13 +324,7 @@ impl Event {
             text: None,
             args_raw: None,
             result_raw: None,
-            args_text: OnceCell::new(),
-            result_text: OnceCell::new(),
-            args_json: OnceCell::new(),
-            result_json: OnceCell::new(),
-            args_cel: Converted::default(),
-            result_cel: Converted::default(),
-            content_answers: RefCell::default(),
+            derived: OnceCell::new(),
             agent,
             error: false,
             is_final: false,
@@ -332,31 +334,49 @@ impl Event {
         }
     }
 
+    fn derived(&self) -> &Derived {
+        self.derived.get_or_init(Box::default)
+    }
+
     /// Compact JSON of the arguments (empty without arguments).
     pub(crate) fn args_text(&self) -> &str {
-        self.args_text.get_or_init(|| shared_text(&self.args))
+        self.derived()
+            .args_text
+            .get_or_init(|| shared_text(&self.args))
     }
 
     /// The result as text: a string as is, other JSON compact.
     pub(crate) fn result_text(&self) -> &str {
-        self.result_text.get_or_init(|| shared_text(&self.result))
+        self.derived()
+            .result_text
+            .get_or_init(|| shared_text(&self.result))
     }
 
     /// The arguments as JSON (`Null` without arguments).
     pub(crate) fn args_json(&self) -> &Value {
-        decoded(&self.args, &self.args_json)
+        decoded(&self.args, &self.derived().args_json)
     }
 
     /// The result as JSON (`Null` without a result).
     pub(crate) fn result_json(&self) -> &Value {
-        decoded(&self.result, &self.result_json)
+        decoded(&self.result, &self.derived().result_json)
+    }
+
+    /// The arguments as a CEL value for `where`, converted on first use.
+    pub(crate) fn args_cel(&self) -> &Converted {
+        &self.derived().args_cel
+    }
+
+    /// The result as a CEL value for `where`, converted on first use.
+    pub(crate) fn result_cel(&self) -> &Converted {
+        &self.derived().result_cel
     }
 
     /// Whether `re` finds a match in [`Event::content`]; each pattern is
     /// searched once per event.
     pub(crate) fn content_is_match(&self, re: &regex::Regex) -> bool {
-        let known = self
-            .content_answers
+        let answers = &self.derived().content_answers;
+        let known = answers
             .borrow()
             .iter()
             .find(|(pattern, _)| **pattern == *re.as_str())
@@ -365,9 +385,7 @@ impl Event {
             return hit;
         }
         let hit = re.is_match(self.content());
-        self.content_answers
-            .borrow_mut()
-            .push((re.as_str().into(), hit));
+        answers.borrow_mut().push((re.as_str().into(), hit));
         hit
     }
 

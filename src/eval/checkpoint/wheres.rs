@@ -176,8 +176,8 @@ impl Event {
         let mut shared: Vec<Shared<'_>> = Vec::new();
         for name in &e.vars {
             let (json, cell): (&Value, &Converted) = match name.as_str() {
-                "args" => (self.args_json(), &self.args_cel),
-                "result" => (self.result_json(), &self.result_cel),
+                "args" => (self.args_json(), self.args_cel()),
+                "result" => (self.result_json(), self.result_cel()),
                 "evidence" => (&log.evidence, &log.evidence_cel),
                 "metadata" => (&log.metadata, &log.metadata_cel),
                 _ => continue,

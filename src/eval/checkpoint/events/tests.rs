@@ -52,3 +52,18 @@ fn a_matcher_may_occur_unless_its_tool_or_kind_is_absent() {
         }
     }
 }
+
+/// An event keeps what matchers derive from it (text, JSON and CEL forms,
+/// regex answers) behind one pointer until a matcher asks: most events of
+/// a large trace never are, and the log has one event per span and message
+/// (issue 25, memory).
+#[test]
+fn an_event_keeps_derived_values_behind_one_pointer() {
+    // 408 bytes when each lazily made value had a cell of its own.
+    let size = std::mem::size_of::<super::Event>();
+    assert!(size <= 208, "{size}");
+    let l = log(vec![message("m", EventKind::User, "hi")]);
+    assert!(l.events[0].derived.get().is_none());
+    assert!(l.events[0].content_is_match(&regex::Regex::new("h").unwrap()));
+    assert!(l.events[0].derived.get().is_some());
+}
