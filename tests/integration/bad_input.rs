@@ -152,6 +152,43 @@ fn malformed_baselines_and_history_are_65() {
 }
 
 #[test]
+fn an_update_over_a_malformed_baseline_is_65_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &repo().join("suites/code-review"),
+        &dir.path().join("suites/code-review"),
+    );
+    copy_dir(&repo().join("baselines"), &dir.path().join("baselines"));
+    let base = dir.path().join("baselines/main");
+    let history = std::fs::read(base.join("code-review.history.jsonl")).unwrap();
+    // Not JSON: the update reads only the metadata of the file it replaces,
+    // but the whole file must still parse.
+    let bad = write(
+        dir.path(),
+        "baselines/main/code-review.json",
+        "{\"schema_version\": 1, \"baseline\": {\"name\": \"main\"}, \"report\": [1,,2]}",
+    );
+    let update = ["baseline", "update", "--suite", "code-review", "--deterministic"];
+    let (code, stderr) = run_in(dir.path(), &update);
+    assert_eq!(code, 65, "{stderr}");
+    assert!(stderr.contains("invalid baseline file"), "{stderr}");
+    assert!(stderr.contains("code-review.json:1:"), "{stderr}");
+    // Another schema version is refused too.
+    let other = std::fs::read_to_string(repo().join("baselines/main/code-review.json"))
+        .unwrap()
+        .replacen("\"schema_version\": 1", "\"schema_version\": 9", 1);
+    std::fs::write(&bad, &other).unwrap();
+    let (code, stderr) = run_in(dir.path(), &update);
+    assert_eq!(code, 65, "{stderr}");
+    assert!(stderr.contains("schema_version 9 is not 1"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&bad).unwrap(), other);
+    assert_eq!(
+        std::fs::read(base.join("code-review.history.jsonl")).unwrap(),
+        history
+    );
+}
+
+#[test]
 fn malformed_reports_and_config_files() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "r.json", "{\"cases\": [], \"aggregate\": 5}");
