@@ -168,7 +168,13 @@ fn an_update_over_a_malformed_baseline_is_65_and_changes_nothing() {
         "baselines/main/code-review.json",
         "{\"schema_version\": 1, \"baseline\": {\"name\": \"main\"}, \"report\": [1,,2]}",
     );
-    let update = ["baseline", "update", "--suite", "code-review", "--deterministic"];
+    let update = [
+        "baseline",
+        "update",
+        "--suite",
+        "code-review",
+        "--deterministic",
+    ];
     let (code, stderr) = run_in(dir.path(), &update);
     assert_eq!(code, 65, "{stderr}");
     assert!(stderr.contains("invalid baseline file"), "{stderr}");

@@ -330,7 +330,8 @@ fn fixed_once(rng: &mut MetricRng, n: usize, m: usize, r: usize, binary: bool, s
 /// Size of the stratified test (issue 20, "Done when"): the false-alarm rate at α = 0.05
 /// over n ∈ {20, 50, 100}, head trials m ∈ {1, 2, 3}, history depth r ∈ {1, 3, 8}, for 0/1
 /// and continuous metrics with stable and flaky cases mixed.
-/// `REPS=1000 cargo test --release --lib stratified_null -- --ignored --nocapture`.
+/// `REPS=1000 cargo test --release --lib stratified_null -- --ignored --nocapture`;
+/// `CELLS=8:2:2,8:1:3` runs those cells (n:m:r) instead of the grid.
 #[test]
 #[ignore = "simulation; run with --release --ignored --nocapture"]
 fn stratified_null_rejects_at_most_alpha() {
@@ -338,29 +339,53 @@ fn stratified_null_rejects_at_most_alpha() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1_000);
+    let cells = std::env::var("CELLS").map_or_else(|_| null_grid(), |c| parse_cells(&c));
     println!("kind\tn\tm\tr\treps\tsize@0.05\tsize@0.01");
     let mut worst: f64 = 0.0;
     for binary in [true, false] {
-        for n in [20, 50, 100] {
-            for m in [1, 2, 3] {
-                for r in [1, 3, 8] {
-                    let kind = if binary { "0/1" } else { "cont" };
-                    let mut rng = MetricRng::new(20_261_126, &format!("null-{kind}-{n}-{m}-{r}"));
-                    let (mut at05, mut at01) = (0, 0);
-                    for rep in 0..reps {
-                        let p = fixed_once(&mut rng, n, m, r, binary, rep as u64);
-                        at05 += usize::from(p <= 0.05);
-                        at01 += usize::from(p <= 0.01);
-                    }
-                    let size = at05 as f64 / reps as f64;
-                    worst = worst.max(size - 0.05 - 3.0 * (0.05 * 0.95 / reps as f64).sqrt());
-                    println!(
-                        "{kind}\t{n}\t{m}\t{r}\t{reps}\t{size:.4}\t{:.4}",
-                        at01 as f64 / reps as f64
-                    );
-                }
+        for &(n, m, r) in &cells {
+            let kind = if binary { "0/1" } else { "cont" };
+            let mut rng = MetricRng::new(20_261_126, &format!("null-{kind}-{n}-{m}-{r}"));
+            let (mut at05, mut at01) = (0, 0);
+            for rep in 0..reps {
+                let p = fixed_once(&mut rng, n, m, r, binary, rep as u64);
+                at05 += usize::from(p <= 0.05);
+                at01 += usize::from(p <= 0.01);
             }
+            let size = at05 as f64 / reps as f64;
+            worst = worst.max(size - 0.05 - 3.0 * (0.05 * 0.95 / reps as f64).sqrt());
+            println!(
+                "{kind}\t{n}\t{m}\t{r}\t{reps}\t{size:.4}\t{:.4}",
+                at01 as f64 / reps as f64
+            );
         }
     }
     assert!(worst <= 0.0, "a cell exceeds α by more than 3 MC SE");
+}
+
+/// Issue 20's grid: n ∈ {20, 50, 100} × m ∈ {1, 2, 3} × r ∈ {1, 3, 8}.
+fn null_grid() -> Vec<(usize, usize, usize)> {
+    let mut out = Vec::new();
+    for n in [20, 50, 100] {
+        for m in [1, 2, 3] {
+            for r in [1, 3, 8] {
+                out.push((n, m, r));
+            }
+        }
+    }
+    out
+}
+
+/// `8:2:2,20:1:3` → [(8, 2, 2), (20, 1, 3)].
+fn parse_cells(text: &str) -> Vec<(usize, usize, usize)> {
+    text.split(',')
+        .map(|cell| {
+            let v: Vec<usize> = cell
+                .split(':')
+                .map(|x| x.trim().parse().expect("CELLS: n:m:r,…"))
+                .collect();
+            assert_eq!(v.len(), 3, "CELLS: n:m:r,…");
+            (v[0], v[1], v[2])
+        })
+        .collect()
 }
