@@ -163,14 +163,10 @@ def main() -> int:
         tag = "null" if head["kind"] == "null" else f"{head['kind']}-{power.fmt_rate(head['rate'])}"
         out = gate.work / "reports" / f"{tag}-h{label(head['heads'])}.json"
         r = gate.compare(f"split-{label(head['base'])}", *head["dirs"], out, head["checkpoint"])
-        if r["alpha"] is not None and abs(r["alpha"] - alpha) > 1e-12:
-            sys.exit(f"{out}: the report's alpha is {r['alpha']}, expected {alpha}")
         t = r.get("target") or {}
-        rec = {"alpha": alpha, "kind": head["kind"], "rate": head["rate"], "heads": list(head["heads"]),
-               "base": list(head["base"]), "applicable": head["applicable"], "injected": head["injected"], **r,
-               "detected": r["exit"] == 2 and t.get("status") == "regression",
-               "reported": t.get("status") in ("regression", "suspected")}
-        del rec["reasons"]
+        rec = power.compare_record(alpha, out, r, {"alpha": alpha, "kind": head["kind"], "rate": head["rate"],
+                                                   "heads": list(head["heads"]), "base": list(head["base"]),
+                                                   "applicable": head["applicable"], "injected": head["injected"]})
         print(f"a={alpha} {tag} h{label(head['heads'])}: exit {r['exit']} target {t.get('status')} "
               f"p={t.get('p_value')} q={t.get('q_value')}", file=sys.stderr)
         return rec

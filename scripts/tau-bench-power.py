@@ -471,14 +471,10 @@ def trials_power(args) -> int:
         tag = "null" if head["kind"] == "null" else f"{head['kind']}-{fmt_rate(head['rate'])}"
         out = gate.work / "reports" / f"{design}-{tag}-{base}-t{head['head']}.json"
         r = gate.compare(base, *head["dirs"], out, head["checkpoint"])
-        if r["alpha"] is not None and abs(r["alpha"] - alpha) > 1e-12:
-            sys.exit(f"{out}: the report's alpha is {r['alpha']}, expected {alpha}")
         t = r.get("target") or {}
-        rec = {"alpha": alpha, "design": design, "kind": head["kind"], "rate": head["rate"], "head": head["head"],
-               "base": base_trials, "applicable": head["applicable"], "injected": head["injected"], **r,
-               "detected": r["exit"] == 2 and t.get("status") == "regression",
-               "reported": t.get("status") in ("regression", "suspected")}
-        del rec["reasons"]
+        rec = compare_record(alpha, out, r, {"alpha": alpha, "design": design, "kind": head["kind"],
+                                             "rate": head["rate"], "head": head["head"], "base": base_trials,
+                                             "applicable": head["applicable"], "injected": head["injected"]})
         print(f"a={alpha} {design} {tag} {base} -> t{head['head']}: exit {r['exit']} target {t.get('status')} "
               f"p={t.get('p_value')} q={t.get('q_value')}", file=sys.stderr)
         return rec
@@ -492,6 +488,20 @@ def trials_power(args) -> int:
     (args.out / "power-trials.md").write_text(md)
     print(md)
     return 0
+
+
+def compare_record(alpha: float, out: Path, r: dict, fields: dict) -> dict:
+    """One compare's record: `fields`, the summary `r` (less its reasons),
+    detected (exit 2 with `regression` on the target) and reported
+    (`regression` or `suspected` on it). The report must be at `alpha`."""
+    if r["alpha"] is not None and abs(r["alpha"] - alpha) > 1e-12:
+        sys.exit(f"{out}: the report's alpha is {r['alpha']}, expected {alpha}")
+    t = r.get("target") or {}
+    rec = {**fields, **r,
+           "detected": r["exit"] == 2 and t.get("status") == "regression",
+           "reported": t.get("status") in ("regression", "suspected")}
+    del rec["reasons"]
+    return rec
 
 
 def per_alpha_blocks(records: list[dict], kinds: dict, rates, alphas, heads: list[dict]) -> dict:
