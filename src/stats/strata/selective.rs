@@ -63,11 +63,10 @@ pub(super) fn weighted_table(
     let groups = &case.groups;
     let heads = case.m;
     let stage = selection.first;
-    if stage == 0
-        || stage > heads
-        || (!selection.rerun && stage != heads)
-        || (selection.rerun && stage == heads)
-    {
+    // A re-run case may have no more values of this metric than its first stage: a checkpoint
+    // that did not apply in any re-run trial. Its head set is then the first stage, weighted by
+    // whether the rule fired for it (`w` below counts the one first stage, `H` itself).
+    if stage == 0 || stage > heads || (!selection.rerun && stage != heads) {
         return Err(StatsError::Selection {
             reason: format!(
                 "{heads} head trials do not fit a first stage of {stage} {}",

@@ -131,6 +131,14 @@ fn the_conditional_p_is_the_brute_force_p() {
             ),
             (vec![0.0, 0.0, 1.0], vec![1.0, 1.0], RERUN),
         ],
+        // Re-run cases whose re-runs gave this metric no value (a checkpoint that did not
+        // apply in them): the head is the first stage alone.
+        vec![
+            (vec![0.0], vec![1.0, 1.0, 1.0], RERUN),
+            (vec![1.0], vec![0.0, 1.0], RERUN),
+            (vec![0.0, 0.0], vec![1.0, 1.0], RERUN),
+            (vec![1.0], vec![1.0, 1.0], ONCE),
+        ],
         // Partial credit (three values).
         vec![
             (vec![0.5, 0.0, 1.0], vec![1.0, 1.0, 0.5], RERUN),
