@@ -278,3 +278,78 @@ fn adaptive_trials_rerun_only_the_cases_not_settled_and_catch_the_regression() {
     assert_eq!(compliance["trials"]["head"], 24, "{compliance}");
     assert_eq!(compliance["trials"]["base"], 72, "{compliance}");
 }
+
+/// Adaptive confirmation when a re-run gives a checkpoint no value: a copying
+/// agent replays support-bot's regressed trace as trial 0 and, as trial 1, a
+/// conversation without a refund, so the refund-approval checkpoint P2-02,
+/// which broke in trial 0 and asks for the re-run, does not apply in it.
+/// The case is tested on its first stage (the re-run decision weighted in);
+/// this stopped every adaptive compare on the real tau-bench episodes with
+/// exit 65 ("1 head trials do not fit a first stage of 1 and a re-run").
+#[test]
+fn an_adaptive_rerun_in_which_a_checkpoint_does_not_apply_is_tested_on_the_first_stage() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite_dir = tmp.path().join("suites/support-bot");
+    copy_dir(&repo().join("suites/support-bot"), &suite_dir);
+    let yaml = std::fs::read_to_string(suite_dir.join("suite.yaml")).unwrap();
+    let agent = r#"agent:
+  command: ["sh", "-c", "if [ \"$AGENTEVAL_TRIAL\" = 0 ]; then cp \"traces-regressed/$AGENTEVAL_CASE_ID.json\" \"$AGENTEVAL_TRACE_FILE\" && cp \"evidence-regressed/$AGENTEVAL_CASE_ID.json\" \"$AGENTEVAL_EVIDENCE_FILE\"; else cp traces/sb-001.json \"$AGENTEVAL_TRACE_FILE\" && cp evidence/sb-001.json \"$AGENTEVAL_EVIDENCE_FILE\"; fi"]
+  timeout_s: 30
+"#;
+    let start = yaml.find("\nagent:").unwrap() + 1;
+    let end = start + yaml[start..].find("\n\n").unwrap() + 1;
+    std::fs::write(
+        suite_dir.join("suite.yaml"),
+        format!("{}{agent}{}", &yaml[..start], &yaml[end..]),
+    )
+    .unwrap();
+    trials_layout(tmp.path(), &["ok", "ok"]);
+    let baselines = tmp.path().join("baselines");
+    let update = bin()
+        .current_dir(tmp.path())
+        .args([
+            "baseline",
+            "update",
+            "--suite",
+            "support-bot",
+            "--deterministic",
+        ])
+        .args([
+            "--traces",
+            "traces",
+            "--evidence",
+            "evidence",
+            "--baselines-dir",
+        ])
+        .arg(&baselines)
+        .output()
+        .unwrap();
+    assert_eq!(update.status.code(), Some(0), "{update:?}");
+    let out = tmp.path().join("compare.json");
+    let run = bin()
+        .current_dir(tmp.path())
+        .args(["compare", "--baseline", "main", "--suite", "support-bot"])
+        .args(["--deterministic", "--tier", "full", "--trials", "1:2"])
+        .arg("--baselines-dir")
+        .arg(&baselines)
+        .args(["--format", "json", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!stderr.contains("do not fit a first stage"), "{stderr}");
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    let report = json_of(&out);
+    let p2 = report["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "checkpoint:P2-02")
+        .unwrap()
+        .clone();
+    // Five refund cases, each with its first-stage value only (the re-run had no refund).
+    assert_eq!(p2["n"], 5, "{p2}");
+    assert_eq!(p2["trials"]["head"], 5, "{p2}");
+    assert_eq!(p2["trials"]["base"], 10, "{p2}");
+    assert_eq!(p2["test"], "exact_stratified", "{p2}");
+}
