@@ -31,13 +31,9 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
-import itertools
 import json
 import os
-import random
-import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -85,64 +81,17 @@ def compare_run(gate, base: str, rec: Path, design: str, out: Path, checkpoint: 
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--source", type=Path, required=True, help="tau-bench episodes JSON (gpt-4o-airline.json)")
-    p.add_argument("--bin", type=Path, default=power.REPO / "target" / "release" / "agenteval-gate")
-    p.add_argument("--out", type=Path, default=Path("power-adaptive-out"))
-    p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--rates", default=",".join(str(r) for r in power.RATES))
-    p.add_argument("--alphas", default=",".join(str(a) for a in power.ALPHAS))
-    p.add_argument("--kinds", default=",".join(inject.KINDS))
-    p.add_argument("--jobs", type=int, default=1, help="compares run at once (each with `--jobs 1`)")
-    args = p.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    _, trials, by_trial = power.load_trials(args.source)
-    if len(trials) != 4:
-        sys.exit(f"{args.source}: the split design needs 4 trials, found {len(trials)}")
-    rates = tuple(float(r) for r in args.rates.split(","))
-    alphas = tuple(float(a) for a in args.alphas.split(","))
-    kinds = args.kinds.split(",")
-    work = args.out / "work"
-    if work.exists():
-        shutil.rmtree(work)
-
-    splits = [(h, tuple(t for t in trials if t not in h)) for h in itertools.combinations(trials, 2)]
-    heads = []
-    for h, b in splits:
-        lab = split.label(h)
-        heads.append({"kind": "null", "checkpoint": None, "rate": None, "heads": h, "base": b, "applicable": None,
-                      "injected": [], "rec": power.write_trials([by_trial[t] for t in h], work / "heads" /
-                                                                f"null-h{lab}")[0].parent})
-        for kind in kinds:
-            for rate in rates:
-                rng = random.Random(f"{args.seed}|{kind}|{rate}|heads{lab}")
-                eps, n, chosen = split.inject_split(by_trial, h, kind, rate, rng)
-                dirs = power.write_trials(eps, work / "heads" / f"{kind}-{power.fmt_rate(rate)}-h{lab}")
-                heads.append({"kind": kind, "checkpoint": inject.KINDS[kind][1], "rate": rate, "heads": h,
-                              "base": b, "applicable": n, "injected": [f"task-{x}" for x in chosen],
-                              "rec": dirs[0].parent})
-    bases = {b: power.write_trials([by_trial[t] for t in b], work / "bases" / f"split-{split.label(b)}")
-             for _, b in splits}
-
-    extra = ["--jobs", "1"] if args.jobs > 1 else []
-    gates = {}
-    for alpha in alphas:
-        gate = power.Gate(args.bin, work / f"alpha-{alpha}", args.seed, extra)
-        power.write_suite(args.source, trials[0], gate.suites)
-        power.set_alpha(gate.suites / power.SUITE_NAME / "suite.yaml", alpha)
-        with open(gate.suites / power.SUITE_NAME / "suite.yaml", "a") as f:
-            f.write(AGENT)
-        for b, dirs in bases.items():
-            gate.baseline(f"split-{split.label(b)}", *dirs)
-        (gate.work / "reports").mkdir()
-        gates[alpha] = gate
+    args = split.arguments(__doc__, "power-adaptive-out")
+    rates, alphas, kinds = args.rates, args.alphas, args.kinds
+    heads, gates = split.setup(args, AGENT)
 
     def one(job) -> dict:
         alpha, design, head = job
         gate = gates[alpha]
         tag = "null" if head["kind"] == "null" else f"{head['kind']}-{power.fmt_rate(head['rate'])}"
         out = gate.work / "reports" / f"{design}-{tag}-h{split.label(head['heads'])}.json"
-        r = compare_run(gate, f"split-{split.label(head['base'])}", head["rec"], design, out, head["checkpoint"])
+        rec_dir = head["dirs"][0].parent
+        r = compare_run(gate, f"split-{split.label(head['base'])}", rec_dir, design, out, head["checkpoint"])
         t = r.get("target") or {}
         rec = power.compare_record(alpha, out, r, {"alpha": alpha, "design": design, "kind": head["kind"],
                                                    "rate": head["rate"], "heads": list(head["heads"]),

@@ -105,11 +105,12 @@ def tables(summary: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def arguments(doc: str, out: str) -> argparse.Namespace:
+    """The command line shared with tau-bench-power-adaptive.py."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     p.add_argument("--source", type=Path, required=True, help="tau-bench episodes JSON (gpt-4o-airline.json)")
     p.add_argument("--bin", type=Path, default=power.REPO / "target" / "release" / "agenteval-gate")
-    p.add_argument("--out", type=Path, default=Path("power-split-out"))
+    p.add_argument("--out", type=Path, default=Path(out))
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--rates", default=",".join(str(r) for r in power.RATES))
     p.add_argument("--alphas", default=",".join(str(a) for a in power.ALPHAS))
@@ -117,27 +118,34 @@ def main() -> int:
     p.add_argument("--jobs", type=int, default=1, help="compares run at once (each with `--jobs 1`)")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    args.rates = tuple(float(r) for r in args.rates.split(","))
+    args.alphas = tuple(float(a) for a in args.alphas.split(","))
+    args.kinds = args.kinds.split(",")
+    unknown = [k for k in args.kinds if k not in inject.KINDS]
+    if unknown:
+        sys.exit(f"--kinds: unknown {', '.join(unknown)} (known: {', '.join(inject.KINDS)})")
+    return args
+
+
+def setup(args, suite_extra: str = "") -> tuple[list[dict], dict]:
+    """The head runs of every split (real null and each kind and rate; `dirs`
+    = their traces/ and evidence/ in the trials layout) and, per alpha, a
+    Gate whose suite (plus `suite_extra`) has that alpha and the baselines
+    `split-<B>` of every split."""
     _, trials, by_trial = power.load_trials(args.source)
     if len(trials) != 4:
         sys.exit(f"{args.source}: the split design needs 4 trials, found {len(trials)}")
-    rates = tuple(float(r) for r in args.rates.split(","))
-    alphas = tuple(float(a) for a in args.alphas.split(","))
-    kinds = args.kinds.split(",")
-    unknown = [k for k in kinds if k not in inject.KINDS]
-    if unknown:
-        sys.exit(f"--kinds: unknown {', '.join(unknown)} (known: {', '.join(inject.KINDS)})")
     work = args.out / "work"
     if work.exists():
         shutil.rmtree(work)
-
     splits = [(h, tuple(t for t in trials if t not in h)) for h in itertools.combinations(trials, 2)]
     heads = []
     for h, b in splits:
         heads.append({"kind": "null", "checkpoint": None, "rate": None, "heads": h, "base": b,
                       "applicable": None, "injected": [],
                       "dirs": power.write_trials([by_trial[t] for t in h], work / "heads" / f"null-h{label(h)}")})
-        for kind in kinds:
-            for rate in rates:
+        for kind in args.kinds:
+            for rate in args.rates:
                 rng = random.Random(f"{args.seed}|{kind}|{rate}|heads{label(h)}")
                 eps, n, chosen = inject_split(by_trial, h, kind, rate, rng)
                 heads.append({"kind": kind, "checkpoint": inject.KINDS[kind][1], "rate": rate, "heads": h,
@@ -148,14 +156,25 @@ def main() -> int:
 
     extra = ["--jobs", "1"] if args.jobs > 1 else []
     gates = {}
-    for alpha in alphas:
+    for alpha in args.alphas:
         gate = power.Gate(args.bin, work / f"alpha-{alpha}", args.seed, extra)
         power.write_suite(args.source, trials[0], gate.suites)
-        power.set_alpha(gate.suites / power.SUITE_NAME / "suite.yaml", alpha)
+        suite_yaml = gate.suites / power.SUITE_NAME / "suite.yaml"
+        power.set_alpha(suite_yaml, alpha)
+        if suite_extra:
+            with open(suite_yaml, "a") as f:
+                f.write(suite_extra)
         for b, dirs in bases.items():
             gate.baseline(f"split-{label(b)}", *dirs)
         (gate.work / "reports").mkdir()
         gates[alpha] = gate
+    return heads, gates
+
+
+def main() -> int:
+    args = arguments(__doc__, "power-split-out")
+    rates, alphas, kinds = args.rates, args.alphas, args.kinds
+    heads, gates = setup(args)
 
     def one(job) -> dict:
         alpha, head = job

@@ -24,6 +24,32 @@ fn trials_layout(dir: &Path, kinds: &[&str]) {
     }
 }
 
+/// `compare --suite support-bot --tier full --trials TRIALS` in `dir` against
+/// `baselines/<baseline>`, the JSON report to `out`; `variant` sets the
+/// scripted agent's `AGENT_VARIANT`.
+#[expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
+fn compare_adaptive(
+    dir: &Path,
+    baseline: &str,
+    trials: &str,
+    baselines: &Path,
+    out: &Path,
+    variant: Option<&str>,
+) -> std::process::Output {
+    let mut cmd = bin();
+    cmd.current_dir(dir)
+        .args(["compare", "--baseline", baseline, "--suite", "support-bot"])
+        .args(["--deterministic", "--tier", "full", "--trials", trials])
+        .arg("--baselines-dir")
+        .arg(baselines)
+        .args(["--format", "json", "--out"])
+        .arg(out);
+    if let Some(v) = variant {
+        cmd.env("AGENT_VARIANT", v);
+    }
+    cmd.output().unwrap()
+}
+
 #[expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
 fn json_of(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
@@ -228,17 +254,14 @@ fn adaptive_trials_rerun_only_the_cases_not_settled_and_catch_the_regression() {
         .unwrap();
     assert_eq!(update.status.code(), Some(0), "{update:?}");
     let out = tmp.path().join("compare.json");
-    let run = bin()
-        .current_dir(repo())
-        .env("AGENT_VARIANT", "flaky-regressed")
-        .args(["compare", "--baseline", "flaky", "--suite", "support-bot"])
-        .args(["--deterministic", "--tier", "full", "--trials", "1:3"])
-        .arg("--baselines-dir")
-        .arg(&baselines)
-        .args(["--format", "json", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let run = compare_adaptive(
+        &repo(),
+        "flaky",
+        "1:3",
+        &baselines,
+        &out,
+        Some("flaky-regressed"),
+    );
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
         stderr
@@ -326,16 +349,7 @@ fn an_adaptive_rerun_in_which_a_checkpoint_does_not_apply_is_tested_on_the_first
         .unwrap();
     assert_eq!(update.status.code(), Some(0), "{update:?}");
     let out = tmp.path().join("compare.json");
-    let run = bin()
-        .current_dir(tmp.path())
-        .args(["compare", "--baseline", "main", "--suite", "support-bot"])
-        .args(["--deterministic", "--tier", "full", "--trials", "1:2"])
-        .arg("--baselines-dir")
-        .arg(&baselines)
-        .args(["--format", "json", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let run = compare_adaptive(tmp.path(), "main", "1:2", &baselines, &out, None);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(!stderr.contains("do not fit a first stage"), "{stderr}");
     assert_eq!(run.status.code(), Some(2), "{stderr}");
