@@ -11,7 +11,9 @@ use crate::baseline::model::{BaselineMeta, HistoryLine};
 use crate::compare::error::CompareError;
 use crate::compare::history_pool::Pooling;
 use crate::compare::pairing::{Paired, pair};
-use crate::compare::trials::{FirstStage, StratifiedLeg, pooled_trials, stratified_leg};
+use crate::compare::trials::{
+    FirstStage, RerunDrivers, StratifiedLeg, pooled_trials, stratified_leg,
+};
 use crate::model::compare::{
     Direction, MetricComparison, MetricStatus, Missing, SigmaBandOut, TestName,
 };
@@ -24,6 +26,23 @@ use crate::stats::{
     BootstrapConfig, DEFAULT_K_SIGMA, PairedTestKind, SigmaOutcome, fires,
     minimum_detectable_effect, paired_test_many, sample_sd, sigma_band,
 };
+
+/// Severity of a metric: `gates.metrics`' for it, else the checkpoint's (`checkpoint_severity`
+/// of its id) for `checkpoint:<id>`, else the metric's default.
+pub(crate) fn metric_severity(
+    gates: &GatesSpec,
+    checkpoint_severity: impl Fn(&str) -> Option<Severity>,
+    metric: &str,
+) -> Severity {
+    if let Some(s) = gates.metrics.get(metric).and_then(|g| g.severity) {
+        return s;
+    }
+    let id = MetricId::parse(metric);
+    if let Some(id) = id.checkpoint_id() {
+        return checkpoint_severity(id).unwrap_or(Severity::Medium);
+    }
+    id.default_severity()
+}
 
 /// Everything compare needs about one suite.
 pub struct SuiteInput<'a> {
@@ -65,18 +84,20 @@ impl SuiteInput<'_> {
 
     /// Severity of a metric: the checkpoint's for `checkpoint:<id>`, else `gates.metrics`, else a default.
     pub fn severity(&self, metric: &str) -> Severity {
-        if let Some(s) = self.gates.metrics.get(metric).and_then(|g| g.severity) {
-            return s;
-        }
-        let id = MetricId::parse(metric);
-        if let Some(id) = id.checkpoint_id() {
-            return self
-                .checkpoint_severity
-                .get(id)
-                .copied()
-                .unwrap_or(Severity::Medium);
-        }
-        id.default_severity()
+        metric_severity(
+            self.gates,
+            |id| self.checkpoint_severity.get(id).copied(),
+            metric,
+        )
+    }
+
+    /// The metrics whose disagreement with the baseline re-runs a case in an adaptive run.
+    pub(crate) fn rerun_drivers(&self) -> RerunDrivers {
+        RerunDrivers::new(
+            self.checkpoint_severity.keys().map(String::as_str),
+            |m| self.severity(m),
+            self.fail_on,
+        )
     }
 
     pub fn min_effect(&self, metric: &str) -> Option<f64> {
@@ -143,13 +164,14 @@ pub(crate) fn suite_metrics(
         .filter(|&i| diffs[i].len() >= min_cases)
         .collect();
     let first = FirstStage::of(input.head);
+    let drivers = input.rerun_drivers();
     // The stratified legs first, in parallel (each metric draws from its own stream).
     let strats = tested
         .par_iter()
         .map(|&i| {
             stratified_leg(
                 &paired,
-                first.as_ref(),
+                first.as_ref().map(|f| (f, &drivers)),
                 &names[i],
                 &cfg,
                 &keys[i],

@@ -21,8 +21,8 @@ use crate::compare::history_pool::{Pooling, plan};
 use crate::compare::pairing::Paired;
 use crate::model::compare::{TestName, TrialsUsed};
 use crate::model::metric::{case_trial_values, higher_is_better, trial_mean};
-use crate::model::metric_id::MetricId;
 use crate::model::run::RunReport;
+use crate::spec::model::{FailOn, Severity};
 use crate::stats::{
     BootstrapConfig, Selection, StatsError, StrataMethod, Stratum, rerun_rule, stratified_ci,
     stratified_test_until,
@@ -153,10 +153,36 @@ pub(crate) fn pooled_trials(
     }
 }
 
-/// Whether a metric's disagreement with the baseline makes an adaptive run re-run the case: task
-/// success and the checkpoints (fixed by name, before any data is seen).
-pub(crate) fn drives_reruns(metric: &str) -> bool {
-    metric == "task_success" || matches!(MetricId::parse(metric), MetricId::Checkpoint(_))
+/// The metrics whose disagreement with the baseline makes an adaptive run re-run a case: task
+/// success and the checkpoints whose regression can fail the gate (severity at or above
+/// `fail_on`). A re-run buys trials for the gate's decision; a metric that cannot fail it is
+/// tested on the first stage. Fixed by the suite and `fail_on` before any data is seen, so the
+/// conditional test stays exact. (Every checkpoint drove re-runs before: on the real tau-bench
+/// episodes, with 28 checkpoints, 43–47 of 50 cases were re-run.)
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct RerunDrivers {
+    metrics: std::collections::BTreeSet<String>,
+}
+
+impl RerunDrivers {
+    /// Of task success and the checkpoints `checkpoint_ids`, those whose `severity` fails the
+    /// gate at `fail_on`.
+    pub(crate) fn new<'a>(
+        checkpoint_ids: impl Iterator<Item = &'a str>,
+        severity: impl Fn(&str) -> Severity,
+        fail_on: FailOn,
+    ) -> Self {
+        let metrics = std::iter::once("task_success".to_owned())
+            .chain(checkpoint_ids.map(|id| format!("checkpoint:{id}")))
+            .filter(|m| fail_on.fails(severity(m)))
+            .collect();
+        Self { metrics }
+    }
+
+    /// Whether `metric` drives re-runs.
+    pub(crate) fn drive(&self, metric: &str) -> bool {
+        self.metrics.contains(metric)
+    }
 }
 
 /// Orients a metric's values so that lower is worse.
@@ -167,11 +193,11 @@ fn oriented(values: &[f64], higher: bool) -> Vec<f64> {
         .collect()
 }
 
-/// Whether metric `name` of a case asks for a re-run: its first-stage trials and its
-/// baseline trials are not all equal ([`rerun_rule`]).
+/// Whether the first-stage trials and the baseline trials of metric `name` of a case are not
+/// all equal ([`rerun_rule`]).
 fn metric_wants_rerun(name: &str, first: &[f64], base: &[f64]) -> bool {
     let higher = higher_is_better(name);
-    drives_reruns(name) && rerun_rule(&oriented(first, higher), &oriented(base, higher))
+    rerun_rule(&oriented(first, higher), &oriented(base, higher))
 }
 
 /// Whether an adaptive run re-runs a case: some metric that drives re-runs is not settled (its
@@ -179,13 +205,16 @@ fn metric_wants_rerun(name: &str, first: &[f64], base: &[f64]) -> bool {
 pub(crate) fn case_wants_rerun(
     first: &BTreeMap<String, Vec<f64>>,
     base: Option<&BTreeMap<String, Vec<f64>>>,
+    drivers: &RerunDrivers,
 ) -> bool {
     let Some(base) = base else {
         return false;
     };
     first.iter().any(|(name, values)| {
-        base.get(name)
-            .is_some_and(|b| metric_wants_rerun(name, values, b))
+        drivers.drive(name)
+            && base
+                .get(name)
+                .is_some_and(|b| metric_wants_rerun(name, values, b))
     })
 }
 
@@ -231,7 +260,7 @@ pub(crate) struct StratifiedLeg {
 /// chosen by other metrics of the same trials.
 pub(crate) fn stratified_leg(
     paired: &Paired,
-    first: Option<&FirstStage>,
+    first: Option<(&FirstStage, &RerunDrivers)>,
     name: &str,
     cfg: &BootstrapConfig,
     key: &str,
@@ -252,7 +281,7 @@ pub(crate) fn stratified_leg(
         }
         let (head, selection) = match first {
             None => (head, None),
-            Some(stage) => {
+            Some((stage, drivers)) => {
                 let Some(first) = stage
                     .trials
                     .get(case)
@@ -261,7 +290,7 @@ pub(crate) fn stratified_leg(
                 else {
                     continue;
                 };
-                if !drives_reruns(name) {
+                if !drivers.drive(name) {
                     (first.as_slice(), None)
                 } else if metric_wants_rerun(name, first, base) {
                     let selection = Selection {

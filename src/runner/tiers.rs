@@ -13,8 +13,9 @@ use crate::compare::decide::{
     AlphaPlan, CompareOptions, compare, smoke_spent_alpha, smoke_stops, suite_fails,
 };
 use crate::compare::engine::SuiteInput;
+use crate::compare::engine::metric_severity;
 use crate::compare::history_pool::Pooling;
-use crate::compare::trials::{baseline_trials, case_wants_rerun};
+use crate::compare::trials::{RerunDrivers, baseline_trials, case_wants_rerun};
 use crate::dag::render_mermaid_case;
 use crate::model::compare::{CompareReport, MetricStatus, TierOutcome, Verdict, WorstCase};
 use crate::model::metric::case_trial_values;
@@ -67,7 +68,7 @@ pub(crate) fn evaluate_tier(
     tier: Tier,
     settings: &EvalSettings,
     session: &RunSession,
-    baseline: Option<&CaseValues>,
+    baseline: Option<(&CaseValues, &RerunDrivers)>,
 ) -> Result<Option<RunReport>, RunnerError> {
     let indices = select(suite, tier, settings);
     if indices.is_empty() {
@@ -95,11 +96,11 @@ pub(crate) fn evaluate_tier(
             )?);
         }
         let mut rerun_cases = 0;
-        if let Some(baseline) = adaptive {
+        if let Some((baseline, drivers)) = adaptive {
             let first: Vec<CaseReport> = reports.iter().flat_map(|r| r.cases.clone()).collect();
             let wanted: std::collections::BTreeSet<String> = case_trial_values(&first)
                 .into_iter()
-                .filter(|(id, values)| case_wants_rerun(values, baseline.get(id)))
+                .filter(|(id, values)| case_wants_rerun(values, baseline.get(id), drivers))
                 .map(|(id, _)| id)
                 .collect();
             let rerun: Vec<usize> = indices
@@ -399,6 +400,23 @@ fn worst_case(report: &CompareReport, heads: &[&RunReport]) -> Option<WorstCase>
         })
 }
 
+/// The metrics that drive an adaptive run's re-runs of `suite` at `fail_on`: the same as the
+/// comparison's ([`crate::compare::engine::SuiteInput::rerun_drivers`]).
+fn rerun_drivers(suite: &Suite, fail_on: FailOn) -> RerunDrivers {
+    let severity = |id: &str| {
+        suite
+            .checkpoints
+            .iter()
+            .find(|c| c.id == id)
+            .map(|c| c.severity)
+    };
+    RerunDrivers::new(
+        suite.checkpoints.iter().map(|c| c.id.as_str()),
+        |m| metric_severity(&suite.gates, severity, m),
+        fail_on,
+    )
+}
+
 /// Evaluate one tier of every suite and compare it; `None` when no suite has a case in it.
 fn run_tier(
     prepared: &[Prepared],
@@ -418,7 +436,9 @@ fn run_tier(
             &p.baseline.baseline,
             Pooling::of(&p.suite.gates),
         );
-        if let Some(head) = evaluate_tier(&p.suite, tier, settings, session, Some(&baseline))? {
+        let drivers = rerun_drivers(&p.suite, p.fail_on);
+        let planned = Some((&baseline, &drivers));
+        if let Some(head) = evaluate_tier(&p.suite, tier, settings, session, planned)? {
             if !quiet {
                 statusln!(
                     "{} tier of `{}`: {} evaluated ({} did not complete)",

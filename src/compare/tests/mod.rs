@@ -7,5 +7,6 @@ mod flaky;
 mod gates;
 mod history_pool;
 mod judge_coverage;
+mod rerun_drivers;
 mod simulation;
 mod statuses;
