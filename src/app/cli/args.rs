@@ -185,9 +185,9 @@ pub struct CliEvalArgs {
     #[arg(long, short = 'j', value_name = "N", env = "AGENTEVAL_JOBS")]
     pub jobs: Option<usize>,
     /// Run each case K times in run mode, or MIN:MAX for adaptive confirmation (run every case
-    /// MIN times, re-run the cases whose results differ from their baseline trials, or whose
-    /// baseline trials are mixed, up to MAX; needs a baseline,
-    /// i.e. `compare`). Overrides `agent.trials`; 1–100. Replay reads trials from `trial-<i>/`
+    /// MIN times, re-run up to MAX times the cases whose task success or a checkpoint that can
+    /// fail the gate differs from their baseline trials, or whose baseline trials are mixed;
+    /// needs a baseline, i.e. `compare`). Overrides `agent.trials`; 1–100. Replay reads trials from `trial-<i>/`
     /// directories instead.
     #[arg(long, value_name = "K|MIN:MAX", env = "AGENTEVAL_TRIALS")]
     pub trials: Option<crate::spec::model::TrialsSpec>,
