@@ -94,8 +94,10 @@ impl SuiteInput<'_> {
     /// The metrics whose disagreement with the baseline re-runs a case in an adaptive run.
     pub(crate) fn rerun_drivers(&self) -> RerunDrivers {
         RerunDrivers::new(
-            self.checkpoint_severity.keys().map(String::as_str),
-            |m| self.severity(m),
+            self.gates,
+            self.checkpoint_severity
+                .iter()
+                .map(|(id, s)| (id.as_str(), *s)),
             self.fail_on,
         )
     }

@@ -17,12 +17,13 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::baseline::model::{BaselineMeta, CaseValues, HistoryLine};
 use crate::compare::columns::{Column, Columns};
+use crate::compare::engine::metric_severity;
 use crate::compare::history_pool::{Pooling, plan};
 use crate::compare::pairing::Paired;
 use crate::model::compare::{TestName, TrialsUsed};
 use crate::model::metric::{case_trial_values, higher_is_better, trial_mean};
 use crate::model::run::RunReport;
-use crate::spec::model::{FailOn, Severity};
+use crate::spec::model::{FailOn, GatesSpec, Severity};
 use crate::stats::{
     BootstrapConfig, Selection, StatsError, StrataMethod, Stratum, rerun_rule, stratified_ci,
     stratified_test_until,
@@ -165,16 +166,17 @@ pub(crate) struct RerunDrivers {
 }
 
 impl RerunDrivers {
-    /// Of task success and the checkpoints `checkpoint_ids`, those whose `severity` fails the
-    /// gate at `fail_on`.
+    /// Of task success and the suite's `checkpoints` (id and severity), those whose severity
+    /// ([`metric_severity`]: `gates.metrics` overrides it) fails the gate at `fail_on`.
     pub(crate) fn new<'a>(
-        checkpoint_ids: impl Iterator<Item = &'a str>,
-        severity: impl Fn(&str) -> Severity,
+        gates: &GatesSpec,
+        checkpoints: impl Iterator<Item = (&'a str, Severity)>,
         fail_on: FailOn,
     ) -> Self {
-        let metrics = std::iter::once("task_success".to_owned())
-            .chain(checkpoint_ids.map(|id| format!("checkpoint:{id}")))
-            .filter(|m| fail_on.fails(severity(m)))
+        let metrics = std::iter::once(("task_success".to_owned(), None))
+            .chain(checkpoints.map(|(id, s)| (format!("checkpoint:{id}"), Some(s))))
+            .filter(|(m, own)| fail_on.fails(metric_severity(gates, |_| *own, m)))
+            .map(|(m, _)| m)
             .collect();
         Self { metrics }
     }

@@ -13,7 +13,6 @@ use crate::compare::decide::{
     AlphaPlan, CompareOptions, compare, smoke_spent_alpha, smoke_stops, suite_fails,
 };
 use crate::compare::engine::SuiteInput;
-use crate::compare::engine::metric_severity;
 use crate::compare::history_pool::Pooling;
 use crate::compare::trials::{RerunDrivers, baseline_trials, case_wants_rerun};
 use crate::dag::render_mermaid_case;
@@ -400,23 +399,6 @@ fn worst_case(report: &CompareReport, heads: &[&RunReport]) -> Option<WorstCase>
         })
 }
 
-/// The metrics that drive an adaptive run's re-runs of `suite` at `fail_on`: the same as the
-/// comparison's ([`crate::compare::engine::SuiteInput::rerun_drivers`]).
-fn rerun_drivers(suite: &Suite, fail_on: FailOn) -> RerunDrivers {
-    let severity = |id: &str| {
-        suite
-            .checkpoints
-            .iter()
-            .find(|c| c.id == id)
-            .map(|c| c.severity)
-    };
-    RerunDrivers::new(
-        suite.checkpoints.iter().map(|c| c.id.as_str()),
-        |m| metric_severity(&suite.gates, severity, m),
-        fail_on,
-    )
-}
-
 /// Evaluate one tier of every suite and compare it; `None` when no suite has a case in it.
 fn run_tier(
     prepared: &[Prepared],
@@ -436,7 +418,12 @@ fn run_tier(
             &p.baseline.baseline,
             Pooling::of(&p.suite.gates),
         );
-        let drivers = rerun_drivers(&p.suite, p.fail_on);
+        let checkpoints = p.suite.checkpoints.iter();
+        let drivers = RerunDrivers::new(
+            &p.suite.gates,
+            checkpoints.map(|c| (c.id.as_str(), c.severity)),
+            p.fail_on,
+        );
         let planned = Some((&baseline, &drivers));
         if let Some(head) = evaluate_tier(&p.suite, tier, settings, session, planned)? {
             if !quiet {

@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 
-use crate::compare::engine::metric_severity;
 use crate::compare::trials::{RerunDrivers, case_wants_rerun};
 use crate::spec::model::{FailOn, GatesSpec, MetricGateSpec, Severity};
 
@@ -13,12 +12,7 @@ fn drivers(gates: &GatesSpec, fail_on: FailOn) -> RerunDrivers {
         ("H", Severity::High),
         ("L", Severity::Low),
     ];
-    let severity = |id: &str| checkpoints.iter().find(|c| c.0 == id).map(|c| c.1);
-    RerunDrivers::new(
-        checkpoints.iter().map(|c| c.0),
-        |m| metric_severity(gates, severity, m),
-        fail_on,
-    )
+    RerunDrivers::new(gates, checkpoints.into_iter(), fail_on)
 }
 
 #[test]
