@@ -133,7 +133,7 @@ pub(crate) fn suite_metrics(
             source,
         },
     )?;
-    paired.baseline = pooled_trials(
+    let mut baseline = pooled_trials(
         paired.own_baseline(),
         &paired.cases,
         input.history,
@@ -141,6 +141,8 @@ pub(crate) fn suite_metrics(
         input.base,
         Pooling::of(input.gates),
     );
+    paired.keep_aligned_own(&mut baseline);
+    paired.baseline = baseline;
     let paired = paired;
     let names: &[String] = &paired.metrics;
     let keys: Vec<String> = names
@@ -248,7 +250,7 @@ pub(crate) fn suite_metrics(
             min_p: test.map(|t| t.min_p),
             p_value: test.map(|t| t.p_value),
             q_value: None,
-            missing: missing(&paired, i),
+            missing: missing(&paired, name, i),
             sigma_band,
             sigma_note,
             judge_note: String::new(),
@@ -282,12 +284,12 @@ pub(crate) fn suite_metrics(
     Ok((paired, out))
 }
 
-/// Paired cases where metric `metric` (an index into [`Paired::metrics`]) is defined in one
-/// run but not the other.
-fn missing(paired: &Paired, metric: usize) -> Missing {
+/// Paired cases where metric `name` (`metric`, its index into [`Paired::metrics`]) has trials
+/// on one side but not the other (the baseline's: those the comparison uses).
+fn missing(paired: &Paired, name: &str, metric: usize) -> Missing {
     let mut m = Missing::default();
     for c in 0..paired.cases.len() {
-        let base = !paired.base_trials(metric, c).is_empty();
+        let base = !paired.compared_base_trials(name, c).is_empty();
         let head = !paired.head_trials(metric, c).is_empty();
         match (base, head) {
             (true, false) => m.head += 1,

@@ -29,6 +29,10 @@ pub(crate) struct Paired {
     base_recorded: Option<Columns>,
     /// Changed checkpoints' metrics, left out of the comparison.
     excluded: BTreeSet<String>,
+    /// `(metric, paired case)` whose baseline trials judge coverage edited
+    /// ([`Paired::replace_trials`]): compared on the run's own trials only, since a history
+    /// line's were not put on the head's footing.
+    aligned: BTreeSet<(String, usize)>,
     /// Every baseline trial of every paired case and metric and the history lines pooled
     /// ([`super::trials::pooled_trials`]); set by the engine.
     pub baseline: BaselineTrials,
@@ -51,24 +55,13 @@ impl Paired {
         self.cases.iter().position(|c| c == id)
     }
 
-    fn base_column(&self, metric: usize) -> Option<&Column> {
-        let (base, _) = self.metric_columns[metric];
-        base.map(|i| self.base_run.columns.column(i))
-    }
-
     fn head_column(&self, metric: usize) -> Option<&Column> {
         let (_, head) = self.metric_columns[metric];
         head.map(|i| self.head_run.columns.column(i))
     }
 
-    /// The baseline run's trials of paired case `case` on metric `metric` (an index into
+    /// The head's trials of paired case `case` on metric `metric` (an index into
     /// [`Paired::metrics`]); empty where the metric is not defined.
-    pub(crate) fn base_trials(&self, metric: usize, case: usize) -> &[f64] {
-        self.base_column(metric)
-            .map_or(&[], |c| c.trials(self.base_of[case]))
-    }
-
-    /// The head's trials of paired case `case` on metric `metric`, as [`Paired::base_trials`].
     pub(crate) fn head_trials(&self, metric: usize, case: usize) -> &[f64] {
         self.head_column(metric)
             .map_or(&[], |c| c.trials(self.head_of[case]))
@@ -88,6 +81,7 @@ impl Paired {
             if self.base_recorded.is_none() {
                 self.base_recorded = Some(self.base_run.columns.clone());
             }
+            self.aligned.insert((metric.to_owned(), case));
             (&mut self.base_run, self.base_of[case])
         } else {
             (&mut self.head_run, self.head_of[case])
@@ -101,24 +95,52 @@ impl Paired {
         had
     }
 
-    /// `(case, base, head)` for every paired case where `metric` is defined in both runs, each
-    /// value the case's mean over its trials.
+    /// `(case, base, head)` for every paired case where `metric` has head trials and baseline
+    /// trials, each value the case's mean over its trials. The baseline's are every trial the
+    /// comparison uses ([`Paired::baseline`]: the pooled history's, else the baseline run's
+    /// own), so the cases counted, the means and the cases that got worse are those the test
+    /// sees.
     pub(crate) fn values(&self, metric: &str) -> Vec<(&str, f64, f64)> {
         let Some(i) = self.metric_index(metric) else {
             return Vec::new();
         };
-        let (Some(base), Some(head)) = (self.base_column(i), self.head_column(i)) else {
+        let (Some(base), Some(head)) = (self.baseline.columns.get(metric), self.head_column(i))
+        else {
             return Vec::new();
         };
         self.cases
             .iter()
             .enumerate()
             .filter_map(|(c, id)| {
-                let b = base.mean(self.base_of[c])?;
+                let b = base.mean(c)?;
                 let h = head.mean(self.head_of[c])?;
                 Some((id.as_str(), b, h))
             })
             .collect()
+    }
+
+    /// Puts back the run's own trials (as judge coverage left them) where it edited the
+    /// baseline's: pooled history there would compare judged answers with unjudged ones.
+    pub(crate) fn keep_aligned_own(&self, baseline: &mut BaselineTrials) {
+        for (metric, case) in &self.aligned {
+            let own = self
+                .base_run
+                .columns
+                .get(metric)
+                .map_or(&[][..], |c| c.trials(self.base_of[*case]));
+            baseline
+                .columns
+                .replace(metric, *case, self.cases.len(), own);
+        }
+    }
+
+    /// The baseline trials of paired case `case` on `metric` that the comparison uses
+    /// ([`Paired::values`]); empty where it has none.
+    pub(crate) fn compared_base_trials(&self, metric: &str, case: usize) -> &[f64] {
+        self.baseline
+            .columns
+            .get(metric)
+            .map_or(&[], |c| c.trials(case))
     }
 
     /// The baseline run's value of `metric` in every case of the run where it is defined
@@ -261,6 +283,7 @@ pub(crate) fn pair(suite: &str, head: &RunReport, base: &RunReport) -> Paired {
         metric_columns,
         base_recorded: None,
         excluded,
+        aligned: BTreeSet::new(),
         baseline: BaselineTrials::default(),
         pairing,
         judge_gaps: BTreeMap::new(),

@@ -7,6 +7,7 @@ mod flaky;
 mod gates;
 mod history_pool;
 mod judge_coverage;
+mod pooled_counts;
 mod rerun_drivers;
 mod simulation;
 mod statuses;
