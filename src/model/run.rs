@@ -51,6 +51,17 @@ pub struct RunReport {
     pub warnings: Vec<String>,
 }
 
+impl RunReport {
+    /// How many cases the report holds: `cases` has one entry per trial of each case.
+    pub fn case_count(&self) -> usize {
+        self.cases
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckpointInfo {
     pub id: String,

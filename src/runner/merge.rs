@@ -15,7 +15,7 @@ use miette::Diagnostic;
 
 use crate::eval::report::{RunMeta, build_run_report};
 use crate::exit_code::ExitCode;
-use crate::model::run::{RunReport, Tier};
+use crate::model::run::{CaseReport, RunReport, Tier};
 use crate::runner::select::in_shard;
 use crate::runner::settings::Shard;
 use crate::spec::suite::Suite;
@@ -204,14 +204,15 @@ pub(crate) fn merge_shards(
         }
     }
 
-    let mut cases: HashMap<String, _> = shards
-        .iter()
-        .flat_map(|s| s.report.cases.iter())
-        .map(|c| (c.id.clone(), c.clone()))
-        .collect();
+    // Every trial of a case, in trial order (checked above), under its id.
+    let mut cases: HashMap<&str, Vec<CaseReport>> = HashMap::new();
+    for c in shards.iter().flat_map(|s| s.report.cases.iter()) {
+        cases.entry(c.id.as_str()).or_default().push(c.clone());
+    }
     let merged_cases = selected
         .iter()
-        .filter_map(|&i| cases.remove(&suite.cases[i].id))
+        .filter_map(|&i| cases.remove(suite.cases[i].id.as_str()))
+        .flatten()
         .collect();
     let reports: Vec<&RunReport> = shards.iter().map(|s| &s.report).collect();
     let mut warnings: Vec<String> = Vec::new();
@@ -300,15 +301,29 @@ fn check_headers(suite: &Suite, shards: Vec<ShardReport>) -> Result<Vec<ShardRep
     Ok(shards)
 }
 
-/// The shard holds exactly `expected`, in suite order.
+/// The shard holds exactly `expected`, in suite order, each case's trials together and
+/// numbered from 0 (a run with `agent.trials: k` writes trials 0 … k−1 of a case in a row).
 fn check_cases(
     s: &ShardReport,
     index: u32,
     count: u32,
     expected: &[&str],
 ) -> Result<(), MergeError> {
-    let got: Vec<&str> = s.report.cases.iter().map(|c| c.id.as_str()).collect();
-    if got == expected {
+    let mut got: Vec<&str> = Vec::new();
+    let mut trials_in_order = true;
+    for (i, c) in s.report.cases.iter().enumerate() {
+        let same_case = i > 0 && s.report.cases[i - 1].id == c.id;
+        let expected_trial = if same_case {
+            s.report.cases[i - 1].trial + 1
+        } else {
+            0
+        };
+        trials_in_order &= c.trial == expected_trial;
+        if !same_case {
+            got.push(c.id.as_str());
+        }
+    }
+    if got == expected && trials_in_order {
         return Ok(());
     }
     let want: BTreeSet<&str> = expected.iter().copied().collect();
@@ -334,6 +349,8 @@ fn check_cases(
             crate::output::plural(extra.len(), "case", "cases"),
             list(extra)
         )
+    } else if got == expected {
+        "a case's trials are not numbered 0, 1, … in a row".to_owned()
     } else {
         "cases repeated or out of suite order".to_owned()
     };

@@ -18,8 +18,8 @@ use crate::compare::flaky::baseline_flakiness;
 use crate::exit_code::ExitCode;
 use crate::interrupt::{self, Graceful, Interrupt};
 use crate::model::run::{RunReport, Tier};
-use crate::output::plural;
 use crate::output::to_json;
+use crate::output::{cases_and_trials, plural};
 use crate::report::ReportError;
 use crate::report::read::read_run_report;
 use crate::report::render::flaky::baseline_table;
@@ -119,7 +119,7 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
             args.name,
             file.baseline.suite,
             path.display(),
-            plural(file.report.cases.len(), "case", "cases"),
+            cases_and_trials(file.report.case_count(), file.report.cases.len()),
             plural(points, "point", "points")
         )?;
     }
@@ -160,7 +160,7 @@ fn read_baseline_candidate(path: &Path) -> std::result::Result<RunReport, Report
             format!(
                 "it holds the smoke tier of suite `{}` ({}), not the full suite",
                 report.suite,
-                plural(report.cases.len(), "case", "cases")
+                cases_and_trials(report.case_count(), report.cases.len())
             ),
             "write the report with `agenteval-gate run --tier full --out FILE` (the default tier of `run`)",
         ));
@@ -221,7 +221,7 @@ fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
         if args.wants_json() {
             let mut entry = serde_json::json!({
                 "baseline": file.baseline,
-                "cases": file.report.cases.len(),
+                "cases": file.report.case_count(),
                 "history_points": history.len(),
                 "metrics": file.report.aggregate.metrics,
             });
@@ -249,7 +249,7 @@ fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
             .collect();
         outln!(
             "  {} · {} of history · tags: {}",
-            plural(file.report.cases.len(), "case", "cases"),
+            cases_and_trials(file.report.case_count(), file.report.cases.len()),
             plural(history.len(), "point", "points"),
             if tags.is_empty() {
                 "—".to_owned()
@@ -328,7 +328,7 @@ fn list(args: &CliBaselineList, config: &Config) -> Result<ExitCode> {
             json_rows.push(serde_json::json!({
                 "baseline": name,
                 "suite": suite,
-                "cases": file.report.cases.len(),
+                "cases": file.report.case_count(),
                 "history_points": history.len(),
                 "updated_at": file.baseline.updated_at,
                 "git_sha": file.baseline.git_sha,

@@ -6,8 +6,8 @@ use crate::app::config::Config;
 use crate::app::error::{Error, Result};
 use crate::exit_code::ExitCode;
 use crate::fsutil::write_to;
-use crate::output::plural;
 use crate::output::to_json;
+use crate::output::{cases_and_trials, plural};
 use crate::report::read::read_run_report;
 use crate::runner::RunnerError;
 use crate::runner::merge::{ShardReport, merge_shards};
@@ -51,7 +51,8 @@ pub(crate) fn run(args: &CliMerge, config: &Config, quiet: bool) -> Result<ExitC
         let json = serde_json::json!({
             "suite": merged.suite,
             "shards": count,
-            "cases": merged.cases.len(),
+            "cases": merged.case_count(),
+            "trials": merged.cases.len(),
             "out": args.out.display().to_string(),
         });
         crate::output::write_document(&to_json(&json))?;
@@ -60,7 +61,7 @@ pub(crate) fn run(args: &CliMerge, config: &Config, quiet: bool) -> Result<ExitC
             "merged {} of `{}` ({}) into {}",
             plural(count, "shard report", "shard reports"),
             merged.suite,
-            plural(merged.cases.len(), "case", "cases"),
+            cases_and_trials(merged.case_count(), merged.cases.len()),
             args.out.display()
         );
     }

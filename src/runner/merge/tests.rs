@@ -118,3 +118,47 @@ fn a_changed_suite_is_rejected() {
     assert!(matches!(err, MergeError::SpecChanged { .. }), "{err}");
     assert_eq!(err.exit_code(), ExitCode::DataError);
 }
+
+/// Each case of `r` twice, trials 0 and 1 (`second` sets the second entry's trial number).
+fn two_trials(r: &mut RunReport, second: u32) {
+    r.cases = r
+        .cases
+        .iter()
+        .flat_map(|c| {
+            let mut again = c.clone();
+            again.trial = second;
+            [c.clone(), again]
+        })
+        .collect();
+}
+
+#[test]
+fn every_trial_of_a_case_is_merged_and_misnumbered_trials_are_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = suite(dir.path(), 12);
+    let mut parts: Vec<ShardReport> = (1..=3).map(|i| shard(&s, dir.path(), i, 3)).collect();
+    for p in &mut parts {
+        two_trials(&mut p.report, 1);
+    }
+    let merged = merge_shards(&s, parts.clone()).unwrap();
+    assert_eq!(merged.cases.len(), 24, "both trials of the 12 cases");
+    assert_eq!(merged.case_count(), 12);
+    let order: Vec<(String, u32)> = merged
+        .cases
+        .iter()
+        .map(|c| (c.id.clone(), c.trial))
+        .collect();
+    let expected: Vec<(String, u32)> = (1..=12)
+        .flat_map(|i| [(format!("c{i}"), 0), (format!("c{i}"), 1)])
+        .collect();
+    assert_eq!(order, expected, "suite order, each case's trials in a row");
+
+    let mut parts: Vec<ShardReport> = (1..=3).map(|i| shard(&s, dir.path(), i, 3)).collect();
+    two_trials(&mut parts[1].report, 0);
+    let err = merge_shards(&s, parts).unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("a case's trials are not numbered 0, 1, … in a row"),
+        "{err}"
+    );
+}

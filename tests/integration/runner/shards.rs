@@ -56,26 +56,38 @@ fn shards(suite: &str, dir: &Path, n: u32, extra: &[&str]) -> Vec<PathBuf> {
 #[test]
 fn merged_shards_equal_one_process_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
-    // support-bot in run mode (the example agent runs per case), code-review in replay mode.
-    for (suite, extra) in [
-        ("support-bot", &[][..]),
-        ("code-review", &["--jobs", "2"][..]),
+    // support-bot in run mode (the example agent runs per case), also with 3 trials of each
+    // case (issue 20: a case's trials stay together and in order); code-review in replay mode.
+    for (suite, extra, trials) in [
+        ("support-bot", &[][..], 1),
+        ("support-bot", &["--trials", "3"][..], 3),
+        ("code-review", &["--jobs", "2"][..], 1),
     ] {
-        let single = dir.path().join(format!("{suite}-single.json"));
+        let tag = format!("{suite}-{trials}");
+        let single = dir.path().join(format!("{tag}-single.json"));
         run(suite, &single, extra);
-        let mut parts = shards(suite, dir.path(), 3, extra);
+        let shard_dir = dir.path().join(&tag);
+        std::fs::create_dir_all(&shard_dir).unwrap();
+        let mut parts = shards(suite, &shard_dir, 3, extra);
         assert_eq!(parts.len(), 3, "every shard of {suite} holds cases");
         let mut seen = Vec::new();
         for p in &parts {
             let r: serde_json::Value =
                 serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
             assert_eq!(r["shard"]["count"], 3);
-            let ids: Vec<String> = r["cases"]
+            let mut ids: Vec<String> = r["cases"]
                 .as_array()
                 .unwrap()
                 .iter()
                 .map(|c| c["id"].as_str().unwrap().to_owned())
                 .collect();
+            let entries = ids.len();
+            ids.dedup();
+            assert_eq!(
+                entries,
+                ids.len() * trials,
+                "{trials} trials of each case in a row"
+            );
             assert!(!ids.is_empty() && ids.len() < 20, "{ids:?}");
             seen.extend(ids);
         }
@@ -83,16 +95,19 @@ fn merged_shards_equal_one_process_byte_for_byte() {
         seen.sort();
         seen.dedup();
         assert_eq!(seen.len(), total, "a case ran in two shards");
+        let counted = if trials == 1 {
+            format!("{total} cases")
+        } else {
+            format!("{total} cases, {} trials", total * trials)
+        };
 
         // Out of order on purpose: merge restores suite order.
         parts.reverse();
-        let merged = dir.path().join(format!("{suite}-merged.json"));
+        let merged = dir.path().join(format!("{tag}-merged.json"));
         let out = merge(&parts, &merged);
         let (_, stderr) = assert_code(&out, 0);
         assert!(
-            stderr.contains(&format!(
-                "merged 3 shard reports of `{suite}` ({total} cases)"
-            )),
+            stderr.contains(&format!("merged 3 shard reports of `{suite}` ({counted})")),
             "{stderr}"
         );
         let (a, b) = (
@@ -104,7 +119,7 @@ fn merged_shards_equal_one_process_byte_for_byte() {
             "merged report of {suite} differs from the single run"
         );
         let report: serde_json::Value = serde_json::from_str(&b).unwrap();
-        assert_eq!(report["cases"].as_array().unwrap().len(), total);
+        assert_eq!(report["cases"].as_array().unwrap().len(), total * trials);
         assert!(report.get("shard").is_none());
     }
 }
