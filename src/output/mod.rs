@@ -17,7 +17,7 @@ pub use json::{to_json, write_json};
 pub use stream::{
     write_document, write_document_streamed, write_stderr, write_stdout, write_workflow_command,
 };
-pub use text::{SIMILAR, cap_chars, cases_and_trials, closest, plural, truncate_chars};
+pub use text::{SIMILAR, cap_chars, closest, plural, truncate_chars};
 
 // The API the integration tests, benches and fuzz targets use.
 pub use escape::is_workflow_command;

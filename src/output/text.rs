@@ -9,17 +9,6 @@ pub fn plural(n: usize, singular: &str, plural: &str) -> String {
     }
 }
 
-/// `24 cases`, or `24 cases, 72 trials` when a report holds several trials of its cases
-/// (`entries`: one per trial of each case).
-pub fn cases_and_trials(cases: usize, entries: usize) -> String {
-    let text = plural(cases, "case", "cases");
-    if entries == cases {
-        text
-    } else {
-        format!("{text}, {entries} trials")
-    }
-}
-
 /// Smallest Jaro–Winkler similarity for a "did you mean" suggestion: a typo, not another name.
 pub const SIMILAR: f64 = 0.8;
 

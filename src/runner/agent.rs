@@ -12,8 +12,11 @@
 //! work/<case_id>/input.json    {input_file}: {"case_id", "input", "tags", "metadata"}
 //! ```
 //!
+//! In a run of several trials (`agent.trials`, `--trials`), trial `t` of every case lives
+//! one level down, in `traces/trial-<t>/`, `evidence/trial-<t>/` and `work/trial-<t>/`.
+//!
 //! `traces/` and `evidence/` are laid out like a suite's recordings, so `--traces
-//! DIR/<suite>/traces --evidence DIR/<suite>/evidence` replays a kept run. Evidence the agent
+//! DIR/<suite>/traces --evidence DIR/<suite>/evidence` replays a kept run, every trial of it. Evidence the agent
 //! wrote is the case's tier-1 evidence; without it, the suite's `evidence:` directory is read
 //! as in replay (`--evidence` wins over both).
 
@@ -190,11 +193,26 @@ pub(crate) struct CaseFiles {
 impl CaseFiles {
     /// Where case `case_id` lives under `root` (see the module docs).
     pub(crate) fn under(root: &Path, case_id: &str) -> Self {
-        let workdir = root.join("work").join(case_id);
+        Self::in_dirs(root, None, case_id)
+    }
+
+    /// Where trial `trial` of case `case_id` lives under `root` in a run of several trials:
+    /// `traces/trial-<t>/`, `evidence/trial-<t>/` and `work/trial-<t>/`, the layout replay
+    /// reads trials from.
+    pub(crate) fn under_trial(root: &Path, trial: u32, case_id: &str) -> Self {
+        Self::in_dirs(root, Some(&format!("trial-{trial}")), case_id)
+    }
+
+    fn in_dirs(root: &Path, trial: Option<&str>, case_id: &str) -> Self {
+        let dir = |name: &str| match trial {
+            Some(t) => root.join(name).join(t),
+            None => root.join(name),
+        };
+        let workdir = dir("work").join(case_id);
         Self {
             input: workdir.join("input.json"),
-            trace: root.join("traces").join(format!("{case_id}.json")),
-            evidence: root.join("evidence").join(format!("{case_id}.json")),
+            trace: dir("traces").join(format!("{case_id}.json")),
+            evidence: dir("evidence").join(format!("{case_id}.json")),
             workdir,
         }
     }

@@ -40,9 +40,15 @@ struct Job {
 }
 
 /// Run the agent for the cases of `indices` this session has not run yet
-/// (in trial `trial`, 0-based), then evaluate all of them. Trial 0 uses the
-/// suite's run root; trial `t > 0` runs under `<root>/trial-<t>/` with
-/// `AGENTEVAL_TRIAL=t`, and the session keeps its runs apart.
+/// (in trial `trial`, 0-based, with `AGENTEVAL_TRIAL=t`), then evaluate all of
+/// them. In a run of `several` trials each trial's files sit in the replay
+/// layout under the suite's run root ([`CaseFiles::under_trial`]: `traces/trial-<t>/`
+/// and so on), so the kept run replays with every trial; the session keeps the
+/// trials' runs apart.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the tier's inputs plus which trial of how many: one call site, in `tiers`"
+)]
 pub(crate) fn evaluate_run(
     suite: &Suite,
     agent: &AgentSpec,
@@ -51,6 +57,7 @@ pub(crate) fn evaluate_run(
     settings: &EvalSettings,
     session: &RunSession,
     trial: u32,
+    several: bool,
 ) -> Result<RunReport, RunnerError> {
     let started = Instant::now();
     let plan = AgentPlan::new(suite, agent, session.jobs_cap())?;
@@ -73,13 +80,18 @@ pub(crate) fn evaluate_run(
             );
         }
     }
-    let (root, key) = if trial == 0 {
-        (session.root(&suite.name)?, suite.name.clone())
+    let root = session.root(&suite.name)?;
+    let key = if trial == 0 {
+        suite.name.clone()
     } else {
-        (
-            session.root(&suite.name)?.join(format!("trial-{trial}")),
-            format!("{}#trial-{trial}", suite.name),
-        )
+        format!("{}#trial-{trial}", suite.name)
+    };
+    let files_of = |id: &str| {
+        if several {
+            CaseFiles::under_trial(&root, trial, id)
+        } else {
+            CaseFiles::under(&root, id)
+        }
     };
     let to_run: Vec<usize> = indices
         .iter()
@@ -112,7 +124,7 @@ pub(crate) fn evaluate_run(
         .iter()
         .map(|&index| {
             let case = &suite.cases[index];
-            let files = CaseFiles::under(&root, &case.id);
+            let files = files_of(&case.id);
             files.prepare(case)?;
             Ok(Job {
                 index,
@@ -158,7 +170,7 @@ pub(crate) fn evaluate_run(
     let report = evaluate_cases(&run, settings, |i| CaseInput {
         outcome: outcomes[&i].clone(),
         warnings: Vec::new(),
-        evidence_file: Some(CaseFiles::under(&root, &suite.cases[i].id).evidence),
+        evidence_file: Some(files_of(&suite.cases[i].id).evidence),
     })?;
     match interrupt::received() {
         None => Ok(report),

@@ -86,12 +86,14 @@ pub(crate) fn evaluate_tier(
             });
         }
         let (min, max) = plan.bounds();
+        // Several trials: each in the replay layout (`traces/trial-<t>/`, …).
+        let several = max > 1;
         let adaptive = baseline.filter(|_| min < max);
         let first_stage = if adaptive.is_some() { min } else { max };
         let mut reports = Vec::with_capacity(max as usize);
         for trial in 0..first_stage {
             reports.push(evaluate_run(
-                suite, agent, &indices, tier, settings, session, trial,
+                suite, agent, &indices, tier, settings, session, trial, several,
             )?);
         }
         let mut rerun_cases = 0;
@@ -122,7 +124,7 @@ pub(crate) fn evaluate_tier(
             if !rerun.is_empty() {
                 for trial in min..max {
                     reports.push(evaluate_run(
-                        suite, agent, &rerun, tier, settings, session, trial,
+                        suite, agent, &rerun, tier, settings, session, trial, several,
                     )?);
                 }
             }

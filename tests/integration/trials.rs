@@ -368,3 +368,77 @@ fn an_adaptive_rerun_in_which_a_checkpoint_does_not_apply_is_tested_on_the_first
     assert_eq!(p2["trials"]["base"], 10, "{p2}");
     assert_eq!(p2["test"], "exact_stratified", "{p2}");
 }
+
+/// A kept run of several trials replays as it ran: run mode writes trial `t` to
+/// `traces/trial-<t>/` and `evidence/trial-<t>/` under `--artifacts DIR/<suite>/`, the
+/// layout replay reads trials from (each trial overwrote the last in `traces/` before, so a
+/// replay of the kept run saw one trial: the sharded workflow compares such a replay).
+#[test]
+fn a_kept_run_of_several_trials_replays_every_trial() {
+    let tmp = tempfile::tempdir().unwrap();
+    let artifacts = tmp.path().join("artifacts");
+    let ran = tmp.path().join("run.json");
+    let out = bin()
+        .current_dir(repo())
+        .args([
+            "run",
+            "--suite",
+            "support-bot",
+            "--deterministic",
+            "--quiet",
+        ])
+        .args(["--trials", "3", "--artifacts"])
+        .arg(&artifacts)
+        .arg("--out")
+        .arg(&ran)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let kept = artifacts.join("support-bot");
+    for t in 0..3 {
+        let traces = kept.join(format!("traces/trial-{t}"));
+        assert_eq!(
+            std::fs::read_dir(&traces).unwrap().count(),
+            24,
+            "{}",
+            traces.display()
+        );
+        assert!(kept.join(format!("evidence/trial-{t}")).is_dir());
+    }
+    let replayed = tmp.path().join("replay.json");
+    let out = bin()
+        .current_dir(repo())
+        .args([
+            "run",
+            "--suite",
+            "support-bot",
+            "--deterministic",
+            "--quiet",
+        ])
+        .arg("--traces")
+        .arg(kept.join("traces"))
+        .arg("--evidence")
+        .arg(kept.join("evidence"))
+        .arg("--out")
+        .arg(&replayed)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let (mut a, mut b) = (json_of(&ran), json_of(&replayed));
+    assert_eq!(
+        (a["mode"].as_str(), b["mode"].as_str()),
+        (Some("run"), Some("replay"))
+    );
+    for r in [&mut a, &mut b] {
+        for c in r["cases"].as_array_mut().unwrap() {
+            c.as_object_mut().unwrap().remove("trace");
+        }
+    }
+    assert_eq!(
+        b["cases"].as_array().unwrap().len(),
+        72,
+        "24 cases × 3 trials"
+    );
+    assert_eq!(a["cases"], b["cases"]);
+    assert_eq!(a["aggregate"], b["aggregate"]);
+}

@@ -18,14 +18,15 @@ use crate::compare::flaky::baseline_flakiness;
 use crate::exit_code::ExitCode;
 use crate::interrupt::{self, Graceful, Interrupt};
 use crate::model::run::{RunReport, Tier};
+use crate::output::plural;
 use crate::output::to_json;
-use crate::output::{cases_and_trials, plural};
 use crate::report::ReportError;
 use crate::report::read::read_run_report;
 use crate::report::render::flaky::baseline_table;
 use crate::report::render::fmt::metric;
 use crate::runner::RunnerError;
 use crate::runner::settings::{EvalSettings, SuiteSettings, TierChoice};
+use crate::runner::tiers::cases_phrase;
 
 use super::run::{load_suites, run_session};
 use crate::runner::tiers::evaluate_tier;
@@ -119,7 +120,7 @@ fn update(args: &CliBaselineUpdate, config: &Config, quiet: bool) -> Result<Exit
             args.name,
             file.baseline.suite,
             path.display(),
-            cases_and_trials(file.report.case_count(), file.report.cases.len()),
+            cases_phrase(&file.report),
             plural(points, "point", "points")
         )?;
     }
@@ -160,7 +161,7 @@ fn read_baseline_candidate(path: &Path) -> std::result::Result<RunReport, Report
             format!(
                 "it holds the smoke tier of suite `{}` ({}), not the full suite",
                 report.suite,
-                cases_and_trials(report.case_count(), report.cases.len())
+                cases_phrase(&report)
             ),
             "write the report with `agenteval-gate run --tier full --out FILE` (the default tier of `run`)",
         ));
@@ -249,7 +250,7 @@ fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
             .collect();
         outln!(
             "  {} · {} of history · tags: {}",
-            cases_and_trials(file.report.case_count(), file.report.cases.len()),
+            cases_phrase(&file.report),
             plural(history.len(), "point", "points"),
             if tags.is_empty() {
                 "—".to_owned()

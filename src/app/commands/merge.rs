@@ -6,11 +6,12 @@ use crate::app::config::Config;
 use crate::app::error::{Error, Result};
 use crate::exit_code::ExitCode;
 use crate::fsutil::write_to;
+use crate::output::plural;
 use crate::output::to_json;
-use crate::output::{cases_and_trials, plural};
 use crate::report::read::read_run_report;
 use crate::runner::RunnerError;
 use crate::runner::merge::{ShardReport, merge_shards};
+use crate::runner::tiers::cases_phrase;
 use crate::spec::discover::{load_checked, suite_paths};
 
 pub(crate) fn run(args: &CliMerge, config: &Config, quiet: bool) -> Result<ExitCode> {
@@ -61,7 +62,7 @@ pub(crate) fn run(args: &CliMerge, config: &Config, quiet: bool) -> Result<ExitC
             "merged {} of `{}` ({}) into {}",
             plural(count, "shard report", "shard reports"),
             merged.suite,
-            cases_and_trials(merged.case_count(), merged.cases.len()),
+            cases_phrase(&merged),
             args.out.display()
         );
     }

@@ -98,7 +98,7 @@ fn merged_shards_equal_one_process_byte_for_byte() {
         let counted = if trials == 1 {
             format!("{total} cases")
         } else {
-            format!("{total} cases, {} trials", total * trials)
+            format!("{total} cases × {trials} trials")
         };
 
         // Out of order on purpose: merge restores suite order.
