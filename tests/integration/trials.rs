@@ -369,6 +369,27 @@ fn an_adaptive_rerun_in_which_a_checkpoint_does_not_apply_is_tested_on_the_first
     assert_eq!(p2["test"], "exact_stratified", "{p2}");
 }
 
+/// `run --suite support-bot --deterministic --quiet ARGS… --out OUT` from the repository
+/// root; exits 0.
+#[expect(clippy::unwrap_used, reason = "test helpers fail loudly")]
+fn run_support_bot(args: &[&std::ffi::OsStr], out: &Path) {
+    let o = bin()
+        .current_dir(repo())
+        .args([
+            "run",
+            "--suite",
+            "support-bot",
+            "--deterministic",
+            "--quiet",
+        ])
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+}
+
 /// A kept run of several trials replays as it ran: run mode writes trial `t` to
 /// `traces/trial-<t>/` and `evidence/trial-<t>/` under `--artifacts DIR/<suite>/`, the
 /// layout replay reads trials from (each trial overwrote the last in `traces/` before, so a
@@ -378,22 +399,15 @@ fn a_kept_run_of_several_trials_replays_every_trial() {
     let tmp = tempfile::tempdir().unwrap();
     let artifacts = tmp.path().join("artifacts");
     let ran = tmp.path().join("run.json");
-    let out = bin()
-        .current_dir(repo())
-        .args([
-            "run",
-            "--suite",
-            "support-bot",
-            "--deterministic",
-            "--quiet",
-        ])
-        .args(["--trials", "3", "--artifacts"])
-        .arg(&artifacts)
-        .arg("--out")
-        .arg(&ran)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    run_support_bot(
+        &[
+            "--trials".as_ref(),
+            "3".as_ref(),
+            "--artifacts".as_ref(),
+            artifacts.as_os_str(),
+        ],
+        &ran,
+    );
     let kept = artifacts.join("support-bot");
     for t in 0..3 {
         let traces = kept.join(format!("traces/trial-{t}"));
@@ -406,24 +420,16 @@ fn a_kept_run_of_several_trials_replays_every_trial() {
         assert!(kept.join(format!("evidence/trial-{t}")).is_dir());
     }
     let replayed = tmp.path().join("replay.json");
-    let out = bin()
-        .current_dir(repo())
-        .args([
-            "run",
-            "--suite",
-            "support-bot",
-            "--deterministic",
-            "--quiet",
-        ])
-        .arg("--traces")
-        .arg(kept.join("traces"))
-        .arg("--evidence")
-        .arg(kept.join("evidence"))
-        .arg("--out")
-        .arg(&replayed)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let (traces, evidence) = (kept.join("traces"), kept.join("evidence"));
+    run_support_bot(
+        &[
+            "--traces".as_ref(),
+            traces.as_os_str(),
+            "--evidence".as_ref(),
+            evidence.as_os_str(),
+        ],
+        &replayed,
+    );
     let (mut a, mut b) = (json_of(&ran), json_of(&replayed));
     assert_eq!(
         (a["mode"].as_str(), b["mode"].as_str()),

@@ -284,3 +284,25 @@ pub(super) fn run_with(
     };
     compare(&[input], options)
 }
+
+/// A history line of `cases` cases `c00`, `c01`, … under config tag `model=m`: checkpoint P1's
+/// trials of case `i` are `p1(i)`.
+pub(super) fn p1_history_line(cases: usize, p1: impl Fn(usize) -> Vec<f64>) -> HistoryLine {
+    let case_values = (0..cases)
+        .map(|i| {
+            let metrics: BTreeMap<String, Vec<f64>> = [("checkpoint:P1".to_owned(), p1(i))].into();
+            (format!("c{i:02}"), metrics)
+        })
+        .collect();
+    HistoryLine {
+        updated_at: None,
+        git_sha: None,
+        git_ref: None,
+        spec_hash: "h".into(),
+        cases,
+        config_tags: [("model".to_owned(), "m".to_owned())].into(),
+        metrics: BTreeMap::new(),
+        update: None,
+        case_values: Some(case_values),
+    }
+}

@@ -2,15 +2,13 @@
 //! history, the suite's flaky cases, a regression carried only by flaky
 //! cases, and nothing at all with one trial and no per-case history.
 
-use std::collections::BTreeMap;
-
 use crate::baseline::model::{BaselineFile, HistoryLine};
 use crate::compare::flaky::baseline_flakiness;
 use crate::model::compare::{MetricStatus, Outcomes, Verdict};
 use crate::model::run::CaseReport;
 use crate::spec::model::{FailOn, GatesSpec};
 
-use super::fixtures::{case, meta, metric, report, run};
+use super::fixtures::{case, meta, metric, p1_history_line, report, run};
 
 /// `n` cases × `trials` trials; `p1(case, trial)` says whether P1 (and task
 /// success) passed. Compliance and cost are constant.
@@ -125,28 +123,6 @@ fn one_trial_without_per_case_history_adds_nothing() {
     assert!(loc.flipped_cases.iter().all(|c| c.history.is_none()));
 }
 
-/// A history line of `cases` per-case P1 values under config tag `model=m`.
-fn line(values: impl Fn(usize) -> Vec<f64>) -> HistoryLine {
-    let case_values = (0..20)
-        .map(|i| {
-            let metrics: BTreeMap<String, Vec<f64>> =
-                [("checkpoint:P1".to_owned(), values(i))].into();
-            (format!("c{i:02}"), metrics)
-        })
-        .collect();
-    HistoryLine {
-        updated_at: None,
-        git_sha: None,
-        git_ref: None,
-        spec_hash: "h".into(),
-        cases: 20,
-        config_tags: [("model".to_owned(), "m".to_owned())].into(),
-        metrics: BTreeMap::new(),
-        update: None,
-        case_values: Some(case_values),
-    }
-}
-
 #[test]
 fn baseline_show_pools_the_history_compare_would_pool() {
     let mut file = BaselineFile {
@@ -157,7 +133,7 @@ fn baseline_show_pools_the_history_compare_would_pool() {
     file.baseline.config_tags = [("model".to_owned(), "m".to_owned())].into();
     // Four updates of one trial each: c03 failed once.
     let mut history: Vec<HistoryLine> = (0..4)
-        .map(|u| line(move |i| vec![if i == 3 && u == 1 { 0.0 } else { 1.0 }]))
+        .map(|u| p1_history_line(20, move |i| vec![if i == 3 && u == 1 { 0.0 } else { 1.0 }]))
         .collect();
     let f = baseline_flakiness(&file, &history, &GatesSpec::default()).expect("4 trials");
     assert_eq!((f.history_points, f.max_trials), (4, 4));

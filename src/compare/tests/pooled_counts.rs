@@ -3,8 +3,6 @@
 //! (found on tau-bench: three updates of one trial each gave the same p-values as one update
 //! of three trials, but a smaller `n`, other `missing` counts and, below `min_cases`, no test).
 
-use std::collections::BTreeMap;
-
 use crate::baseline::model::HistoryLine;
 use crate::compare::decide::compare;
 use crate::compare::engine::SuiteInput;
@@ -12,7 +10,7 @@ use crate::model::compare::{CompareReport, MetricStatus, Missing};
 use crate::model::run::{CaseReport, CheckpointState};
 use crate::spec::model::{FailOn, GatesSpec, Severity};
 
-use super::fixtures::{case, meta, metric, options, report};
+use super::fixtures::{case, meta, metric, options, p1_history_line, report};
 
 /// 12 cases; P1 passes where `applies(i)` says it applied, and is N/A elsewhere.
 fn cases(pass: impl Fn(usize) -> bool, applies: impl Fn(usize) -> bool) -> Vec<CaseReport> {
@@ -26,28 +24,6 @@ fn cases(pass: impl Fn(usize) -> bool, applies: impl Fn(usize) -> bool) -> Vec<C
             c
         })
         .collect()
-}
-
-/// An earlier update of one trial under tag `model=m`: P1 passed in every case.
-fn line() -> HistoryLine {
-    let case_values = (0..12)
-        .map(|i| {
-            let metrics: BTreeMap<String, Vec<f64>> =
-                [("checkpoint:P1".to_owned(), vec![1.0])].into();
-            (format!("c{i:02}"), metrics)
-        })
-        .collect();
-    HistoryLine {
-        updated_at: None,
-        git_sha: None,
-        git_ref: None,
-        spec_hash: "h".into(),
-        cases: 12,
-        config_tags: [("model".to_owned(), "m".to_owned())].into(),
-        metrics: BTreeMap::new(),
-        update: None,
-        case_values: Some(case_values),
-    }
 }
 
 fn compare_with(history: &[HistoryLine]) -> CompareReport {
@@ -84,7 +60,7 @@ fn pooled_history_counts_the_cases_the_test_uses() {
     assert_eq!(p1.missing, Missing { head: 0, base: 8 });
 
     // Three earlier updates saw P1 in every case: 12 cases, 3 baseline trials each.
-    let history = vec![line(), line(), line()];
+    let history: Vec<HistoryLine> = (0..3).map(|_| p1_history_line(12, |_| vec![1.0])).collect();
     let r = compare_with(&history);
     let p1 = metric(&r, "checkpoint:P1");
     assert_eq!(p1.n, 12, "{p1:?}");
