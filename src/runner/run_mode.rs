@@ -47,7 +47,7 @@ struct Job {
 /// trials' runs apart.
 #[expect(
     clippy::too_many_arguments,
-    reason = "the tier's inputs plus which trial of how many: one call site, in `tiers`"
+    reason = "the tier's inputs plus which trial of how many; called from `tiers` only"
 )]
 pub(crate) fn evaluate_run(
     suite: &Suite,
