@@ -14,6 +14,8 @@
 //! What this adds is information for the reader, never a decision: the
 //! statuses and the verdict are [`super::decide`]'s.
 
+use std::collections::BTreeMap;
+
 use crate::baseline::model::{BaselineFile, HistoryLine};
 use crate::compare::columns::{Column, RunColumns};
 use crate::compare::engine::SuiteInput;
@@ -216,14 +218,13 @@ fn annotate_metric(m: &mut MetricComparison, paired: &Paired, earlier: &Earlier)
     }
 }
 
-/// The flakiness of a baseline's cases (`baseline show`): its report's trials
-/// and the history lines that [`pooled_trials`] would pool in a compare
-/// with these `gates`; `None` when no case has more than one such trial.
-pub(crate) fn baseline_flakiness(
+/// The trials a compare against this baseline would use with these `gates` (its report's own,
+/// and the history lines [`pooled_trials`] pools), over the report's cases.
+fn pooled_baseline(
     file: &BaselineFile,
     history: &[HistoryLine],
     gates: &GatesSpec,
-) -> Option<SuiteFlakiness> {
+) -> (Vec<String>, BaselineTrials) {
     let run = RunColumns::of(&file.report.cases);
     let baseline = pooled_trials(
         run.columns,
@@ -233,5 +234,46 @@ pub(crate) fn baseline_flakiness(
         &file.report,
         Pooling::of(gates),
     );
-    Earlier::of(&run.ids, &baseline).summary(&file.baseline.suite)
+    (run.ids, baseline)
+}
+
+/// The flakiness of a baseline's cases (`baseline show`): its report's trials
+/// and the history lines that [`pooled_trials`] would pool in a compare
+/// with these `gates`; `None` when no case has more than one such trial.
+pub(crate) fn baseline_flakiness(
+    file: &BaselineFile,
+    history: &[HistoryLine],
+    gates: &GatesSpec,
+) -> Option<SuiteFlakiness> {
+    let (ids, baseline) = pooled_baseline(file, history, gates);
+    Earlier::of(&ids, &baseline).summary(&file.baseline.suite)
+}
+
+/// Each metric's mean over the trials a compare would use (a case's mean over its trials,
+/// then the mean over the baseline's cases that have the metric; a compare's baseline column
+/// averages the cases the head has too). `None` when no history line is pooled (the
+/// report's own means are those).
+pub(crate) fn baseline_pooled_means(
+    file: &BaselineFile,
+    history: &[HistoryLine],
+    gates: &GatesSpec,
+) -> Option<(usize, BTreeMap<String, f64>)> {
+    let (ids, baseline) = pooled_baseline(file, history, gates);
+    if baseline.history_points == 0 {
+        return None;
+    }
+    let means = baseline
+        .columns
+        .iter()
+        .filter_map(|(name, column)| {
+            let values: Vec<f64> = (0..ids.len()).filter_map(|c| column.mean(c)).collect();
+            (!values.is_empty()).then(|| {
+                (
+                    name.to_owned(),
+                    values.iter().sum::<f64>() / values.len() as f64,
+                )
+            })
+        })
+        .collect();
+    Some((baseline.history_points, means))
 }

@@ -14,7 +14,7 @@ use crate::baseline::store::{
     DEFAULT_HISTORY_CAP, baseline_path, committed_history, history_path, list_names, read_baseline,
     read_history, write_baseline,
 };
-use crate::compare::flaky::baseline_flakiness;
+use crate::compare::flaky::{baseline_flakiness, baseline_pooled_means};
 use crate::exit_code::ExitCode;
 use crate::interrupt::{self, Graceful, Interrupt};
 use crate::model::run::{RunReport, Tier};
@@ -217,8 +217,10 @@ fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
             read_history(&history_path(dir, &args.name, &suite))?,
             Some(&file),
         );
-        let flakiness =
-            baseline_flakiness(&file, &history, &suite_gates(&settings.suites_dir, &suite));
+        let gates = suite_gates(&settings.suites_dir, &suite);
+        let flakiness = baseline_flakiness(&file, &history, &gates);
+        // The means over every trial a compare pools, history included.
+        let pooled = baseline_pooled_means(&file, &history, &gates);
         if args.wants_json() {
             let mut entry = serde_json::json!({
                 "baseline": file.baseline,
@@ -226,6 +228,9 @@ fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
                 "history_points": history.len(),
                 "metrics": file.report.aggregate.metrics,
             });
+            if let Some((points, means)) = &pooled {
+                entry["pooled"] = serde_json::json!({"history_points": points, "metrics": means});
+            }
             if let Some(f) = flakiness {
                 entry["flakiness"] = serde_json::json!(f);
             }
@@ -261,9 +266,24 @@ fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
         let mut t = Table::new();
         t.load_style(presets::UTF8_FULL_CONDENSED)
             .set_content_arrangement(ContentArrangement::Disabled);
-        t.set_header(vec!["metric", "mean"]);
+        match &pooled {
+            None => {
+                t.set_header(vec!["metric", "mean"]);
+            }
+            Some((points, _)) => {
+                t.set_header(vec![
+                    "metric".to_owned(),
+                    "mean".to_owned(),
+                    format!("with history ({})", plural(*points, "point", "points")),
+                ]);
+            }
+        }
         for (name, v) in &file.report.aggregate.metrics {
-            t.add_row(vec![name.clone(), metric(name, Some(*v))]);
+            let mut row = vec![name.clone(), metric(name, Some(*v))];
+            if let Some((_, means)) = &pooled {
+                row.push(metric(name, means.get(name).copied()));
+            }
+            t.add_row(row);
         }
         outln!("{t}")?;
         if let Some(f) = &flakiness {

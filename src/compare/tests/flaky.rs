@@ -3,7 +3,7 @@
 //! cases, and nothing at all with one trial and no per-case history.
 
 use crate::baseline::model::{BaselineFile, HistoryLine};
-use crate::compare::flaky::baseline_flakiness;
+use crate::compare::flaky::{baseline_flakiness, baseline_pooled_means};
 use crate::model::compare::{MetricStatus, Outcomes, Verdict};
 use crate::model::run::CaseReport;
 use crate::spec::model::{FailOn, GatesSpec};
@@ -137,6 +137,15 @@ fn baseline_show_pools_the_history_compare_would_pool() {
         .collect();
     let f = baseline_flakiness(&file, &history, &GatesSpec::default()).expect("4 trials");
     assert_eq!((f.history_points, f.max_trials), (4, 4));
+    // The means over those trials: c03 passed 3 of 4, the 19 others 4 of 4.
+    let (points, means) =
+        baseline_pooled_means(&file, &history, &GatesSpec::default()).expect("pooled");
+    assert_eq!(points, 4);
+    assert_eq!(means["checkpoint:P1"], (19.0 + 0.75) / 20.0);
+    assert_eq!(
+        file.report.aggregate.metrics["checkpoint:P1"], 1.0,
+        "the report's own"
+    );
     assert_eq!(f.flaky.len(), 1);
     assert_eq!(f.flaky[0].case, "c03");
     assert_eq!(
@@ -157,4 +166,5 @@ fn baseline_show_pools_the_history_compare_would_pool() {
         h.config_tags = [("model".to_owned(), "other".to_owned())].into();
     }
     assert!(baseline_flakiness(&file, &history, &GatesSpec::default()).is_none());
+    assert!(baseline_pooled_means(&file, &history, &GatesSpec::default()).is_none());
 }
