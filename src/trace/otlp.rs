@@ -217,6 +217,26 @@ fn attrs_of(list: Vec<KeyValue>) -> Attrs {
 
 /// Read an OTLP file.
 pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceError> {
+    Ok(read(input, plan)?.finish())
+}
+
+/// The spans of an OTLP file, read but not yet finished into traces: finishing needs none of
+/// the file's bytes, so [`super::load::read_traces`] lets them go first (on one large trace
+/// they are a file's worth of the peak).
+pub(crate) struct Pending {
+    reader: Reader,
+    /// The file's stem: the id of spans without a trace id.
+    stem: String,
+}
+
+impl Pending {
+    pub(crate) fn finish(self) -> Vec<Trace> {
+        self.reader.finish(&self.stem)
+    }
+}
+
+/// Read the spans of an OTLP file ([`Pending`]).
+pub(crate) fn read(input: &Input<'_>, plan: &Plan) -> Result<Pending, TraceError> {
     let mut reader = Reader::default();
     match plan.layout {
         Layout::Document => {
@@ -241,7 +261,10 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
             }
         }
     }
-    Ok(reader.finish(input))
+    Ok(Pending {
+        reader,
+        stem: input.stem(),
+    })
 }
 
 #[derive(Default)]
@@ -367,7 +390,7 @@ impl Reader {
         span
     }
 
-    fn finish(self, input: &Input<'_>) -> Vec<Trace> {
+    fn finish(self, stem: &str) -> Vec<Trace> {
         let Self {
             groups,
             mut resources,
@@ -379,7 +402,7 @@ impl Reader {
             .into_iter()
             .map(|(trace_id, spans)| {
                 let id = if trace_id.is_empty() {
-                    input.stem()
+                    stem.to_owned()
                 } else {
                     trace_id.clone()
                 };
