@@ -288,8 +288,9 @@ pub(crate) fn suite_metrics(
 /// on one side but not the other (the baseline's: those the comparison uses).
 fn missing(paired: &Paired, name: &str, metric: usize) -> Missing {
     let mut m = Missing::default();
+    let compared = paired.baseline.columns.get(name);
     for c in 0..paired.cases.len() {
-        let base = !paired.compared_base_trials(name, c).is_empty();
+        let base = compared.is_some_and(|column| !column.trials(c).is_empty());
         let head = !paired.head_trials(metric, c).is_empty();
         match (base, head) {
             (true, false) => m.head += 1,

@@ -219,61 +219,60 @@ fn annotate_metric(m: &mut MetricComparison, paired: &Paired, earlier: &Earlier)
 }
 
 /// The trials a compare against this baseline would use with these `gates` (its report's own,
-/// and the history lines [`pooled_trials`] pools), over the report's cases.
-fn pooled_baseline(
-    file: &BaselineFile,
-    history: &[HistoryLine],
-    gates: &GatesSpec,
-) -> (Vec<String>, BaselineTrials) {
-    let run = RunColumns::of(&file.report.cases);
-    let baseline = pooled_trials(
-        run.columns,
-        &run.ids,
-        history,
-        &file.baseline,
-        &file.report,
-        Pooling::of(gates),
-    );
-    (run.ids, baseline)
+/// and the history lines [`pooled_trials`] pools), over the report's cases: what `baseline
+/// show` reports on, pooled once.
+pub(crate) struct PooledBaseline {
+    suite: String,
+    ids: Vec<String>,
+    trials: BaselineTrials,
 }
 
-/// The flakiness of a baseline's cases (`baseline show`): its report's trials
-/// and the history lines that [`pooled_trials`] would pool in a compare
-/// with these `gates`; `None` when no case has more than one such trial.
-pub(crate) fn baseline_flakiness(
-    file: &BaselineFile,
-    history: &[HistoryLine],
-    gates: &GatesSpec,
-) -> Option<SuiteFlakiness> {
-    let (ids, baseline) = pooled_baseline(file, history, gates);
-    Earlier::of(&ids, &baseline).summary(&file.baseline.suite)
-}
-
-/// Each metric's mean over the trials a compare would use (a case's mean over its trials,
-/// then the mean over the baseline's cases that have the metric; a compare's baseline column
-/// averages the cases the head has too). `None` when no history line is pooled (the
-/// report's own means are those).
-pub(crate) fn baseline_pooled_means(
-    file: &BaselineFile,
-    history: &[HistoryLine],
-    gates: &GatesSpec,
-) -> Option<(usize, BTreeMap<String, f64>)> {
-    let (ids, baseline) = pooled_baseline(file, history, gates);
-    if baseline.history_points == 0 {
-        return None;
+impl PooledBaseline {
+    pub(crate) fn of(file: &BaselineFile, history: &[HistoryLine], gates: &GatesSpec) -> Self {
+        let run = RunColumns::of(&file.report.cases);
+        let trials = pooled_trials(
+            run.columns,
+            &run.ids,
+            history,
+            &file.baseline,
+            &file.report,
+            Pooling::of(gates),
+        );
+        Self {
+            suite: file.baseline.suite.clone(),
+            ids: run.ids,
+            trials,
+        }
     }
-    let means = baseline
-        .columns
-        .iter()
-        .filter_map(|(name, column)| {
-            let values: Vec<f64> = (0..ids.len()).filter_map(|c| column.mean(c)).collect();
-            (!values.is_empty()).then(|| {
-                (
-                    name.to_owned(),
-                    values.iter().sum::<f64>() / values.len() as f64,
-                )
+
+    /// The flakiness of the baseline's cases over these trials; `None` when no case has more
+    /// than one.
+    pub(crate) fn flakiness(&self) -> Option<SuiteFlakiness> {
+        Earlier::of(&self.ids, &self.trials).summary(&self.suite)
+    }
+
+    /// Each metric's mean over these trials (a case's mean over its trials, then the mean over
+    /// the baseline's cases that have the metric; a compare's baseline column averages the
+    /// cases the head has too), with the history lines pooled. `None` when none is (the
+    /// report's own means are those).
+    pub(crate) fn means(&self) -> Option<(usize, BTreeMap<String, f64>)> {
+        if self.trials.history_points == 0 {
+            return None;
+        }
+        let means = self
+            .trials
+            .columns
+            .iter()
+            .filter_map(|(name, column)| {
+                let values: Vec<f64> = (0..self.ids.len()).filter_map(|c| column.mean(c)).collect();
+                (!values.is_empty()).then(|| {
+                    (
+                        name.to_owned(),
+                        values.iter().sum::<f64>() / values.len() as f64,
+                    )
+                })
             })
-        })
-        .collect();
-    Some((baseline.history_points, means))
+            .collect();
+        Some((self.trials.history_points, means))
+    }
 }

@@ -134,15 +134,6 @@ impl Paired {
         }
     }
 
-    /// The baseline trials of paired case `case` on `metric` that the comparison uses
-    /// ([`Paired::values`]); empty where it has none.
-    pub(crate) fn compared_base_trials(&self, metric: &str, case: usize) -> &[f64] {
-        self.baseline
-            .columns
-            .get(metric)
-            .map_or(&[], |c| c.trials(case))
-    }
-
     /// The baseline run's value of `metric` in every case of the run where it is defined
     /// (paired or not, excluded or not), in the run's case order.
     pub(crate) fn base_run_values(&self, metric: &str) -> Vec<f64> {

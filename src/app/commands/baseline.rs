@@ -14,7 +14,7 @@ use crate::baseline::store::{
     DEFAULT_HISTORY_CAP, baseline_path, committed_history, history_path, list_names, read_baseline,
     read_history, write_baseline,
 };
-use crate::compare::flaky::{baseline_flakiness, baseline_pooled_means};
+use crate::compare::flaky::PooledBaseline;
 use crate::exit_code::ExitCode;
 use crate::interrupt::{self, Graceful, Interrupt};
 use crate::model::run::{RunReport, Tier};
@@ -217,10 +217,11 @@ fn show(args: &CliBaselineShow, config: &Config) -> Result<ExitCode> {
             read_history(&history_path(dir, &args.name, &suite))?,
             Some(&file),
         );
-        let gates = suite_gates(&settings.suites_dir, &suite);
-        let flakiness = baseline_flakiness(&file, &history, &gates);
+        let trials =
+            PooledBaseline::of(&file, &history, &suite_gates(&settings.suites_dir, &suite));
+        let flakiness = trials.flakiness();
         // The means over every trial a compare pools, history included.
-        let pooled = baseline_pooled_means(&file, &history, &gates);
+        let pooled = trials.means();
         if args.wants_json() {
             let mut entry = serde_json::json!({
                 "baseline": file.baseline,

@@ -3,7 +3,7 @@
 //! cases, and nothing at all with one trial and no per-case history.
 
 use crate::baseline::model::{BaselineFile, HistoryLine};
-use crate::compare::flaky::{baseline_flakiness, baseline_pooled_means};
+use crate::compare::flaky::PooledBaseline;
 use crate::model::compare::{MetricStatus, Outcomes, Verdict};
 use crate::model::run::CaseReport;
 use crate::spec::model::{FailOn, GatesSpec};
@@ -135,11 +135,14 @@ fn baseline_show_pools_the_history_compare_would_pool() {
     let mut history: Vec<HistoryLine> = (0..4)
         .map(|u| p1_history_line(20, move |i| vec![if i == 3 && u == 1 { 0.0 } else { 1.0 }]))
         .collect();
-    let f = baseline_flakiness(&file, &history, &GatesSpec::default()).expect("4 trials");
+    let f = PooledBaseline::of(&file, &history, &GatesSpec::default())
+        .flakiness()
+        .expect("4 trials");
     assert_eq!((f.history_points, f.max_trials), (4, 4));
     // The means over those trials: c03 passed 3 of 4, the 19 others 4 of 4.
-    let (points, means) =
-        baseline_pooled_means(&file, &history, &GatesSpec::default()).expect("pooled");
+    let (points, means) = PooledBaseline::of(&file, &history, &GatesSpec::default())
+        .means()
+        .expect("pooled");
     assert_eq!(points, 4);
     assert!((means["checkpoint:P1"] - (19.0 + 0.75) / 20.0).abs() < 1e-12);
     assert!(
@@ -160,11 +163,21 @@ fn baseline_show_pools_the_history_compare_would_pool() {
         history_window: Some(2),
         ..GatesSpec::default()
     };
-    let f = baseline_flakiness(&file, &history, &gates).expect("2 trials");
+    let f = PooledBaseline::of(&file, &history, &gates)
+        .flakiness()
+        .expect("2 trials");
     assert!(f.flaky.is_empty());
     for h in &mut history {
         h.config_tags = [("model".to_owned(), "other".to_owned())].into();
     }
-    assert!(baseline_flakiness(&file, &history, &GatesSpec::default()).is_none());
-    assert!(baseline_pooled_means(&file, &history, &GatesSpec::default()).is_none());
+    assert!(
+        PooledBaseline::of(&file, &history, &GatesSpec::default())
+            .flakiness()
+            .is_none()
+    );
+    assert!(
+        PooledBaseline::of(&file, &history, &GatesSpec::default())
+            .means()
+            .is_none()
+    );
 }
