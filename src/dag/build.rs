@@ -111,14 +111,14 @@ pub fn build_dag_with(trace: &Trace, options: BuildOptions) -> Dag {
             _ => {}
         }
     }
-    let Builder {
-        mut nodes,
-        mut edges,
-        ..
-    } = builder;
+    let (mut nodes, mut edges) = builder.into_parts();
     mark_final_answer(&mut nodes, &index);
+    // What the build read goes before the graph is made: on a large trace
+    // the indexes by span and agent are tens of MB at the peak (issue 25).
+    let cycle_at = index.cycle_at.clone();
+    drop((scan, index, order));
 
-    if let Some(at) = &index.cycle_at {
+    if let Some(at) = &cycle_at {
         return Dag::flat(
             nodes,
             format!("span parent links form a cycle at `{at}`, so agents and nesting are unknown"),
@@ -176,6 +176,11 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// The nodes and edges made, everything else dropped.
+    fn into_parts(self) -> (Vec<Node>, Vec<Edge>) {
+        (self.nodes, self.edges)
+    }
+
     fn last_of_agent(&self, agent: &str, pos: usize) -> bool {
         self.last_model_call
             .get(agent)
@@ -293,7 +298,7 @@ impl Builder<'_> {
         if planned {
             let mut node = Node::new(StepType::Plan, span.name.clone());
             node.output.clone_from(&text_value);
-            node.error = span_error(span);
+            node.set_error(span_error(span));
             let p = self.push(node, span, &agent, &inputs);
             head = Some(p);
             last = Some(p);
@@ -307,8 +312,8 @@ impl Builder<'_> {
             node.output = Some(
                 Value::Array(names.iter().map(|n| Value::String(n.to_string())).collect()).into(),
             );
-            node.tools = names;
-            node.error = span_error(span);
+            node.tools = names.into();
+            node.set_error(span_error(span));
             let t = self.push(node, span, &agent, &lead);
             for call in &tools {
                 let mut node = Node::new(StepType::ParamGen, call.name.clone());
@@ -346,7 +351,7 @@ impl Builder<'_> {
             };
             let mut node = Node::new(step_type, span.name.clone());
             node.output = text_value;
-            node.error = span_error(span);
+            node.set_error(span_error(span));
             last = Some(self.push(node, span, &agent, &inputs));
         }
         let state = self.agents.entry(agent).or_default();
@@ -393,7 +398,10 @@ impl Builder<'_> {
             call_id: call_id.as_deref(),
             tool: &name,
             args: args.as_ref(),
-            requested_by: span.attributes.get(REQUESTED_BY).and_then(Value::as_str),
+            requested_by: span
+                .attributes
+                .get(REQUESTED_BY)
+                .and_then(crate::trace::AttrValue::as_str),
         };
         let matched = self
             .pending
@@ -429,13 +437,13 @@ impl Builder<'_> {
         node.call_id = call_id.or_else(|| self.nodes[paramgen].call_id.clone());
         node.arguments = args;
         node.output = result;
-        node.error = span_error(span);
-        node.error_type = ["error.type", "exception.type"].iter().find_map(|k| {
+        node.set_error(span_error(span));
+        node.set_error_type(["error.type", "exception.type"].iter().find_map(|k| {
             span.attributes
                 .get(*k)
                 .and_then(|v| v.as_str())
-                .map(str::to_owned)
-        });
+                .map(Box::from)
+        }));
         let exec = self.push(node, span, &owner, &[(paramgen, EdgeKind::Call)]);
         self.agents.entry(owner).or_default().unread.push(exec);
     }

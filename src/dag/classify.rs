@@ -90,7 +90,7 @@ pub(crate) fn ends_turn(
     }
 }
 
-pub(crate) fn span_error(span: &Span) -> Option<String> {
+pub(crate) fn span_error(span: &Span) -> Option<Box<str>> {
     span.is_error()
         .then(|| span.status.message.clone().unwrap_or_default())
 }

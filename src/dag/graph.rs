@@ -61,10 +61,7 @@ impl Dag {
         notes: Vec<String>,
     ) -> Result<Self, (DagError, Vec<Node>)> {
         let n = nodes.len();
-        let mut kept: Vec<Edge> = Vec::with_capacity(edges.len());
-        let mut pairs: rustc_hash::FxHashSet<(usize, usize)> =
-            rustc_hash::FxHashSet::with_capacity_and_hasher(edges.len(), rustc_hash::FxBuildHasher);
-        for edge in edges {
+        for edge in &edges {
             if edge.from >= n || edge.to >= n {
                 let e = DagError::EdgeOutOfRange {
                     from: edge.from,
@@ -76,11 +73,14 @@ impl Dag {
             if edge.from == edge.to {
                 return Err((DagError::SelfLoop { node: edge.from }, nodes));
             }
-            if pairs.insert((edge.from, edge.to)) {
-                kept.push(edge);
-            }
         }
+        // The first edge of each pair is kept: the sort is stable, so it
+        // leads its run (no set of pairs and second list beside the edges
+        // of a large trace; issue 25).
+        let mut kept = edges;
         kept.sort_by_key(|e| (e.from, e.to));
+        kept.dedup_by_key(|e| (e.from, e.to));
+        kept.shrink_to_fit();
         // No spare room in the node list the builder grew: a large trace
         // has hundreds of thousands of nodes (issue 25).
         nodes.shrink_to_fit();

@@ -4,6 +4,7 @@
 use crate::model::ShortText;
 use crate::trace::SharedValue;
 use serde::Serialize;
+use thin_vec::ThinVec;
 
 use crate::spec::model::StepType;
 
@@ -26,8 +27,8 @@ pub struct Node {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<ShortText>,
     /// TOOLSEL: every tool selected by the model call, in call order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<ShortText>,
+    #[serde(skip_serializing_if = "ThinVec::is_empty")]
+    pub tools: ThinVec<ShortText>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub call_id: Option<ShortText>,
     /// PARAMGEN/EXEC: the call's arguments.
@@ -37,17 +38,16 @@ pub struct Node {
     /// result (EXEC), the arguments (PARAMGEN), the selected tools (TOOLSEL).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<SharedValue>,
-    /// Set when the span's status is `error`: its message (or an empty string).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// Span attributes that tell how it failed (`error.type`, …), kept for scorers.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_type: Option<String>,
+    /// How the step failed, when its span says so: behind one pointer, as
+    /// most steps did not (issue 25). Read with [`Node::error`] and
+    /// [`Node::error_type`].
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    failure: Option<Box<NodeFailure>>,
     /// Clock of the span (Unix ns) when the format has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start: Option<u64>,
     /// Position of the span in the source file.
-    pub seq: usize,
+    pub seq: u32,
     /// Retry chain position when this EXEC is one of several attempts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub attempt: Option<Attempt>,
@@ -69,12 +69,11 @@ impl Node {
             agent: None,
             span_id: None,
             tool: None,
-            tools: Vec::new(),
+            tools: ThinVec::new(),
             call_id: None,
             arguments: None,
             output: None,
-            error: None,
-            error_type: None,
+            failure: None,
             start: None,
             seq: 0,
             attempt: None,
@@ -85,13 +84,50 @@ impl Node {
     }
 }
 
+impl Node {
+    /// Set when the span's status is `error`: its message (or an empty string).
+    pub fn error(&self) -> Option<&str> {
+        self.failure.as_ref()?.error.as_deref()
+    }
+
+    /// Span attributes that tell how it failed (`error.type`, …), kept for scorers.
+    pub fn error_type(&self) -> Option<&str> {
+        self.failure.as_ref()?.error_type.as_deref()
+    }
+
+    pub fn set_error(&mut self, error: Option<Box<str>>) {
+        self.failure_mut(|f| f.error = error);
+    }
+
+    pub fn set_error_type(&mut self, error_type: Option<Box<str>>) {
+        self.failure_mut(|f| f.error_type = error_type);
+    }
+
+    fn failure_mut(&mut self, edit: impl FnOnce(&mut NodeFailure)) {
+        let mut failure = self.failure.take().unwrap_or_default();
+        edit(&mut failure);
+        if failure.error.is_some() || failure.error_type.is_some() {
+            self.failure = Some(failure);
+        }
+    }
+}
+
+/// [`Node::error`] and [`Node::error_type`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+struct NodeFailure {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<Box<str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_type: Option<Box<str>>,
+}
+
 /// Where an EXEC sits in an unrolled retry chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Attempt {
     /// 1-based attempt number.
-    pub number: usize,
+    pub number: u32,
     /// Attempts in the chain; the last one is canonical.
-    pub of: usize,
+    pub of: u32,
 }
 
 /// Why two steps are connected.

@@ -60,14 +60,14 @@ fn is_timeout(text: &str) -> bool {
 
 /// Classify an EXEC node (any node works: only `error`, `error_type` and `output` are read).
 pub fn exec_outcome(node: &Node) -> ExecOutcome {
-    if let Some(message) = &node.error {
-        let timed_out = is_timeout(message) || node.error_type.as_deref().is_some_and(is_timeout);
+    if let Some(message) = node.error() {
+        let timed_out = is_timeout(message) || node.error_type().is_some_and(is_timeout);
         let message = if message.is_empty() {
-            node.error_type
-                .clone()
-                .unwrap_or_else(|| "the span's status is error".to_owned())
+            node.error_type()
+                .unwrap_or("the span's status is error")
+                .to_owned()
         } else {
-            message.clone()
+            message.to_string()
         };
         return if timed_out {
             ExecOutcome::Timeout { message }
@@ -142,7 +142,7 @@ pub fn failure_origin(node: &Node) -> Option<FailureOrigin> {
         return Some(FailureOrigin::Infrastructure);
     }
     let mut text = message;
-    if let Some(t) = &node.error_type {
+    if let Some(t) = node.error_type() {
         text.push('\n');
         text.push_str(t);
     }
@@ -451,7 +451,7 @@ mod tests {
 
     fn failed(message: &str, output: &str) -> Node {
         let mut n = exec(json!(output));
-        n.error = Some(message.into());
+        n.set_error(Some(message.into()));
         n
     }
 
@@ -511,12 +511,12 @@ mod tests {
     fn span_status_wins_and_timeouts_are_told_apart() {
         let mut n = exec(json!("fine"));
         assert_eq!(exec_outcome(&n), ExecOutcome::Ok);
-        n.error = Some("request timed out after 30s".into());
+        n.set_error(Some("request timed out after 30s".into()));
         assert!(matches!(exec_outcome(&n), ExecOutcome::Timeout { .. }));
-        n.error = Some(String::new());
-        n.error_type = Some("TimeoutError".into());
+        n.set_error(Some("".into()));
+        n.set_error_type(Some("TimeoutError".into()));
         assert!(matches!(exec_outcome(&n), ExecOutcome::Timeout { .. }));
-        n.error_type = None;
+        n.set_error_type(None);
         assert_eq!(
             exec_outcome(&n),
             ExecOutcome::Error {

@@ -89,7 +89,12 @@ pub(crate) fn unroll_retries(nodes: &mut [Node], edges: &mut Vec<Edge>) -> Unrol
     for chain in &chains {
         let of = chain.len();
         for (k, &i) in chain.iter().enumerate() {
-            nodes[i].attempt = Some(Attempt { number: k + 1, of });
+            // A chain is at most MAX_ATTEMPTS long: the numbers fit.
+            let (number, count) = (
+                u32::try_from(k + 1).unwrap_or(u32::MAX),
+                u32::try_from(of).unwrap_or(u32::MAX),
+            );
+            nodes[i].attempt = Some(Attempt { number, of: count });
             nodes[i].compensated = k + 1 < of;
             if let Some(&next) = chain.get(k + 1) {
                 edges.push(Edge::new(i, next, EdgeKind::Retry));
@@ -121,7 +126,7 @@ mod tests {
         n.arguments = Some(args.into());
         n.output = Some(json!("ok").into());
         if error {
-            n.error = Some("boom".into());
+            n.set_error(Some("boom".into()));
         }
         n
     }

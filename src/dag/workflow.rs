@@ -142,7 +142,9 @@ mod tests {
     fn node(t: StepType, tool: Option<&str>) -> Node {
         let mut n = Node::new(t, tool.unwrap_or("llm"));
         n.tool = tool.map(Into::into);
-        n.tools = tool.map(|t| vec![t.into()]).unwrap_or_default();
+        n.tools = tool
+            .map(|t| thin_vec::thin_vec![t.into()])
+            .unwrap_or_default();
         n
     }
 

@@ -197,7 +197,7 @@ fn step_entry(node: &Node, after: &[&str]) -> String {
                     .as_ref()
                     .map_or_else(|| "(none recorded)".to_owned(), SharedValue::to_text)
             );
-            if let Some(e) = &node.error {
+            if let Some(e) = node.error() {
                 b.push_str(&format!("\nerror: {e}"));
             }
             b

@@ -27,6 +27,7 @@ use crate::trace::messages::message_from_object;
 use crate::trace::model::{
     Message, Span, SpanKind, Status, StatusCode, ToolCall, ToolExecution, Trace, TraceFormat,
 };
+use thin_vec::{ThinVec, thin_vec};
 
 /// One chat message as logged.
 #[derive(Deserialize)]
@@ -268,7 +269,7 @@ fn build(id: String, messages: Vec<ChatMessage>, metadata: BTreeMap<String, Valu
     draft
         .spans
         .push(Span::new("root", "agent", SpanKind::Agent, 0));
-    let mut context: Vec<Message> = Vec::new();
+    let mut context: ThinVec<Message> = ThinVec::new();
     let mut pending = Calls::default();
     for (i, raw) in messages.into_iter().enumerate() {
         let role = raw.role.to_ascii_lowercase();
@@ -288,7 +289,7 @@ fn build(id: String, messages: Vec<ChatMessage>, metadata: BTreeMap<String, Valu
                 for call in &message.tool_calls {
                     pending.push(call.clone(), id.clone());
                 }
-                span.output_messages = vec![message];
+                span.output_messages = thin_vec![message];
                 span
             }
             "tool" | "function" | "ipython" => {
@@ -298,13 +299,13 @@ fn build(id: String, messages: Vec<ChatMessage>, metadata: BTreeMap<String, Valu
             }
             "user" | "human" => {
                 let mut span = Span::new(&id, "user", SpanKind::User, i + 1);
-                span.output_messages = vec![message.clone()];
+                span.output_messages = thin_vec![message.clone()];
                 context.push(message);
                 span
             }
             _ => {
                 let mut span = Span::new(&id, message.role.clone(), SpanKind::Other, i + 1);
-                span.output_messages = vec![message.clone()];
+                span.output_messages = thin_vec![message.clone()];
                 context.push(message);
                 span
             }
@@ -373,10 +374,8 @@ fn tool_span(
         tool.call_id = tool.call_id.or_else(|| p.call.id.clone());
         tool.arguments = Some(p.call.arguments.clone());
         tool.arguments_text.clone_from(&p.call.arguments_text);
-        span.attributes.insert(
-            Span::REQUESTED_BY.into(),
-            Value::String(p.requested_by.clone()),
-        );
+        span.attributes
+            .insert(Span::REQUESTED_BY.into(), p.requested_by.clone().into());
         if let Some(logged) = message.name.as_deref().filter(|n| *n != p.call.name) {
             warnings.push(format!(
                 "tool result `{id}` is named `{logged}` but answers a call to `{}`",

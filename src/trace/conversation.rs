@@ -337,11 +337,11 @@ mod tests {
     fn cumulative_inputs_yield_each_new_message_once_and_repeats_count() {
         let mut a = Span::new("a", "chat", SpanKind::Llm, 1);
         a.agent = Some("bot".into());
-        a.input_messages = vec![msg("system", "be nice"), msg("user", "cancel R1")];
-        a.output_messages = vec![msg("assistant", "Cancel R1? Say yes.")];
+        a.input_messages = thin_vec::thin_vec![msg("system", "be nice"), msg("user", "cancel R1")];
+        a.output_messages = thin_vec::thin_vec![msg("assistant", "Cancel R1? Say yes.")];
         let mut b = Span::new("b", "chat", SpanKind::Llm, 2);
         b.agent = Some("bot".into());
-        b.input_messages = vec![
+        b.input_messages = thin_vec::thin_vec![
             msg("system", "be nice"),
             msg("user", "cancel R1"),
             msg("assistant", "Cancel R1? Say yes."),
@@ -350,7 +350,8 @@ mod tests {
         ];
         let mut c = Span::new("c", "chat", SpanKind::Llm, 3);
         c.agent = Some("bot".into());
-        c.input_messages = [b.input_messages.clone(), vec![msg("user", "yes")]].concat();
+        c.input_messages = b.input_messages.clone();
+        c.input_messages.push(msg("user", "yes"));
         let t = Trace {
             id: "t".into(),
             format: TraceFormat::Otlp,

@@ -20,6 +20,7 @@ use crate::trace::messages::{
     Normalized, any_agent_llm_output, messages_from_value, system_instructions,
 };
 use crate::trace::model::{Message, Span, SpanKind, Tokens, ToolExecution};
+use thin_vec::thin_vec;
 
 /// Operation words recognised at the start of a span name.
 const NAME_OPERATIONS: [&str; 8] = [
@@ -92,7 +93,7 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
             && span.output_messages.is_empty()
             && let Some(output) = attrs.remove("gen_ai.output")
         {
-            span.output_messages = vec![any_agent_llm_output(&output)];
+            span.output_messages = thin_vec![any_agent_llm_output(&output)];
         }
         if let Some(output) = attrs.remove("gen_ai.output") {
             span.output
@@ -123,7 +124,7 @@ pub(crate) fn derive_messages(span: &mut Span) {
             .and_then(|v| messages_from_value(v, "user"))
             .filter(|n| n.lossless)
     {
-        span.input_messages = n.messages;
+        span.input_messages = n.messages.into();
     }
     if span.output_messages.is_empty()
         && let Some(n) = span
@@ -132,7 +133,7 @@ pub(crate) fn derive_messages(span: &mut Span) {
             .and_then(|v| messages_from_value(v, "assistant"))
             .filter(|n| n.lossless)
     {
-        span.output_messages = n.messages;
+        span.output_messages = n.messages.into();
     }
 }
 
@@ -244,14 +245,15 @@ fn take_messages(span: &mut Span, attrs: &mut Attrs) {
         if let Some(system) = system {
             input.insert(0, system);
         }
-        span.input_messages = input;
+        span.input_messages = input.into();
     }
     if span.output_messages.is_empty() {
         span.output_messages = take_message_attr(attrs, "gen_ai.output.messages", "assistant")
             .or_else(|| take_message_attr(attrs, "gen_ai.completion", "assistant"))
             .map(|n| n.messages)
             .or_else(|| flattened(attrs, "gen_ai.completion", "assistant"))
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .into();
     }
 }
 

@@ -6,6 +6,7 @@
 
 mod agent_names;
 mod assemble;
+mod attr_value;
 mod attribute_map;
 mod chat;
 pub(crate) mod conversation;
@@ -40,7 +41,7 @@ pub use load::{
     read_traces,
 };
 pub use model::{
-    Attributes, Message, SharedValue, Span, SpanKind, Status, StatusCode, Tokens, ToolCall,
-    ToolExecution, Trace, TraceFormat,
+    AttrValue, Attributes, Message, SharedValue, Span, SpanKind, Status, StatusCode, Tokens,
+    ToolCall, ToolExecution, Trace, TraceFormat,
 };
 pub use render::render_text;

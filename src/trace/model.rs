@@ -10,15 +10,17 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use thin_vec::ThinVec;
 
 use crate::model::{ShortText, SortedMap};
 
+pub use crate::trace::attr_value::AttrValue;
 pub use crate::trace::shared_value::SharedValue;
 
 /// The attributes a span keeps after its adapter has read what it knows
 /// (flattened dotted keys): a small sorted list, as most spans keep one to
 /// three (issue 25).
-pub type Attributes = SortedMap<ShortText, Value>;
+pub type Attributes = SortedMap<ShortText, AttrValue>;
 
 /// The trace formats the ingester recognises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -143,19 +145,19 @@ pub struct Span {
     pub end: Option<u64>,
     /// Position in the source file (0-based). Orders spans without clocks
     /// and breaks ties between equal start times.
-    pub seq: usize,
+    pub seq: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<ShortText>,
     /// Set on tool-execution spans.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<Box<ToolExecution>>,
     /// Messages the span received (LLM spans), normalised.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub input_messages: Vec<Message>,
+    #[serde(default, skip_serializing_if = "ThinVec::is_empty")]
+    pub input_messages: ThinVec<Message>,
     /// Messages the span produced (LLM spans). Tool calls the model requested
     /// live here, in `Message::tool_calls`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub output_messages: Vec<Message>,
+    #[serde(default, skip_serializing_if = "ThinVec::is_empty")]
+    pub output_messages: ThinVec<Message>,
     /// Generic input when it is not a message list (`input.value`, chain inputs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<Box<Value>>,
@@ -189,11 +191,12 @@ impl Span {
             agent: None,
             start: None,
             end: None,
-            seq,
+            // A file under any read cap holds fewer than 2^32 spans.
+            seq: u32::try_from(seq).unwrap_or(u32::MAX),
             model: None,
             tool: None,
-            input_messages: Vec::new(),
-            output_messages: Vec::new(),
+            input_messages: ThinVec::new(),
+            output_messages: ThinVec::new(),
             input: None,
             output: None,
             status: Status::default(),
@@ -213,7 +216,7 @@ impl Span {
     pub fn requested_by(&self) -> Option<&str> {
         self.attributes
             .get(Self::REQUESTED_BY)
-            .and_then(Value::as_str)
+            .and_then(AttrValue::as_str)
     }
 
     /// Tool calls this (LLM) span asked for, in order.
@@ -233,7 +236,7 @@ impl Span {
 
     /// Sort key for time order: clock first, then file position.
     pub fn order_key(&self) -> (u64, usize) {
-        (self.start.unwrap_or(0), self.seq)
+        (self.start.unwrap_or(0), self.seq as usize)
     }
 
     pub fn is_error(&self) -> bool {
@@ -304,8 +307,8 @@ pub struct Message {
     /// Text content; parts of type text are joined with newlines.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub content: String,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tool_calls: Vec<ToolCall>,
+    #[serde(default, skip_serializing_if = "ThinVec::is_empty")]
+    pub tool_calls: ThinVec<ToolCall>,
     /// For tool-result messages: the call this answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<ShortText>,
@@ -327,14 +330,14 @@ pub enum StatusCode {
 pub struct Status {
     pub code: StatusCode,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    pub message: Option<Box<str>>,
 }
 
 impl Status {
     pub fn error(message: impl Into<String>) -> Self {
         Self {
             code: StatusCode::Error,
-            message: Some(message.into()),
+            message: Some(message.into().into_boxed_str()),
         }
     }
 }
@@ -534,5 +537,36 @@ mod tests {
             ..Message::default()
         });
         assert_eq!(s.output_text().as_deref(), Some("hi"));
+    }
+
+    /// A large trace holds one span and one or two DAG nodes per span or
+    /// message of the file, so their sizes are most of `trace`'s peak
+    /// memory (issue 25, docs/resources.md memory round 9). Were 336,
+    /// 120 and 288 bytes; an attribute's text value took a heap allocation.
+    #[test]
+    fn spans_nodes_and_messages_stay_small() {
+        use std::mem::size_of;
+        assert!(size_of::<Span>() <= 288, "{}", size_of::<Span>());
+        assert!(size_of::<Message>() <= 104, "{}", size_of::<Message>());
+        assert!(
+            size_of::<crate::dag::Node>() <= 216,
+            "{}",
+            size_of::<crate::dag::Node>()
+        );
+        let mut span = Span::new("s", "n", SpanKind::Other, 0);
+        span.attributes
+            .insert("span.kind".into(), Value::String("internal".into()).into());
+        assert!(
+            matches!(&span.attributes["span.kind"], AttrValue::Text(t) if !t.is_heap_allocated())
+        );
+        let mut node = crate::dag::Node::new(crate::spec::model::StepType::Exec, "t");
+        node.set_error(Some("boom".into()));
+        node.set_error_type(None);
+        assert_eq!((node.error(), node.error_type()), (Some("boom"), None));
+        node.set_error(None);
+        assert_eq!(
+            node,
+            crate::dag::Node::new(crate::spec::model::StepType::Exec, "t")
+        );
     }
 }

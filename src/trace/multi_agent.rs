@@ -97,10 +97,8 @@ fn build(id: String, log: Log) -> Trace {
             if let Some(tool) = span.tool.as_mut() {
                 tool.arguments = code.map(|c| serde_json::json!({ "code": c }).into());
             }
-            span.attributes.insert(
-                Span::REQUESTED_BY.into(),
-                Value::String(format!("m{sender}")),
-            );
+            span.attributes
+                .insert(Span::REQUESTED_BY.into(), format!("m{sender}").into());
         }
         draft.spans.push(span);
     }
@@ -172,15 +170,13 @@ fn turn_span(i: usize, turn: Turn) -> Span {
         match note.strip_prefix("->") {
             Some(to) => span
                 .attributes
-                .insert("recipient".into(), Value::String(to.trim().to_owned())),
-            None => span
-                .attributes
-                .insert("channel".into(), Value::String(note)),
+                .insert("recipient".into(), to.trim().to_owned().into()),
+            None => span.attributes.insert("channel".into(), note.into()),
         };
     }
     if !role.is_empty() {
         span.attributes
-            .insert("role".into(), Value::String(role.into()));
+            .insert("role".into(), String::from(role).into());
     }
     span
 }
@@ -192,7 +188,10 @@ fn sender_of(turns: &[Span], terminal: Option<&str>) -> Option<usize> {
     let addressed = turns.iter().rposition(|s| {
         s.kind == SpanKind::Tool
             || (terminal.is_some()
-                && s.attributes.get("recipient").and_then(Value::as_str) == terminal)
+                && s.attributes
+                    .get("recipient")
+                    .and_then(crate::trace::AttrValue::as_str)
+                    == terminal)
     });
     if let Some(k) = addressed
         && turns[k].kind != SpanKind::Tool
@@ -201,7 +200,10 @@ fn sender_of(turns: &[Span], terminal: Option<&str>) -> Option<usize> {
     }
     turns.iter().rposition(|s| {
         s.kind == SpanKind::Llm
-            && s.attributes.get("channel").and_then(Value::as_str) != Some("thought")
+            && s.attributes
+                .get("channel")
+                .and_then(crate::trace::AttrValue::as_str)
+                != Some("thought")
     })
 }
 

@@ -81,7 +81,7 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
             && let Some(value) = take_unflattened(attrs, prefix)
             && let Some(n) = messages_from_value(&value, role)
         {
-            *target = n.messages;
+            *target = n.messages.into();
         }
     }
     let input = take_io(attrs, "input");

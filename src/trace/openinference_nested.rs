@@ -188,7 +188,10 @@ impl Reader {
             .as_ref()
             .map(status_code)
             .unwrap_or_default();
-        span.status.message = raw.status_message.filter(|m| !m.is_empty());
+        span.status.message = raw
+            .status_message
+            .filter(|m| !m.is_empty())
+            .map(String::into_boxed_str);
         let mut attrs = raw.span_attributes.map(flatten_attrs).unwrap_or_default();
         if let Some(kind) = raw.span_kind.as_ref().and_then(span_kind_word) {
             attrs.insert("span.kind".to_owned(), Value::String(kind));

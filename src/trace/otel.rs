@@ -119,8 +119,8 @@ pub(crate) fn absorb_events(span: &mut Span, attrs: &mut Attrs, events: Vec<Even
             let kind = event.attributes.get("exception.type").map(text_of);
             let message = event.attributes.get("exception.message").map(text_of);
             span.status.message = match (kind, message) {
-                (Some(k), Some(m)) => Some(format!("{k}: {m}")),
-                (k, m) => k.or(m),
+                (Some(k), Some(m)) => Some(format!("{k}: {m}").into_boxed_str()),
+                (k, m) => k.or(m).map(String::into_boxed_str),
             };
             if span.status.code == StatusCode::Unset {
                 span.status.code = StatusCode::Error;
@@ -203,8 +203,11 @@ pub(crate) fn apply_attributes(span: &mut Span, mut attrs: Attrs) {
     }
     genai::apply(span, &mut attrs);
     genai::derive_messages(span);
-    span.attributes
-        .extend(attrs.into_iter().map(|(k, v)| (ShortText::from(k), v)));
+    span.attributes.extend(
+        attrs
+            .into_iter()
+            .map(|(k, v)| (ShortText::from(k), v.into())),
+    );
 }
 
 #[cfg(test)]

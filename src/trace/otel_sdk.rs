@@ -197,7 +197,10 @@ impl Reader {
                 .as_ref()
                 .map(status_code)
                 .unwrap_or_default();
-            span.status.message = status.description.filter(|d| !d.is_empty());
+            span.status.message = status
+                .description
+                .filter(|d| !d.is_empty())
+                .map(String::into_boxed_str);
         }
         let mut attrs = raw.attributes.map(flatten_attrs).unwrap_or_default();
         if let Some(kind) = raw.kind.as_ref().and_then(span_kind_word) {

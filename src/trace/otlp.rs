@@ -356,7 +356,10 @@ impl Reader {
             .and_then(|v| time_ns(v, Numeric::Nanos));
         if let Some(status) = raw.status {
             span.status.code = status.code.as_ref().map(status_code).unwrap_or_default();
-            span.status.message = status.message.filter(|m| !m.is_empty());
+            span.status.message = status
+                .message
+                .filter(|m| !m.is_empty())
+                .map(String::into_boxed_str);
         }
         let mut attrs = attrs_of(raw.attributes);
         if let Some(kind) = raw.kind.as_ref().and_then(span_kind_word) {

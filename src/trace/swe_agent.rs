@@ -135,7 +135,7 @@ fn build(id: String, traj: TrajFile) -> Trace {
         } else {
             Status {
                 code: StatusCode::Unset,
-                message: Some(status.to_owned()),
+                message: Some(status.into()),
             }
         };
     }
@@ -179,7 +179,7 @@ fn step_spans(
     {
         warnings.push(format!("step {i}: the `history` turn's action differs from the `trajectory` step's; the step's is used"));
     }
-    let real_calls: Vec<ToolCall> = logged.map(|m| m.tool_calls).unwrap_or_default();
+    let real_calls: Vec<ToolCall> = logged.map(|m| m.tool_calls.into()).unwrap_or_default();
     let trimmed = action.trim();
     let (command, rest) = trimmed
         .split_once(char::is_whitespace)
@@ -208,7 +208,7 @@ fn step_spans(
 
     let mut llm = Span::new(&llm_id, "assistant", SpanKind::Llm, 2 * i + 1);
     llm.parent = Some("root".into());
-    llm.input_messages = inputs.unwrap_or_default();
+    llm.input_messages = inputs.unwrap_or_default().into();
     let content = step
         .response
         .or_else(|| step.thought.clone())
@@ -217,15 +217,13 @@ fn step_spans(
     llm.output_messages.push(Message {
         role: "assistant".into(),
         content,
-        tool_calls: calls.clone(),
+        tool_calls: calls.clone().into(),
         ..Message::default()
     });
     if let Some(thought) = step.thought {
-        llm.attributes
-            .insert("thought".into(), Value::String(thought));
+        llm.attributes.insert("thought".into(), thought.into());
     }
-    llm.attributes
-        .insert("action".into(), Value::String(action));
+    llm.attributes.insert("action".into(), action.into());
 
     let call = &calls[0];
     let observation = step.observation.map(|o| text_of(&o)).unwrap_or_default();
@@ -246,14 +244,14 @@ fn step_spans(
         result: Some(Value::String(observation).into()),
     }));
     tool.attributes
-        .insert(Span::REQUESTED_BY.into(), Value::String(llm_id));
+        .insert(Span::REQUESTED_BY.into(), llm_id.into());
     if let Some(seconds) = step.execution_time.as_ref().and_then(lenient_f64) {
         tool.attributes
-            .insert("execution_time_s".into(), Value::from(seconds));
+            .insert("execution_time_s".into(), Value::from(seconds).into());
     }
     if let Some(state) = step.state.filter(|s| !s.is_null()) {
         tool.attributes
-            .insert("state".into(), decode_embedded(state));
+            .insert("state".into(), decode_embedded(state).into());
     }
     (llm, tool)
 }

@@ -141,7 +141,11 @@ pub(crate) fn parse(input: &Input<'_>, plan: &Plan) -> Result<Vec<Trace>, TraceE
         Layout::Document => add(1, input.parse_document(WHAT)?)?,
     }
     for span in &mut spans {
-        let is_child = span.attributes.get("span_type").and_then(Value::as_str) == Some("child");
+        let is_child = span
+            .attributes
+            .get("span_type")
+            .and_then(crate::trace::AttrValue::as_str)
+            == Some("child");
         match (&span.parent, is_child) {
             (Some(parent), _) if span.agent.is_none() => {
                 let agent = launches.get(parent).cloned();
@@ -235,15 +239,17 @@ fn span_of(event: ToolEvent, seq: usize, line: usize, warnings: &mut Vec<String>
         result: event.result.map(|v| decode_embedded(v).into()),
     }));
     if let Some(kind) = event.span_type {
-        span.attributes
-            .insert("span_type".into(), Value::String(kind));
+        span.attributes.insert("span_type".into(), kind.into());
     }
     let mut extra = Attrs::new();
     for (key, value) in event.extra {
         flatten_into(&key, value, &mut extra);
     }
-    span.attributes
-        .extend(extra.into_iter().map(|(k, v)| (ShortText::from(k), v)));
+    span.attributes.extend(
+        extra
+            .into_iter()
+            .map(|(k, v)| (ShortText::from(k), v.into())),
+    );
     span
 }
 
@@ -273,7 +279,7 @@ fn status_of(
     Status {
         code,
         message: if code == StatusCode::Error {
-            message
+            message.map(String::into_boxed_str)
         } else {
             None
         },

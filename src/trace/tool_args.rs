@@ -113,7 +113,7 @@ mod tests {
         let mut s = Span::new(id, "ChatOpenAI", SpanKind::Llm, seq);
         s.output_messages.push(Message {
             role: "assistant".into(),
-            tool_calls: vec![ToolCall {
+            tool_calls: thin_vec::thin_vec![ToolCall {
                 arguments_text: None,
                 id: Some(call_id.into()),
                 name: "get_weather".into(),

@@ -16,19 +16,39 @@
 
 use std::collections::BTreeSet;
 
-use crate::dag::{Dag, exec_outcome};
+use crate::dag::{Dag, Node, exec_outcome};
 use crate::eval::steps::catalog::{ArgCheck, ToolCatalog};
 use crate::eval::steps::settings::StepSettings;
-use crate::model::ShortText;
 use crate::model::run::ToolUse;
 use crate::spec::model::StepType;
+use crate::trace::SharedValue;
 
-struct Call {
-    tool: ShortText,
-    /// Tool + canonical arguments; `None` when the arguments are unknown.
-    key: Option<String>,
+/// One call: its node, read when calls are compared (a copy of each call's
+/// tool and arguments was a tenth of the peak memory of a large telemetry
+/// trace; issue 25).
+struct Call<'a> {
+    node: &'a Node,
     failed: bool,
     invalid: bool,
+}
+
+impl Call<'_> {
+    fn tool(&self) -> &str {
+        self.node.tool.as_deref().unwrap_or(&self.node.name)
+    }
+
+    /// The arguments, when the trace records them (repeats are only counted then).
+    fn arguments(&self) -> Option<&SharedValue> {
+        self.node.arguments.as_ref().filter(|a| !a.is_null())
+    }
+
+    /// The same tool with the same canonical arguments, both recorded.
+    fn repeats(&self, other: &Call<'_>) -> bool {
+        match (self.arguments(), other.arguments()) {
+            (Some(a), Some(b)) => self.tool() == other.tool() && a.compact() == b.compact(),
+            _ => false,
+        }
+    }
 }
 
 /// Compute the tool-use block of one case.
@@ -51,37 +71,34 @@ pub(crate) fn tool_use_metrics(
         if !is_call {
             continue;
         }
-        let tool = node.tool.clone().unwrap_or_else(|| node.name.clone());
-        let args = node.arguments.clone().unwrap_or_default();
+        let null = SharedValue::default();
+        let call = Call {
+            node,
+            failed: node.step_type == StepType::Exec && exec_outcome(node).is_failure(),
+            invalid: false,
+        };
+        let args = node.arguments.as_ref().unwrap_or(&null);
         let invalid = matches!(
-            catalog.validate_shared(&tool, Some(&args)),
+            catalog.validate_shared(call.tool(), Some(args)),
             ArgCheck::Invalid(_)
         );
-        let failed = node.step_type == StepType::Exec && exec_outcome(node).is_failure();
-        let key = (!args.is_null()).then(|| format!("{tool}\u{0}{}", args.compact()));
-        calls.push(Call {
-            tool,
-            key,
-            failed,
-            invalid,
-        });
+        calls.push(Call { invalid, ..call });
     }
 
     let window = settings.redundancy_window;
     let redundant_calls = (0..calls.len())
         .filter(|&i| {
             let from = i.saturating_sub(window);
-            calls[i].key.is_some()
-                && calls[from..i]
-                    .iter()
-                    .any(|prev| prev.key == calls[i].key && !prev.failed)
+            calls[from..i]
+                .iter()
+                .any(|prev| prev.repeats(&calls[i]) && !prev.failed)
         })
         .count();
 
     let mut loops = 0;
     let mut run = 1;
     for i in 1..=calls.len() {
-        if i < calls.len() && calls[i].key.is_some() && calls[i].key == calls[i - 1].key {
+        if i < calls.len() && calls[i].repeats(&calls[i - 1]) {
             run += 1;
         } else {
             if run >= settings.loop_threshold {
@@ -91,7 +108,7 @@ pub(crate) fn tool_use_metrics(
         }
     }
 
-    let called: BTreeSet<&str> = calls.iter().map(|c| c.tool.as_str()).collect();
+    let called: BTreeSet<&str> = calls.iter().map(Call::tool).collect();
     let missing_expected_tools = expected_tools
         .iter()
         .filter(|t| !called.contains(t.as_str()))
@@ -145,7 +162,7 @@ mod tests {
         n.tool = Some(tool.into());
         n.arguments = Some(args.into());
         n.output = Some(json!("ok").into());
-        n.error = error.then(String::new);
+        n.set_error(error.then(Box::default));
         n
     }
 

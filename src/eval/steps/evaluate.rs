@@ -221,8 +221,8 @@ impl StepEvaluation {
                 .collect(),
             agent: node.agent.clone(),
             attempt: node.attempt.map(|a| StepAttempt {
-                number: a.number,
-                of: a.of,
+                number: a.number as usize,
+                of: a.of as usize,
             }),
             judge_missing: s.judge_missing,
         }

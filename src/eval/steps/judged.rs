@@ -227,7 +227,7 @@ mod tests {
     fn a_failed_exec_stays_failed_whatever_the_judge_says() {
         let mut node = Node::new(StepType::Exec, "refund");
         node.id = "s3".into();
-        node.error = Some("boom".into());
+        node.set_error(Some("boom".into()));
         let catalog = ToolCatalog::empty();
         let j = judgments(
             "s3",

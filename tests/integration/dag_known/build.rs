@@ -349,10 +349,10 @@ fn requested_by_attributes_disambiguate_reused_ids() {
     t.llm("", &[("X", "a", json!({"n": 2}))]);
     t.tool("X", "a", None, json!("second"))
         .attributes
-        .insert("requested_by".into(), json!("m1"));
+        .insert("requested_by".into(), json!("m1").into());
     t.tool("X", "a", None, json!("first"))
         .attributes
-        .insert("requested_by".into(), json!("m0"));
+        .insert("requested_by".into(), json!("m0").into());
     let dag = build_dag(&t.build());
     // s1 TOOLSEL, s2 PARAMGEN (m0), s3 TOOLSEL, s4 PARAMGEN (m1), s5 EXEC, s6 EXEC
     assert!(

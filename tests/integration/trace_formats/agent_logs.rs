@@ -204,7 +204,7 @@ fn who_and_when_roles_split_into_speaker_and_recipient() {
     let to_file_surfer = trace
         .spans
         .iter()
-        .filter(|s| s.attributes.get("recipient") == Some(&json!("FileSurfer")))
+        .filter(|s| s.attributes.get("recipient").and_then(|v| v.as_str()) == Some("FileSurfer"))
         .count();
     assert_eq!(to_file_surfer, 3);
     let m3 = span(&trace, "m3");

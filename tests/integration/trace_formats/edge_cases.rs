@@ -109,7 +109,7 @@ fn otlp_arrays_sdk_arrays_and_jsonl_documents() {
     );
     let a = &traces[0].spans[0];
     assert_eq!(
-        (a.attributes["n"].clone(), a.attributes["d"].clone()),
+        (a.attributes["n"].to_value(), a.attributes["d"].to_value()),
         (json!(-7), json!("NaN"))
     );
     assert_eq!(a.attributes["e"], json!(null));
