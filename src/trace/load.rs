@@ -106,14 +106,15 @@ pub fn detect_format(bytes: &[u8]) -> Option<TraceFormat> {
 }
 
 /// Peak memory per byte of input of the command that needs most for one
-/// trace, rounded up by a quarter (docs/resources.md, "Memory, round 7").
-/// Measured with one case whose trace is the bench file: `trace --format
-/// json` needs least (OTLP 2.4×, bare OTLP spans 3.8×, `OTel` SDK 5.9×,
-/// telemetry 7.3×, chat 16.5×); `run` and `baseline update` (which writes
-/// the baseline as it serializes it) about the same, more (3.9×, 3.9×, 8.0×,
-/// 9.7×, 20.7×); `compare` (the baseline's case report read back beside the
-/// head's) most: OTLP 4.1×, bare spans 3.9×, `OTel` SDK 11.4×, telemetry
-/// 13.5×, chat 25.4×. The factors were 9×, 18×, 19× and 35× in round 6,
+/// trace, rounded up by a quarter (docs/resources.md, "Memory, round 7";
+/// round 9 left them). Measured with one case whose trace is the bench file
+/// (round 9): `trace --format json` needs least (OTLP 2.3×, bare OTLP spans
+/// 3.0×, `OTel` SDK 4.9×, telemetry 6.3×, chat 15.5×); `run` and `baseline
+/// update` (which writes the baseline as it serializes it) more (3.6×,
+/// 3.5×, 7.5×, 9.1×, 19.8–20.3×); `compare` (the baseline's case report
+/// read back beside the head's) most: OTLP 4.2×, bare spans 3.5×, `OTel`
+/// SDK 10.9×, telemetry 12.5×, chat 25.7× (26.4× in its highest round).
+/// The factors were 9×, 18×, 19× and 35× in round 6,
 /// when `baseline update` held the baseline it replaced, a copy of the
 /// report and its JSON text. Chat-like formats not measured take the chat
 /// factor.
