@@ -10,6 +10,7 @@
 use super::adjacency::Adjacency;
 use super::model::{Edge, Node};
 use crate::model::run::{DagInfo, DagStatus, Deviation};
+use thin_vec::ThinVec;
 
 /// Why a set of edges is not a DAG.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -173,8 +174,15 @@ impl Dag {
             // k < n ≤ u32::MAX
             position[v] = last - 1 - k as u32;
         }
-        let mut waiting: Vec<usize> = self.parents.iter().map(<[usize]>::len).collect();
-        let mut runs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+        // Per node a parent count and a run list of one word each (nothing
+        // allocated while empty): this is transient at the peak of a large
+        // trace's evaluation (issue 25). A node has fewer than n ≤ u32::MAX parents.
+        let mut waiting: Vec<u32> = self
+            .parents
+            .iter()
+            .map(|p| u32::try_from(p.len()).unwrap_or(u32::MAX))
+            .collect();
+        let mut runs: Vec<ThinVec<(u32, u32)>> = vec![ThinVec::new(); n];
         let mut counts = vec![0usize; n];
         let budget = 32 * (n + self.edges.len()) + 1024;
         let (mut kept, mut work) = (0usize, 0usize);
@@ -187,12 +195,12 @@ impl Dag {
                 waiting[c] -= 1;
                 if waiting[c] == 0 {
                     kept -= runs[c].len();
-                    runs[c] = Vec::new();
+                    runs[c] = ThinVec::new();
                 }
             }
             work += gathered.len();
             gathered.sort_unstable();
-            let mut merged: Vec<(u32, u32)> = Vec::new();
+            let mut merged: ThinVec<(u32, u32)> = ThinVec::new();
             for &(a, b) in &gathered {
                 match merged.last_mut() {
                     Some(run) if a <= run.1 => run.1 = run.1.max(b),

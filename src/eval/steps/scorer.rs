@@ -18,6 +18,7 @@ use super::catalog::ToolCatalog;
 use super::taxonomy::Failure;
 use crate::dag::Node;
 use crate::spec::model::{ExpectedOutput, StepType};
+use thin_vec::ThinVec;
 
 /// The metrics of each step type (DESIGN §6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -100,7 +101,9 @@ pub struct StepScore {
     /// 1–5; `None` = N/A (the reason goes in `notes`).
     pub score: Option<f64>,
     /// Sub-scores the scorer could give, a subset of [`Metric::for_type`].
-    pub metrics: Vec<(Metric, f64)>,
+    /// One word, nothing allocated for a step not scored: a large trace
+    /// keeps a score per step until its steps are written (issue 25).
+    pub metrics: ThinVec<(Metric, f64)>,
     /// `rules`, `judge:<model>`, …; `none` for N/A.
     pub scored_by: Cow<'static, str>,
     pub notes: Cow<'static, str>,
@@ -117,7 +120,7 @@ impl StepScore {
     pub fn not_applicable(reason: impl Into<Cow<'static, str>>) -> Self {
         Self {
             score: None,
-            metrics: Vec::new(),
+            metrics: ThinVec::new(),
             scored_by: "none".into(),
             notes: reason.into(),
             failure: None,
@@ -141,7 +144,7 @@ impl StepScore {
         };
         Self {
             score,
-            metrics,
+            metrics: ThinVec::from(metrics),
             scored_by,
             notes: notes.into(),
             failure,
