@@ -18,7 +18,6 @@ use super::catalog::ToolCatalog;
 use super::taxonomy::Failure;
 use crate::dag::Node;
 use crate::spec::model::{ExpectedOutput, StepType};
-use thin_vec::ThinVec;
 
 /// The metrics of each step type (DESIGN §6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -101,9 +100,7 @@ pub struct StepScore {
     /// 1–5; `None` = N/A (the reason goes in `notes`).
     pub score: Option<f64>,
     /// Sub-scores the scorer could give, a subset of [`Metric::for_type`].
-    /// One word, nothing allocated for a step not scored: a large trace
-    /// keeps a score per step until its steps are written (issue 25).
-    pub metrics: ThinVec<(Metric, f64)>,
+    pub metrics: Vec<(Metric, f64)>,
     /// `rules`, `judge:<model>`, …; `none` for N/A.
     pub scored_by: Cow<'static, str>,
     pub notes: Cow<'static, str>,
@@ -120,7 +117,7 @@ impl StepScore {
     pub fn not_applicable(reason: impl Into<Cow<'static, str>>) -> Self {
         Self {
             score: None,
-            metrics: ThinVec::new(),
+            metrics: Vec::new(),
             scored_by: "none".into(),
             notes: reason.into(),
             failure: None,
@@ -144,7 +141,7 @@ impl StepScore {
         };
         Self {
             score,
-            metrics: ThinVec::from(metrics),
+            metrics,
             scored_by,
             notes: notes.into(),
             failure,
