@@ -96,11 +96,16 @@ impl Node {
     }
 
     pub fn set_error(&mut self, error: Option<Box<str>>) {
-        self.failure_mut(|f| f.error = error);
+        if error.is_some() || self.failure.is_some() {
+            self.failure_mut(|f| f.error = error);
+        }
     }
 
     pub fn set_error_type(&mut self, error_type: Option<Box<str>>) {
-        self.failure_mut(|f| f.error_type = error_type);
+        // Clearing what is not set makes no box: the DAG build sets every node, most to `None`.
+        if error_type.is_some() || self.failure.is_some() {
+            self.failure_mut(|f| f.error_type = error_type);
+        }
     }
 
     fn failure_mut(&mut self, edit: impl FnOnce(&mut NodeFailure)) {

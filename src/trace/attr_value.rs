@@ -24,9 +24,7 @@ impl AttrValue {
             Self::Json(_) => None,
         }
     }
-}
 
-impl AttrValue {
     /// The value as JSON.
     pub fn to_value(&self) -> Value {
         match self {

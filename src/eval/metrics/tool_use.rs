@@ -59,6 +59,7 @@ pub(crate) fn tool_use_metrics(
     settings: &StepSettings,
 ) -> ToolUse {
     let mut calls: Vec<Call> = Vec::new();
+    let null = SharedValue::default();
     for (i, node) in dag.nodes.iter().enumerate() {
         let is_call = match node.step_type {
             StepType::Exec => true,
@@ -71,7 +72,6 @@ pub(crate) fn tool_use_metrics(
         if !is_call {
             continue;
         }
-        let null = SharedValue::default();
         let call = Call {
             node,
             failed: node.step_type == StepType::Exec && exec_outcome(node).is_failure(),
