@@ -6,8 +6,8 @@ use crate::eval::checkpoint::{CheckpointInputs, JudgeVerdicts, evaluate_checkpoi
 use crate::eval::compliance;
 use crate::eval::metrics::task::{combine, evaluate_ground_truth};
 use crate::model::run::{
-    CaseError, CaseReport, CaseStatus, Cost, DagInfo, Scores, StepResult, TaskResult, ToolUse,
-    TraceInfo,
+    CaseError, CaseReport, CaseStatus, CheckpointResult, Cost, DagInfo, Scores, StepResult,
+    TaskResult, ToolUse, TraceInfo,
 };
 use crate::spec::suite::{Case, Suite};
 use crate::trace::Trace;
@@ -54,7 +54,21 @@ pub(crate) struct CaseContext<'a> {
 /// 1–5 scale, so a crash can never raise the suite mean.
 pub(crate) const FAILED_CASE_WORKFLOW_QUALITY: f64 = 1.0;
 
-pub(crate) fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport {
+/// What a case's trace gives apart from its steps: its checkpoints, status
+/// and warnings. Made before the step entries, so the runner can drop the
+/// trace before it makes them (a large trace's spans and its report's
+/// steps were in memory at once, issue 25).
+pub(crate) struct CaseChecks {
+    checkpoints: Vec<CheckpointResult>,
+    status: CaseStatus,
+    error: Option<CaseError>,
+    info: Option<TraceInfo>,
+    latency_ms: Option<f64>,
+    trace_warnings: Vec<String>,
+}
+
+/// The checkpoints and status of the case in `cx`.
+pub(crate) fn check_case(cx: &CaseContext<'_>) -> CaseChecks {
     let (trace, failure, status, error, info) = match cx.outcome {
         TraceOutcome::Loaded { trace, info } => (
             Some(trace.as_ref()),
@@ -79,14 +93,13 @@ pub(crate) fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport
             )
         }
     };
-    let mut steps = steps;
-    if let TraceOutcome::Failed {
-        elapsed_ms: Some(ms),
-        ..
-    } = cx.outcome
-    {
-        steps.cost.latency_ms = Some(*ms);
-    }
+    let latency_ms = match cx.outcome {
+        TraceOutcome::Failed {
+            elapsed_ms: Some(ms),
+            ..
+        } => Some(*ms),
+        _ => None,
+    };
     let checkpoints = evaluate_checkpoints(&CheckpointInputs {
         suite: cx.suite,
         case: cx.case,
@@ -95,13 +108,41 @@ pub(crate) fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport
         evidence: cx.evidence,
         judge: cx.judge,
     });
+    CaseChecks {
+        checkpoints,
+        status,
+        error,
+        info,
+        latency_ms,
+        trace_warnings: trace.map(|t| t.warnings.clone()).unwrap_or_default(),
+    }
+}
+
+/// The report of `case` from its checks and its steps.
+pub(crate) fn finish_case(
+    suite: &Suite,
+    case: &Case,
+    evidence: Option<&Value>,
+    checks: CaseChecks,
+    mut steps: StepPart,
+) -> CaseReport {
+    let CaseChecks {
+        checkpoints,
+        status,
+        error,
+        info,
+        latency_ms,
+        trace_warnings,
+    } = checks;
+    if latency_ms.is_some() {
+        steps.cost.latency_ms = latency_ms;
+    }
     let compliance_percent = compliance::compliance_percent(&checkpoints);
     let failed = status != CaseStatus::Ok;
-    let ground_truth = cx
-        .suite
+    let ground_truth = suite
         .task_success
         .as_ref()
-        .map(|spec| evaluate_ground_truth(spec, cx.evidence, &checkpoints));
+        .map(|spec| evaluate_ground_truth(spec, evidence, &checkpoints));
     let task = combine(ground_truth, steps.task.clone());
     let task_success = if failed {
         Some(0.0)
@@ -123,10 +164,10 @@ pub(crate) fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport
         cost_usd: steps.cost.cost_usd,
         latency_ms: steps.cost.latency_ms,
     };
-    let n = cx.suite.checkpoints.len();
+    let n = suite.checkpoints.len();
     CaseReport {
-        id: cx.case.id.clone(),
-        tags: cx.case.tags.clone(),
+        id: case.id.clone(),
+        tags: case.tags.clone(),
         trial: 0,
         status,
         error,
@@ -142,7 +183,7 @@ pub(crate) fn evaluate_case(cx: &CaseContext<'_>, steps: StepPart) -> CaseReport
         cost: steps.cost,
         task,
         trace_judges: Vec::new(),
-        warnings: trace.map(|t| t.warnings.clone()).unwrap_or_default(),
+        warnings: trace_warnings,
         root_cause: steps.root_cause,
     }
 }

@@ -8,11 +8,11 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::eval::case::{CaseContext, StepPart, TraceOutcome, evaluate_case};
+use crate::eval::case::{CaseContext, TraceOutcome, check_case, finish_case};
 use crate::eval::metrics::evaluate_task_with;
 use crate::eval::report::{RunMeta, build_run_report};
 use crate::eval::steps::{
-    JudgedScorer, RulesScorer, StepContext, StepScorer, StepSettings, ToolCatalog, build_case_dag,
+    JudgedScorer, RulesScorer, StepContext, StepEvaluation, StepScorer, StepSettings, ToolCatalog,
     evaluate_steps, final_answer,
 };
 use crate::judged::questions::CaseView;
@@ -136,9 +136,15 @@ where
         }
     }
     let rules = RulesScorer;
-    let results: Vec<Result<CaseReport, RunnerError>> = pool.install(|| {
+    // The judge's root-cause question needs the traces after every case is
+    // evaluated; otherwise each case's trace is dropped once its
+    // checkpoints and step scores are made, before its report's step
+    // entries (issue 25: a large trace's spans and entries were in memory
+    // at once).
+    let keep_traces = step_settings.root_cause == RootCauseMode::Judge;
+    let results: Vec<(Result<CaseReport, RunnerError>, Option<Box<Trace>>)> = pool.install(|| {
         loaded
-            .par_iter()
+            .into_par_iter()
             .zip(judgments.into_par_iter())
             .map(
                 |(
@@ -151,7 +157,6 @@ where
                     ),
                     judged,
                 )| {
-                    let i = *i;
                     let case = &suite.cases[i];
                     let judged_scorer = JudgedScorer::new(&judged.steps);
                     let scorer: &dyn StepScorer = if suite_judge.is_some() {
@@ -159,7 +164,8 @@ where
                     } else {
                         &rules
                     };
-                    let (mut steps, step_warnings) = match &outcome {
+                    let mut answer = None;
+                    let evaluation = match &outcome {
                         TraceOutcome::Loaded { trace, .. } => {
                             let ctx = StepContext::for_case(
                                 suite,
@@ -168,57 +174,67 @@ where
                                 &step_settings,
                                 scorer,
                             );
-                            evaluate_steps(trace, &ctx).into_part()
+                            let evaluation = evaluate_steps(trace, &ctx);
+                            if judged.task.is_some() && case.expected_output.is_some() {
+                                // The DAG the steps were scored on is the
+                                // one `build_case_dag` gives for the suite's
+                                // workflow.
+                                answer = Some(final_answer(&evaluation.graph, trace));
+                            }
+                            Some(evaluation)
                         }
-                        TraceOutcome::Failed { .. } => (StepPart::default(), Vec::new()),
+                        TraceOutcome::Failed { .. } => None,
                     };
-                    if let (Some(semantic), Some(task), Some(expected)) = (
+                    let checks = check_case(&CaseContext {
+                        suite,
+                        case,
+                        outcome: &outcome,
+                        evidence: evidence.as_ref(),
+                        judge: &judged.checkpoints,
+                    });
+                    let loaded_trace = match outcome {
+                        TraceOutcome::Loaded { trace, .. } => Some(trace),
+                        TraceOutcome::Failed { .. } => None,
+                    };
+                    let traced = loaded_trace.is_some();
+                    let kept = if keep_traces {
+                        loaded_trace
+                    } else {
+                        drop(loaded_trace);
+                        None
+                    };
+                    let (mut steps, step_warnings) = evaluation
+                        .map(StepEvaluation::into_part)
+                        .unwrap_or_default();
+                    if let (Some(semantic), Some(task), Some(expected), Some(answer)) = (
                         &judged.task,
                         steps.task.as_mut(),
                         case.expected_output.as_ref(),
-                    ) && let TraceOutcome::Loaded { trace, .. } = &outcome
-                    {
-                        let dag = build_case_dag(trace, suite.workflow.as_ref());
-                        *task = evaluate_task_with(
-                            expected,
-                            final_answer(&dag, trace).as_deref(),
-                            Some(semantic),
-                        );
+                        answer,
+                    ) {
+                        *task = evaluate_task_with(expected, answer.as_deref(), Some(semantic));
                     }
-                    let cx = CaseContext {
-                        suite,
-                        case,
-                        outcome,
-                        evidence: evidence.as_ref(),
-                        judge: &judged.checkpoints,
-                    };
-                    let mut report = evaluate_case(&cx, steps);
+                    let mut report = finish_case(suite, case, evidence.as_ref(), checks, steps);
                     report.trace_judges = judged.trace_judges;
-                    if trace_judges_without_judge && matches!(outcome, TraceOutcome::Loaded { .. })
-                    {
+                    if trace_judges_without_judge && traced {
                         report.trace_judges =
                             crate::judged::gpa::not_available("no judge configured");
                     }
                     // Case-specific warnings stay with their case, so shard
                     // reports merge into exactly what one run gives.
-                    report.warnings.extend(warnings.iter().cloned());
+                    report.warnings.extend(warnings);
                     report.warnings.extend(step_warnings);
                     report.warnings.extend(judged.warnings);
-                    Ok(report)
+                    (Ok(report), kept)
                 },
             )
             .collect()
     });
+    let (results, kept): (Vec<_>, Vec<_>) = results.into_iter().unzip();
     let mut cases = results.into_iter().collect::<Result<Vec<_>, _>>()?;
-    if step_settings.root_cause == RootCauseMode::Judge {
+    if keep_traces {
         // One question per failed case, asked now that failures are known.
-        let traces: Vec<Option<&Trace>> = loaded
-            .iter()
-            .map(|(_, _, input)| match &input.outcome {
-                TraceOutcome::Loaded { trace, .. } => Some(trace.as_ref()),
-                TraceOutcome::Failed { .. } => None,
-            })
-            .collect();
+        let traces: Vec<Option<&Trace>> = kept.iter().map(Option::as_deref).collect();
         if let Some(rca) = judge_root_causes(suite_judge.as_ref(), suite, &traces, &mut cases)? {
             judge_summary = crate::judged::summary::merge([&judge_summary, &rca]);
         }
