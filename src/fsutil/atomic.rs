@@ -148,13 +148,27 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 ///
 /// A refusal is an [`io::Error`] whose message ends with a hint.
 pub fn write_output(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_output_with(path, &mut |w| w.write_all(bytes))
+}
+
+/// [`write_output`] of what `body` writes, as it writes it: a report too
+/// large to build in memory first (issue 25).
+pub fn write_output_with(
+    path: &Path,
+    body: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     check_directories_stay_inside(path)?;
+    let atomic = |body: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>| {
+        let mut file = AtomicFile::create(path)?;
+        body(&mut file)?;
+        file.commit()
+    };
     match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => write_through_link(path, bytes),
-        Ok(m) if m.is_file() => write_atomic(path, bytes),
-        Ok(m) if is_special(&m) => write_special(path, bytes),
+        Ok(m) if m.file_type().is_symlink() => write_through_link(path, body),
+        Ok(m) if m.is_file() => atomic(body),
+        Ok(m) if is_special(&m) => write_special(path, body),
         Ok(m) => Err(not_a_file(path, &m)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => write_atomic(path, bytes),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => atomic(body),
         Err(e) => Err(e),
     }
 }
@@ -181,7 +195,10 @@ fn not_a_file(path: &Path, m: &std::fs::Metadata) -> io::Error {
 /// nobody reads would block) and again on the opened file (the link may
 /// have changed in between); the open neither creates nor truncates, so a
 /// refused target is left as it was.
-fn write_through_link(path: &Path, bytes: &[u8]) -> io::Result<()> {
+fn write_through_link(
+    path: &Path,
+    body: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let refuse = |what: &str| {
         let to =
             std::fs::read_link(path).map_or_else(|_| "?".to_owned(), |t| t.display().to_string());
@@ -206,12 +223,15 @@ fn write_through_link(path: &Path, bytes: &[u8]) -> io::Result<()> {
     if !is_special(&f.metadata()?) {
         return Err(refuse("changed into a file while the gate wrote"));
     }
-    f.write_all(bytes)?;
+    body(&mut f)?;
     f.flush()
 }
 
 /// A FIFO or character device that is not a link: written directly.
-fn write_special(path: &Path, bytes: &[u8]) -> io::Result<()> {
+fn write_special(
+    path: &Path,
+    body: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
     // O_NOFOLLOW: if a link replaced the device since it was checked, fail.
     let mut f = std::fs::OpenOptions::new()
@@ -224,7 +244,7 @@ fn write_special(path: &Path, bytes: &[u8]) -> io::Result<()> {
             path.display()
         )));
     }
-    f.write_all(bytes)?;
+    body(&mut f)?;
     f.flush()
 }
 
@@ -318,16 +338,42 @@ pub fn write_to(path: &Path, text: &str) -> Result<(), crate::output::OutputErro
     if path.as_os_str() == "-" {
         return crate::output::write_document(text);
     }
-    if let Err(source) = fits_read_cap(text.len()) {
-        return Err(crate::output::OutputError::Write {
+    write_sized(path, text.len(), &mut |w| w.write_all(text.as_bytes()))
+}
+
+/// [`write_to`] of `value` as the pretty JSON of [`crate::output::to_json`],
+/// byte for byte, written as it is serialized: a report is never built in
+/// memory as text beside itself (at a large trace's run, the text of its
+/// report was the peak, issue 25). The size is counted in a first pass,
+/// so a file over the cap is not written at all, as with [`write_to`].
+pub fn write_json_to<T: serde::Serialize>(
+    path: &Path,
+    value: &T,
+) -> Result<(), crate::output::OutputError> {
+    if path.as_os_str() == "-" {
+        return crate::output::write_json_document(value);
+    }
+    let len =
+        crate::output::json_len(value).map_err(|source| crate::output::OutputError::Write {
             path: path.to_path_buf(),
             source,
-        });
-    }
-    write_output(path, text.as_bytes()).map_err(|source| crate::output::OutputError::Write {
+        })?;
+    write_sized(path, len, &mut |w| crate::output::write_json(w, value))
+}
+
+/// Write `len` bytes that `body` makes to `path` (not `-`), refused when
+/// they are over the read cap.
+fn write_sized(
+    path: &Path,
+    len: usize,
+    body: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), crate::output::OutputError> {
+    let error = |source| crate::output::OutputError::Write {
         path: path.to_path_buf(),
         source,
-    })
+    };
+    fits_read_cap(len).map_err(error)?;
+    write_output_with(path, body).map_err(error)
 }
 
 /// `Ok` when `len` bytes are within the input cap, so the gate can read
@@ -477,5 +523,29 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("`--max-file-size 1MiB`"), "{err}");
+    }
+
+    #[test]
+    fn a_json_document_is_written_as_to_json_makes_it_and_counted_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        // Nesting, escapes the guarded formatter adds (`::`, `<`), non-ASCII
+        // text and a long list, so the 64 KiB buffer fills more than once.
+        let value = serde_json::json!({
+            "a": [1, 2.5, null, true],
+            "text": "::warning::<b>x</b> ünïcödé",
+            "many": (0..20_000).map(|i| format!("item {i}")).collect::<Vec<_>>(),
+        });
+        let text = crate::output::to_json(&value);
+        assert_eq!(crate::output::json_len(&value).unwrap(), text.len());
+        let path = dir.path().join("out/report.json");
+        write_json_to(&path, &value).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        // Through a link to a file it is refused, as `write_to` is.
+        let target = dir.path().join("victim.txt");
+        std::fs::write(&target, "keep").unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(write_json_to(&link, &value).is_err());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
     }
 }

@@ -10,7 +10,7 @@ mod read;
 
 pub use atomic::{
     AtomicFile, CappedWriter, TEMP_SUFFIX, check_directories_stay_inside, fits_read_cap,
-    sweep_temp_files, write_atomic, write_output, write_to,
+    sweep_temp_files, write_atomic, write_json_to, write_output, write_output_with, write_to,
 };
 pub use lock::DirLock;
 pub use memory::{Reservation, memory_budget, reserve, set_max_memory};

@@ -42,6 +42,25 @@ pub fn write_json<W: io::Write, T: Serialize>(writer: W, value: &T) -> io::Resul
     writer.flush()
 }
 
+/// The length in bytes of [`to_json`]'s text of `value`, counted without
+/// making it.
+pub fn json_len<T: Serialize>(value: &T) -> io::Result<usize> {
+    struct Count(usize);
+    impl io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    write_json(&mut count, value)?;
+    Ok(count.0)
+}
+
 /// serde's pretty formatter (two spaces a level), with the extra escapes
 /// of the module docs. A line break and its indent are one write: serde's
 /// writes the indent a level at a time, which was a few percent of a large

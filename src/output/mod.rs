@@ -13,9 +13,10 @@ mod text;
 
 pub use color::{ColorChoice, color_enabled, set_color};
 pub use error::OutputError;
-pub use json::{to_json, write_json};
+pub use json::{json_len, to_json, write_json};
 pub use stream::{
-    write_document, write_document_streamed, write_stderr, write_stdout, write_workflow_command,
+    write_document, write_document_streamed, write_json_document, write_stderr, write_stdout,
+    write_workflow_command,
 };
 pub use text::{SIMILAR, cap_chars, closest, plural, truncate_chars};
 

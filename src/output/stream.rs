@@ -51,6 +51,13 @@ pub fn write_document_streamed(
         .map_err(OutputError::Stdout)
 }
 
+/// [`write_document`] of [`super::to_json`]'s text of `value`, byte for
+/// byte, written as it is serialized (a large run's report is not built
+/// in memory as text first, issue 25).
+pub fn write_json_document<T: serde::Serialize>(value: &T) -> Result<(), OutputError> {
+    write_document_streamed(|out| super::write_json(out, value))
+}
+
 /// Bytes collected before the complete lines among them are guarded and written.
 const GUARD_CHUNK: usize = 64 * 1024;
 

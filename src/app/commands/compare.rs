@@ -12,9 +12,8 @@ use crate::baseline::source::BaselineLoader;
 use crate::compare::decide::{AlphaPlan, CompareOptions, apply_rules, no_baseline_report};
 use crate::compare::engine::SuiteInput;
 use crate::exit_code::ExitCode;
-use crate::fsutil::write_to;
+use crate::fsutil::write_json_to;
 use crate::model::compare::{CompareReport, Verdict};
-use crate::output::to_json;
 use crate::report::render::compare_junit::{render_compare_junit, render_nothing_selected_junit};
 use crate::report::render::compare_markdown::render_compare_markdown;
 use crate::report::render::compare_table::render_compare_table;
@@ -120,16 +119,17 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
     let stdout = match args.format {
         CliCompareFormat::Table => render_compare_table(&report),
         CliCompareFormat::Markdown => render_compare_markdown(&report),
-        CliCompareFormat::Json => to_json(&report),
+        // Written below as it is serialized (issue 25).
+        CliCompareFormat::Json => String::new(),
         CliCompareFormat::Junit => render_compare_junit(&report),
     };
     if let Some(path) = &args.out {
-        write_to(path, &to_json(&report))?;
+        write_json_to(path, &report)?;
     }
-    if args.format == CliCompareFormat::Table {
-        crate::output::write_stdout(&stdout)?;
-    } else {
-        crate::output::write_document(&stdout)?;
+    match args.format {
+        CliCompareFormat::Table => crate::output::write_stdout(&stdout)?,
+        CliCompareFormat::Json => crate::output::write_json_document(&report)?,
+        _ => crate::output::write_document(&stdout)?,
     }
     publish_compare(&report, args.out.as_deref(), quiet);
 

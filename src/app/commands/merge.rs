@@ -5,7 +5,7 @@ use crate::app::cli::{CliMerge, CliSummaryFormat};
 use crate::app::config::Config;
 use crate::app::error::{Error, Result};
 use crate::exit_code::ExitCode;
-use crate::fsutil::write_to;
+use crate::fsutil::write_json_to;
 use crate::output::plural;
 use crate::output::to_json;
 use crate::report::read::read_run_report;
@@ -47,7 +47,7 @@ pub(crate) fn run(args: &CliMerge, config: &Config, quiet: bool) -> Result<ExitC
     let suite = load_checked(&path)?.suite;
     let count = shards.len();
     let merged = merge_shards(&suite, shards).map_err(RunnerError::from)?;
-    write_to(&args.out, &to_json(&merged))?;
+    write_json_to(&args.out, &merged)?;
     if args.format == CliSummaryFormat::Json {
         let json = serde_json::json!({
             "suite": merged.suite,

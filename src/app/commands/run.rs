@@ -8,11 +8,10 @@ use crate::app::config::{Config, resolve_fail_on};
 use crate::app::error::{Error, Result};
 use crate::compare::absolute::check_absolute;
 use crate::exit_code::ExitCode;
-use crate::fsutil::write_to;
+use crate::fsutil::write_json_to;
 use crate::model::compare::AbsoluteBreach;
 use crate::model::run::{RunReport, Tier};
 use crate::output::plural;
-use crate::output::to_json;
 use crate::report::render::{
     run_junit::render_run_junit, run_markdown::render_run_markdown, run_table::render_run_table,
 };
@@ -146,6 +145,17 @@ pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCod
 
     let reports: Vec<&RunReport> = evaluated.iter().map(|e| &e.report).collect();
     let stdout = match args.format {
+        _ if args.out.as_deref() == Some(Path::new("-")) => String::new(),
+        // Written as it is serialized: the text of a large run's report
+        // was its peak of memory (issue 25).
+        CliRunFormat::Json => {
+            if let [one] = reports.as_slice() {
+                crate::output::write_json_document(one)?;
+            } else {
+                crate::output::write_json_document(&reports)?;
+            }
+            String::new()
+        }
         CliRunFormat::Table => reports
             .iter()
             .map(|r| render_run_table(r))
@@ -156,11 +166,9 @@ pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCod
             .map(|r| render_run_markdown(r))
             .collect::<Vec<_>>()
             .join("\n"),
-        CliRunFormat::Json if reports.len() == 1 => to_json(reports[0]),
-        CliRunFormat::Json => to_json(&reports),
         CliRunFormat::Junit => render_run_junit(&reports),
     };
-    if args.out.as_deref() == Some(Path::new("-")) {
+    if args.out.as_deref() == Some(Path::new("-")) || args.format == CliRunFormat::Json {
         // The JSON report went to stdout already.
     } else if args.format == CliRunFormat::Table {
         crate::output::write_stdout(&stdout)?;
@@ -232,14 +240,11 @@ fn write_reports(
     if let Some(path) = out
         && let Some(e) = evaluated.first()
     {
-        write_to(path, &to_json(&e.report))?;
+        write_json_to(path, &e.report)?;
     }
     if let Some(dir) = out_dir {
         for e in evaluated {
-            write_to(
-                &dir.join(format!("{}.json", e.report.suite)),
-                &to_json(&e.report),
-            )?;
+            write_json_to(&dir.join(format!("{}.json", e.report.suite)), &e.report)?;
         }
     }
     Ok(())
