@@ -8,8 +8,8 @@ use std::ops::Index;
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(super) struct Adjacency {
     /// Node `i`'s neighbours are `targets[start[i]..start[i + 1]]`.
-    start: Vec<usize>,
-    targets: Vec<usize>,
+    start: Vec<u32>,
+    targets: Vec<u32>,
 }
 
 impl Adjacency {
@@ -27,7 +27,10 @@ impl Adjacency {
         n: usize,
         pairs: impl Iterator<Item = (usize, usize)> + Clone,
     ) -> Self {
-        let mut start = vec![0usize; n + 1];
+        // Indices and offsets as `u32`: a file under any read cap holds
+        // fewer than 2^32 steps and edges (issue 25: half the memory).
+        let index = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
+        let mut start = vec![0u32; n + 1];
         for (node, _) in pairs.clone() {
             start[node + 1] += 1;
         }
@@ -35,9 +38,9 @@ impl Adjacency {
             start[i + 1] += start[i];
         }
         let mut next = start.clone();
-        let mut targets = vec![0usize; start[n]];
+        let mut targets = vec![0u32; start[n] as usize];
         for (node, neighbour) in pairs {
-            targets[next[node]] = neighbour;
+            targets[next[node] as usize] = index(neighbour);
             next[node] += 1;
         }
         Self { start, targets }
@@ -48,25 +51,55 @@ impl Adjacency {
     }
 
     /// Node `i`'s neighbours; none for a node out of range.
-    pub(super) fn get(&self, i: usize) -> &[usize] {
+    pub(super) fn get(&self, i: usize) -> &[u32] {
         match (self.start.get(i), self.start.get(i + 1)) {
-            (Some(&a), Some(&b)) => &self.targets[a..b],
+            (Some(&a), Some(&b)) => &self.targets[a as usize..b as usize],
             _ => &[],
         }
     }
 
-    pub(super) fn iter(&self) -> impl Iterator<Item = &[usize]> {
+    /// The neighbours of node `i` as node indices.
+    pub(super) fn nodes(&self, i: usize) -> Neighbours<'_> {
+        Neighbours(self.get(i).iter())
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = &[u32]> {
         (0..self.len()).map(|i| self.get(i))
     }
 }
 
 impl Index<usize> for Adjacency {
-    type Output = [usize];
+    type Output = [u32];
 
-    fn index(&self, i: usize) -> &[usize] {
+    fn index(&self, i: usize) -> &[u32] {
         self.get(i)
     }
 }
+
+/// The parents or children of a node, as node indices (kept as `u32`
+/// in the adjacency lists).
+#[derive(Debug, Clone)]
+pub struct Neighbours<'a>(std::slice::Iter<'a, u32>);
+
+impl Iterator for Neighbours<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        self.0.next().map(|&i| i as usize)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Neighbours<'_> {
+    fn next_back(&mut self) -> Option<usize> {
+        self.0.next_back().map(|&i| i as usize)
+    }
+}
+
+impl ExactSizeIterator for Neighbours<'_> {}
 
 #[cfg(test)]
 mod tests {
@@ -78,17 +111,14 @@ mod tests {
         let a = Adjacency::from_pairs(4, pairs.iter().copied());
         assert_eq!(a.len(), 4);
         assert_eq!(&a[0], [1, 4]);
-        assert_eq!(&a[1], [] as [usize; 0]);
+        assert_eq!(&a[1], [] as [u32; 0]);
         assert_eq!(&a[2], [7, 3]);
-        assert_eq!(&a[3], [] as [usize; 0]);
-        assert_eq!(a.get(4), [] as [usize; 0]);
-        assert_eq!(
-            a.iter().map(<[usize]>::len).collect::<Vec<_>>(),
-            [2, 0, 2, 0]
-        );
+        assert_eq!(&a[3], [] as [u32; 0]);
+        assert_eq!(a.get(4), [] as [u32; 0]);
+        assert_eq!(a.iter().map(<[u32]>::len).collect::<Vec<_>>(), [2, 0, 2, 0]);
         let none = Adjacency::empty(3);
         assert_eq!(none.len(), 3);
-        assert!(none.iter().all(<[usize]>::is_empty));
+        assert!(none.iter().all(<[u32]>::is_empty));
         assert_eq!(Adjacency::default().len(), 0);
     }
 }

@@ -7,8 +7,9 @@
 //! nodes in time order with every edge pointing forward, so node order is
 //! also a topological order.
 
-use super::adjacency::Adjacency;
+use super::adjacency::{Adjacency, Neighbours};
 use super::model::{Edge, Node};
+use crate::model::ShortText;
 use crate::model::run::{DagInfo, DagStatus, Deviation};
 use thin_vec::ThinVec;
 
@@ -63,32 +64,32 @@ impl Dag {
     ) -> Result<Self, (DagError, Vec<Node>)> {
         let n = nodes.len();
         for edge in &edges {
-            if edge.from >= n || edge.to >= n {
+            if edge.from() >= n || edge.to() >= n {
                 let e = DagError::EdgeOutOfRange {
-                    from: edge.from,
-                    to: edge.to,
+                    from: edge.from(),
+                    to: edge.to(),
                     nodes: n,
                 };
                 return Err((e, nodes));
             }
-            if edge.from == edge.to {
-                return Err((DagError::SelfLoop { node: edge.from }, nodes));
+            if edge.from() == edge.to() {
+                return Err((DagError::SelfLoop { node: edge.from() }, nodes));
             }
         }
         // The first edge of each pair is kept: the sort is stable, so it
         // leads its run (no set of pairs and second list beside the edges
         // of a large trace; issue 25).
         let mut kept = edges;
-        kept.sort_by_key(|e| (e.from, e.to));
-        kept.dedup_by_key(|e| (e.from, e.to));
+        kept.sort_by_key(|e| (e.from(), e.to()));
+        kept.dedup_by_key(|e| (e.from(), e.to()));
         kept.shrink_to_fit();
         // No spare room in the node list the builder grew: a large trace
         // has hundreds of thousands of nodes (issue 25).
         nodes.shrink_to_fit();
         // Edges are sorted by (from, to): children and parents come out
         // sorted.
-        let parents = Adjacency::from_pairs(n, kept.iter().map(|e| (e.to, e.from)));
-        let children = Adjacency::from_pairs(n, kept.iter().map(|e| (e.from, e.to)));
+        let parents = Adjacency::from_pairs(n, kept.iter().map(|e| (e.to(), e.from())));
+        let children = Adjacency::from_pairs(n, kept.iter().map(|e| (e.from(), e.to())));
         if let Some(node) = first_cycle_node(&children) {
             return Err((DagError::Cycle { node }, nodes));
         }
@@ -125,13 +126,13 @@ impl Dag {
     }
 
     /// Parents (sorted node indices) of node `i`.
-    pub fn parents(&self, i: usize) -> &[usize] {
-        self.parents.get(i)
+    pub fn parents(&self, i: usize) -> Neighbours<'_> {
+        self.parents.nodes(i)
     }
 
     /// Children (sorted node indices) of node `i`.
-    pub fn children(&self, i: usize) -> &[usize] {
-        self.children.get(i)
+    pub fn children(&self, i: usize) -> Neighbours<'_> {
+        self.children.nodes(i)
     }
 
     pub fn len(&self) -> usize {
@@ -189,7 +190,7 @@ impl Dag {
         let mut gathered: Vec<(u32, u32)> = Vec::new();
         for &v in &postorder {
             gathered.clear();
-            for &c in &self.children[v] {
+            for c in self.children(v) {
                 gathered.push((position[c], position[c] + 1));
                 gathered.extend_from_slice(&runs[c]);
                 waiting[c] -= 1;
@@ -242,7 +243,7 @@ impl Dag {
             for p in (0..end).rev() {
                 let i = order[p];
                 let mut set = [0u64; WORDS];
-                for &c in &self.children[i] {
+                for c in self.children(i) {
                     let pc = position[c];
                     if pc >= end {
                         continue;
@@ -267,7 +268,7 @@ impl Dag {
         let mut stack = vec![ancestor];
         let mut seen = vec![false; self.nodes.len()];
         while let Some(i) = stack.pop() {
-            for &c in self.children(i) {
+            for c in self.children(i) {
                 if c == node {
                     return true;
                 }
@@ -281,13 +282,13 @@ impl Dag {
     }
 
     /// Edges as `[from_id, to_id]` pairs, as the run report stores them.
-    pub fn edge_ids(&self) -> Vec<[String; 2]> {
+    pub fn edge_ids(&self) -> Vec<[ShortText; 2]> {
         self.edges
             .iter()
             .map(|e| {
                 [
-                    self.nodes[e.from].id.to_string(),
-                    self.nodes[e.to].id.to_string(),
+                    self.nodes[e.from()].id.clone(),
+                    self.nodes[e.to()].id.clone(),
                 ]
             })
             .collect()
@@ -325,7 +326,7 @@ fn postorder(children: &Adjacency) -> Vec<usize> {
         seen[start] = true;
         stack.push((start, 0));
         while let Some((v, next)) = stack.last_mut() {
-            if let Some(&c) = children[*v].get(*next) {
+            if let Some(c) = children[*v].get(*next).map(|&c| c as usize) {
                 *next += 1;
                 if !seen[c] {
                     seen[c] = true;
@@ -345,7 +346,7 @@ fn topological(children: &Adjacency) -> Option<Vec<usize>> {
     let mut indegree = vec![0usize; n];
     for cs in children.iter() {
         for &c in cs {
-            indegree[c] += 1;
+            indegree[c as usize] += 1;
         }
     }
     let mut ready: std::collections::BTreeSet<usize> =
@@ -353,7 +354,7 @@ fn topological(children: &Adjacency) -> Option<Vec<usize>> {
     let mut order = Vec::with_capacity(n);
     while let Some(i) = ready.pop_first() {
         order.push(i);
-        for &c in &children[i] {
+        for c in children.nodes(i) {
             indegree[c] -= 1;
             if indegree[c] == 0 {
                 ready.insert(c);
@@ -372,12 +373,12 @@ fn first_cycle_node(children: &Adjacency) -> Option<usize> {
     let mut indegree = vec![0usize; n];
     for cs in children.iter() {
         for &c in cs {
-            indegree[c] += 1;
+            indegree[c as usize] += 1;
         }
     }
     let mut queue: Vec<usize> = (0..n).filter(|&i| indegree[i] == 0).collect();
     while let Some(i) = queue.pop() {
-        for &c in &children[i] {
+        for c in children.nodes(i) {
             indegree[c] -= 1;
             if indegree[c] == 0 {
                 queue.push(c);
@@ -455,7 +456,7 @@ mod tests {
         assert_eq!(dag.descendant_counts(), [4, 2, 2, 1, 0]);
         assert!(dag.is_ancestor(0, 4));
         assert!(!dag.is_ancestor(1, 2));
-        assert_eq!(dag.parents(3), [1, 2]);
+        assert_eq!(dag.parents(3).collect::<Vec<_>>(), [1, 2]);
     }
 
     #[test]
@@ -483,7 +484,7 @@ mod tests {
             let mut stack = vec![i];
             let mut reached = 0;
             while let Some(u) = stack.pop() {
-                for &c in dag.children(u) {
+                for c in dag.children(u) {
                     if !seen[c] {
                         seen[c] = true;
                         reached += 1;

@@ -21,8 +21,8 @@ pub use graph::{Dag, DagError};
 pub use model::{Attempt, Edge, EdgeKind, Node};
 pub use outcome::{ExecOutcome, FailureOrigin, exec_outcome, failure_origin};
 pub use rca::{
-    Attribution, InputCharge, NodeVerdict, attribute_root_causes, decisive_root, input_charges,
-    workflow_quality,
+    Attribution, InputCharge, NodeVerdict, attribute_root_causes, attribute_root_causes_by,
+    decisive_root, input_charges, workflow_quality,
 };
 pub use retry::MAX_ATTEMPTS;
 pub use view::{DagView, ScoredSteps, render_mermaid, render_mermaid_case};

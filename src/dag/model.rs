@@ -165,15 +165,36 @@ impl EdgeKind {
 }
 
 /// A directed edge between node indices: `from` must happen before `to`.
+/// The indices are kept as `u32` (12 bytes an edge, not 24: a file under
+/// any read cap has fewer than 2^32 steps, issue 25); read them with
+/// [`Edge::from`] and [`Edge::to`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Edge {
-    pub from: usize,
-    pub to: usize,
+    from: u32,
+    to: u32,
     pub kind: EdgeKind,
 }
 
 impl Edge {
+    /// An edge from node `from` to node `to`. An index past `u32::MAX`
+    /// is kept as `u32::MAX`, which [`crate::dag::Dag::new`] refuses as a
+    /// node it does not have.
     pub fn new(from: usize, to: usize, kind: EdgeKind) -> Self {
-        Self { from, to, kind }
+        let index = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
+        Self {
+            from: index(from),
+            to: index(to),
+            kind,
+        }
+    }
+
+    /// The index of the node the edge leaves.
+    pub fn from(&self) -> usize {
+        self.from as usize
+    }
+
+    /// The index of the node the edge enters.
+    pub fn to(&self) -> usize {
+        self.to as usize
     }
 }

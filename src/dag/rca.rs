@@ -79,15 +79,25 @@ pub fn attribute_root_causes(
     verdicts: &[NodeVerdict],
     mode: RootCauseMode,
 ) -> Vec<Attribution> {
-    let n = dag.len().min(verdicts.len());
+    attribute_root_causes_by(dag, verdicts.len(), |i| verdicts[i], mode)
+}
+
+/// [`attribute_root_causes`] of the first `count` nodes, each verdict made
+/// when it is needed: a list of them cost 32 bytes a step at the peak of a
+/// large trace's evaluation (issue 25).
+pub fn attribute_root_causes_by(
+    dag: &Dag,
+    count: usize,
+    verdict: impl Fn(usize) -> NodeVerdict,
+    mode: RootCauseMode,
+) -> Vec<Attribution> {
+    let n = dag.len().min(count);
     let failing_parents = |i: usize| -> Vec<usize> {
         dag.parents(i)
-            .iter()
-            .copied()
-            .filter(|&p| p < n && verdicts[p].failed && !dag.nodes[p].compensated)
+            .filter(|&p| p < n && verdict(p).failed && !dag.nodes[p].compensated)
             .collect()
     };
-    let score = |i: usize| verdicts[i].score.unwrap_or(f64::INFINITY);
+    let score = |i: usize| verdict(i).score.unwrap_or(f64::INFINITY);
     let by_score_then_index = |a: &usize, b: &usize| score(*a).total_cmp(&score(*b)).then(a.cmp(b));
     let descendants = if mode == RootCauseMode::Weighted {
         dag.descendant_counts()
@@ -95,7 +105,7 @@ pub fn attribute_root_causes(
         Vec::new()
     };
     let weight = |i: usize| {
-        (verdicts[i].threshold - score(i)) * (descendants.get(i).copied().unwrap_or(0) + 1) as f64
+        (verdict(i).threshold - score(i)) * (descendants.get(i).copied().unwrap_or(0) + 1) as f64
     };
     let origins = if mode == RootCauseMode::FullPath {
         deepest_origins(dag, n, &failing_parents, &by_score_then_index)
@@ -114,7 +124,7 @@ pub fn attribute_root_causes(
     let mut walks = Walks::new(n);
     (0..n)
         .map(|v| {
-            if !verdicts[v].failed {
+            if !verdict(v).failed {
                 return Attribution::Pass;
             }
             let root = match mode {
@@ -177,8 +187,8 @@ fn producer_of(dag: &Dag, exec: usize) -> Option<usize> {
         let incoming = |kind: EdgeKind| {
             dag.edges
                 .iter()
-                .find(|e| e.to == cur && e.kind == kind)
-                .map(|e| e.from)
+                .find(|e| e.to() == cur && e.kind == kind)
+                .map(|e| e.from())
         };
         if let Some(p) = incoming(EdgeKind::Call).filter(|&p| {
             dag.nodes
@@ -212,15 +222,20 @@ pub fn decisive_root(dag: &Dag, attributions: &[Attribution]) -> Option<usize> {
 /// quadratic in the length of a failing chain: a trace of 82,000 spans with
 /// long chains of failing steps spent 35 s here (issue 25).
 struct Walks {
-    /// The root of each step a walk has passed through.
-    root: Vec<Option<usize>>,
+    /// The root of each step a walk has passed through, [`Walks::UNKNOWN`]
+    /// for the others (4 bytes a step, not 16: issue 25).
+    root: Vec<u32>,
     path: Vec<usize>,
 }
 
 impl Walks {
+    /// No walk has passed through the step. A file under any read cap has
+    /// fewer than `u32::MAX` steps, so no step has this index.
+    const UNKNOWN: u32 = u32::MAX;
+
     fn new(n: usize) -> Self {
         Self {
-            root: vec![None; n],
+            root: vec![Self::UNKNOWN; n],
             path: Vec::new(),
         }
     }
@@ -236,8 +251,8 @@ impl Walks {
         // Parents are strictly earlier in a topological order, so a walk
         // has at most n steps; the bound only guards against a cycle.
         let root = loop {
-            if let Some(known) = self.root[cur] {
-                break known;
+            if self.root[cur] != Self::UNKNOWN {
+                break self.root[cur] as usize;
             }
             self.path.push(cur);
             if self.path.len() > self.root.len() {
@@ -248,8 +263,9 @@ impl Walks {
                 None => break cur,
             }
         };
+        let known = u32::try_from(root).unwrap_or(Self::UNKNOWN);
         for &step in &self.path {
-            self.root[step] = Some(root);
+            self.root[step] = known;
         }
         root
     }
@@ -302,20 +318,22 @@ fn deepest_origins(
 /// and largest score: summing `w / q` leaves last-bit noise (all-5 steps
 /// could give 4.999999999999999), and cases whose Q is mathematically equal
 /// must compare equal in the paired statistics downstream.
-pub fn workflow_quality(dag: &Dag, scores: &[Option<f64>]) -> Option<f64> {
+pub fn workflow_quality(
+    dag: &Dag,
+    scores: impl IntoIterator<Item = Option<f64>, IntoIter: Clone>,
+) -> Option<f64> {
     let descendants = dag.descendant_counts();
-    let scored: Vec<(f64, f64)> = scores
-        .iter()
-        .zip(&descendants)
-        .filter_map(|(q, d)| {
-            q.filter(|q| q.is_finite() && *q > 0.0)
-                .map(|q| ((d + 1) as f64, q))
-        })
-        .collect();
-    let num: f64 = scored.iter().map(|(w, _)| w).sum();
-    let den: f64 = scored.iter().map(|(w, q)| w / q).sum();
-    let lo = scored.iter().map(|(_, q)| *q).reduce(f64::min)?;
-    let hi = scored.iter().map(|(_, q)| *q).reduce(f64::max)?;
+    // Walked once per sum rather than collected: at a large trace's peak a
+    // list of the scored steps cost 16 bytes a step (issue 25). The sums
+    // add in the same order as before.
+    let scored = scores.into_iter().zip(&descendants).filter_map(|(q, d)| {
+        q.filter(|q| q.is_finite() && *q > 0.0)
+            .map(|q| ((d + 1) as f64, q))
+    });
+    let num: f64 = scored.clone().map(|(w, _)| w).sum();
+    let den: f64 = scored.clone().map(|(w, q)| w / q).sum();
+    let lo = scored.clone().map(|(_, q)| q).reduce(f64::min)?;
+    let hi = scored.map(|(_, q)| q).reduce(f64::max)?;
     Some(((num / den * 1e9).round() / 1e9).clamp(lo, hi))
 }
 
@@ -396,16 +414,16 @@ mod tests {
         // Chain 0 → 1 → 2 with scores 5, 1, 5: w = 3, 2, 1.
         // Q = (3 + 2 + 1) / (3/5 + 2/1 + 1/5) = 6 / 2.8 = 2.142857…
         let d = dag(3, &[(0, 1), (1, 2)]);
-        let q = workflow_quality(&d, &[Some(5.0), Some(1.0), Some(5.0)]).unwrap();
+        let q = workflow_quality(&d, [Some(5.0), Some(1.0), Some(5.0)]).unwrap();
         assert!((q - 6.0 / 2.8).abs() < 1e-9, "{q}");
         // Equal scores give exactly that score, whatever the weights.
         assert_eq!(
-            workflow_quality(&d, &[Some(5.0), Some(5.0), Some(5.0)]).map(f64::to_bits),
+            workflow_quality(&d, [Some(5.0), Some(5.0), Some(5.0)]).map(f64::to_bits),
             Some(5.0f64.to_bits())
         );
-        assert_eq!(workflow_quality(&d, &[None, None, None]), None);
+        assert_eq!(workflow_quality(&d, [None, None, None]), None);
         // N/A nodes still count as descendants: w(0) = 3 even though node 1 is N/A.
-        let q = workflow_quality(&d, &[Some(2.0), None, Some(4.0)]).unwrap();
+        let q = workflow_quality(&d, [Some(2.0), None, Some(4.0)]).unwrap();
         assert!((q - 4.0 / (3.0 / 2.0 + 1.0 / 4.0)).abs() < 1e-9, "{q}");
     }
 
@@ -414,8 +432,6 @@ mod tests {
     fn walked_alone(d: &Dag, v: &[NodeVerdict], mode: RootCauseMode) -> Vec<Attribution> {
         let failing_parents = |i: usize| -> Vec<usize> {
             d.parents(i)
-                .iter()
-                .copied()
                 .filter(|&p| v[p].failed && !d.nodes[p].compensated)
                 .collect()
         };
@@ -485,8 +501,7 @@ mod tests {
             }
             dist[u] = dag
                 .children(u)
-                .iter()
-                .filter_map(|&c| if seen[c] { dist[c] } else { None })
+                .filter_map(|c| if seen[c] { dist[c] } else { None })
                 .max()
                 .map(|d| d + 1);
         }
@@ -533,7 +548,7 @@ mod tests {
                 );
             }
             let failing_parents = |i: usize| -> Vec<usize> {
-                d.parents(i).iter().copied().filter(|&p| v[p].failed).collect()
+                d.parents(i).filter(|&p| v[p].failed).collect()
             };
             let score = |i: usize| v[i].score.unwrap_or(f64::INFINITY);
             let tie = |a: &usize, b: &usize| score(*a).total_cmp(&score(*b)).then(a.cmp(b));

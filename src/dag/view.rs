@@ -6,6 +6,7 @@
 
 use std::fmt::Write as _;
 
+use crate::model::ShortText;
 use crate::output::escape::{mermaid_id_ok, mermaid_label};
 
 use serde::Serialize;
@@ -137,8 +138,8 @@ impl Serialize for EdgeViews<'_> {
         let mut seq = serializer.serialize_seq(Some(self.dag.edges.len()))?;
         for e in &self.dag.edges {
             seq.serialize_element(&EdgeView {
-                from: &nodes[e.from].id,
-                to: &nodes[e.to].id,
+                from: &nodes[e.from()].id,
+                to: &nodes[e.to()].id,
                 kind: e.kind,
             })?;
         }
@@ -191,7 +192,7 @@ fn truncate(text: &str, max: usize) -> String {
 
 /// Mermaid flowchart of a scored DAG (`steps[i]` is node `i`).
 pub fn render_mermaid(dag: &Dag, steps: &[StepResult]) -> String {
-    let edges: Vec<[String; 2]> = dag.edge_ids();
+    let edges: Vec<[ShortText; 2]> = dag.edge_ids();
     mermaid(steps, &edges)
 }
 
@@ -201,7 +202,7 @@ pub fn render_mermaid_case(case: &CaseReport) -> String {
     mermaid(&case.steps, &case.dag.edges)
 }
 
-fn mermaid(steps: &[StepResult], edges: &[[String; 2]]) -> String {
+fn mermaid(steps: &[StepResult], edges: &[[ShortText; 2]]) -> String {
     let ids = node_ids(steps);
     let index: std::collections::HashMap<&str, usize> = steps
         .iter()
@@ -331,10 +332,10 @@ mod tests {
         let mut c = step("s3", StepType::Synth, Some(1.0));
         c.propagated_from = Some("s2".into());
         let d = step("s4", StepType::Plan, None);
-        let edges = [
-            ["s1".to_owned(), "s2".to_owned()],
-            ["s2".to_owned(), "s3".to_owned()],
-            ["s3".to_owned(), "s4".to_owned()],
+        let edges: [[ShortText; 2]; 3] = [
+            ["s1".into(), "s2".into()],
+            ["s2".into(), "s3".into()],
+            ["s3".into(), "s4".into()],
         ];
         let text = mermaid(&[a, b, c, d], &edges);
         let expected = "flowchart TD

@@ -246,11 +246,7 @@ fn step_questions(
                 .as_ref()
                 .map_or_else(|| "(no output recorded)".to_owned(), SharedValue::to_text),
         };
-        let parents: Vec<String> = dag
-            .parents(i)
-            .iter()
-            .map(|&p| parent_text(&dag.nodes[p]))
-            .collect();
+        let parents: Vec<String> = dag.parents(i).map(|p| parent_text(&dag.nodes[p])).collect();
         let parents_text = if parents.is_empty() {
             "(none: this is the first step)".to_owned()
         } else {

@@ -123,11 +123,7 @@ pub(crate) fn rca_question(
                     span: node.span_id.as_deref().map(str::to_owned),
                 },
             );
-            let after: Vec<&str> = dag
-                .parents(i)
-                .iter()
-                .map(|&p| dag.nodes[p].id.as_str())
-                .collect();
+            let after: Vec<&str> = dag.parents(i).map(|p| dag.nodes[p].id.as_str()).collect();
             entries.push(step_entry(node, &after));
         }
         (entries.join("\n"), "step", dag.len())

@@ -574,8 +574,10 @@ pub enum DagStatus {
 pub struct DagInfo {
     pub status: DagStatus,
     pub nodes: usize,
-    /// `[from, to]` step ids.
-    pub edges: Vec<[String; 2]>,
+    /// `[from, to]` step ids: short texts, kept inline (a pair of heap
+    /// strings cost some 110 bytes an edge in a report and in a baseline
+    /// read for a compare, issue 25).
+    pub edges: Vec<[ShortText; 2]>,
     pub deviations: Vec<Deviation>,
 }
 

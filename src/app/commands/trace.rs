@@ -158,9 +158,9 @@ fn steps_text(e: &StepEvaluation) -> String {
     let nodes = &e.graph.nodes;
     for edge in &e.graph.edges {
         parents_of
-            .entry(nodes[edge.to].id.as_str())
+            .entry(nodes[edge.to()].id.as_str())
             .or_default()
-            .push(nodes[edge.from].id.as_str());
+            .push(nodes[edge.from()].id.as_str());
     }
     for s in (0..e.graph.len()).map(|i| e.step(i)) {
         let score = s

@@ -11,6 +11,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use crate::model::ShortText;
 use crate::model::run::{CaseReport, DagStatus, Propagation};
 
 fn status_name(status: DagStatus) -> &'static str {
@@ -66,7 +67,7 @@ fn case_chain_lengths(case: &CaseReport) -> Vec<usize> {
         .steps
         .iter()
         .map(|s| s.id.as_str())
-        .chain(case.dag.edges.iter().flatten().map(String::as_str))
+        .chain(case.dag.edges.iter().flatten().map(ShortText::as_str))
     {
         let next = index.len();
         index.entry(id).or_insert(next);
@@ -194,7 +195,7 @@ mod tests {
                 nodes: steps.len(),
                 edges: edges
                     .iter()
-                    .map(|(a, b)| [(*a).to_owned(), (*b).to_owned()])
+                    .map(|(a, b)| [(*a).into(), (*b).into()])
                     .collect(),
                 deviations: Vec::new(),
             },

@@ -65,8 +65,7 @@ pub(crate) fn tool_use_metrics(
             StepType::Exec => true,
             StepType::ParamGen => !dag
                 .children(i)
-                .iter()
-                .any(|&c| dag.nodes[c].step_type == StepType::Exec),
+                .any(|c| dag.nodes[c].step_type == StepType::Exec),
             _ => false,
         };
         if !is_call {

@@ -12,7 +12,7 @@ use super::scorer::{Metric, ParentOutput, StepInput, StepScore, StepScorer};
 use super::settings::StepSettings;
 use crate::dag::{
     Attribution, BuildOptions, Dag, DagView, FailureOrigin, NodeVerdict, ScoredSteps,
-    attribute_root_causes, build_dag_with, decisive_root, failure_origin, input_charges,
+    attribute_root_causes_by, build_dag_with, decisive_root, failure_origin, input_charges,
     match_workflow, render_mermaid, workflow_quality,
 };
 use crate::eval::case::StepPart;
@@ -274,8 +274,7 @@ pub(crate) fn step_input<'a>(
 ) -> StepInput<'a> {
     let parents = dag
         .parents(i)
-        .iter()
-        .map(|&p| {
+        .map(|p| {
             let n = &dag.nodes[p];
             ParentOutput {
                 id: &n.id,
@@ -312,13 +311,13 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
     let thresholds = ctx.settings.thresholds;
     charge_input_failures(&dag, &mut scores, thresholds.get(StepType::ParamGen));
 
-    let verdicts: Vec<NodeVerdict> = dag
-        .nodes
-        .iter()
-        .zip(&scores)
-        .map(|(n, s)| NodeVerdict::new(s.score, thresholds.get(n.step_type)))
-        .collect();
-    let attributions = attribute_root_causes(&dag, &verdicts, ctx.settings.root_cause);
+    // Each node's verdict is made when it is needed: a list of them cost
+    // 32 bytes a step at the peak of a large trace's evaluation (issue 25).
+    let verdict =
+        |i: usize| NodeVerdict::new(scores[i].score, thresholds.get(dag.nodes[i].step_type));
+    let attributions =
+        attribute_root_causes_by(&dag, scores.len(), verdict, ctx.settings.root_cause);
+    let failed: Vec<bool> = (0..scores.len()).map(|i| verdict(i).failed).collect();
     // With `root_cause: judge` the judge names the case's root cause after
     // evaluation (`judge::rca`); the walk above still marks the steps.
     let decisive = match ctx.settings.root_cause {
@@ -355,8 +354,7 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
             by: s.scored_by.clone().into_owned(),
         }
     });
-    let score_values: Vec<Option<f64>> = scores.iter().map(|s| s.score).collect();
-    let q = workflow_quality(&dag, &score_values);
+    let q = workflow_quality(&dag, scores.iter().map(|s| s.score));
 
     let tool_use = tool_use_metrics(&dag, ctx.catalog, ctx.expected_tools, ctx.settings);
     let (cost, cost_warnings) = cost_metrics(trace, ctx.pricing);
@@ -370,7 +368,7 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
         .unwrap_or_default();
     StepEvaluation {
         scores,
-        failed: verdicts.iter().map(|v| v.failed).collect(),
+        failed,
         attributions,
         workflow_steps,
         deviations,

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use crate::model::ShortText;
 use crate::model::run::{CaseReport, CheckpointState, DagStatus, StepResult};
 
 use super::layout::{LayoutInput, Point, layout};
@@ -109,7 +110,7 @@ fn cited_by_failures(case: &CaseReport) -> BTreeMap<String, Vec<String>> {
 
 pub(crate) fn draw(
     steps: &[StepResult],
-    edges: &[[String; 2]],
+    edges: &[[ShortText; 2]],
     status: DagStatus,
     flags: &BTreeMap<String, Vec<String>>,
 ) -> DagDrawing {
@@ -419,7 +420,7 @@ mod tests {
         }
     }
 
-    fn e(a: &str, b: &str) -> [String; 2] {
+    fn e(a: &str, b: &str) -> [ShortText; 2] {
         [a.into(), b.into()]
     }
 

@@ -255,7 +255,7 @@ fn retries_with_the_same_arguments_unroll_and_compensate() {
     assert_eq!(
         dag.edges
             .iter()
-            .find(|e| e.from == 2 && e.to == 5)
+            .find(|e| e.from() == 2 && e.to() == 5)
             .map(|e| e.kind),
         Some(EdgeKind::Retry)
     );

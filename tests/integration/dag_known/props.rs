@@ -144,7 +144,7 @@ proptest! {
         let dag = build_dag(&trace);
         prop_assert_eq!(dag.topological_order().len(), dag.len());
         for e in &dag.edges {
-            prop_assert!(e.from < e.to, "edge {:?} points backward", e);
+            prop_assert!(e.from() < e.to(), "edge {:?} points backward", e);
         }
         for (i, n) in dag.nodes.iter().enumerate() {
             prop_assert_eq!(&n.id, &format!("s{}", i + 1));
@@ -187,7 +187,7 @@ proptest! {
     #[test]
     fn q_lies_between_the_smallest_and_largest_step_score((dag, scores) in scored_dag()) {
         let scored: Vec<f64> = scores.iter().flatten().copied().collect();
-        match workflow_quality(&dag, &scores) {
+        match workflow_quality(&dag, scores.iter().copied()) {
             None => prop_assert!(scored.is_empty()),
             Some(q) => {
                 let lo = scored.iter().copied().fold(f64::INFINITY, f64::min);

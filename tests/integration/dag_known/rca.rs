@@ -63,7 +63,10 @@ fn single_chain_roots_at_the_first_failure() {
     }
     // w = |descendants| + 1 = 5, 4, 3, 2, 1
     // Q = 15 / (5/4 + 4/4 + 3/1 + 2/1 + 1/2) = 15 / 7.75
-    assert!(close(workflow_quality(&d, &scores).unwrap(), 15.0 / 7.75));
+    assert!(close(
+        workflow_quality(&d, scores.iter().copied()).unwrap(),
+        15.0 / 7.75
+    ));
 }
 
 #[test]
@@ -93,7 +96,10 @@ fn converging_branches_follow_the_lowest_scoring_parent() {
     assert_eq!(attribution(&d, &scores, Weighted), expected);
     // w = 7, 6, 3, 3, 2, 2, 1
     // Q = 24 / (7/4 + 6/4 + 3/2 + 3/5 + 2/1 + 2/2 + 1/1) = 24 / 9.35
-    assert!(close(workflow_quality(&d, &scores).unwrap(), 24.0 / 9.35));
+    assert!(close(
+        workflow_quality(&d, scores.iter().copied()).unwrap(),
+        24.0 / 9.35
+    ));
 }
 
 #[test]
@@ -133,7 +139,10 @@ fn long_chains_propagate_to_the_first_failure_after_a_pass() {
     assert!(a[12..].iter().all(|x| x == "<-s12"), "{a:?}");
     // w(s11) = 20 and q = 5; the other 29 steps have q = 1 and w = 30 − i + 1 for step i.
     // Σw = 465, Σ w/q = (465 − 20) + 20/5 = 449  →  Q = 465 / 449
-    assert!(close(workflow_quality(&d, &scores).unwrap(), 465.0 / 449.0));
+    assert!(close(
+        workflow_quality(&d, scores.iter().copied()).unwrap(),
+        465.0 / 449.0
+    ));
 }
 
 #[test]
@@ -151,7 +160,10 @@ fn parallel_failures_are_separate_roots() {
     );
     // s1 is N/A: left out of Q. w = 3, 3, 2, 2, 1 for s2..s6.
     // Q = 11 / (3/2 + 3/1 + 2/1 + 2/1 + 1/2) = 11 / 9
-    assert!(close(workflow_quality(&d, &scores).unwrap(), 11.0 / 9.0));
+    assert!(close(
+        workflow_quality(&d, scores.iter().copied()).unwrap(),
+        11.0 / 9.0
+    ));
 }
 
 #[test]
