@@ -36,7 +36,7 @@
 use std::cmp::Ordering;
 
 use super::graph::Dag;
-use super::model::EdgeKind;
+use super::model::{Edge, EdgeKind};
 use super::outcome::{FailureOrigin, exec_outcome, failure_origin};
 use crate::spec::model::{RootCauseMode, StepType};
 
@@ -188,7 +188,7 @@ fn producer_of(dag: &Dag, exec: usize) -> Option<usize> {
             dag.edges
                 .iter()
                 .find(|e| e.to() == cur && e.kind == kind)
-                .map(|e| e.from())
+                .map(Edge::from)
         };
         if let Some(p) = incoming(EdgeKind::Call).filter(|&p| {
             dag.nodes

@@ -142,7 +142,7 @@ where
     // entries (issue 25: a large trace's spans and entries were in memory
     // at once).
     let keep_traces = step_settings.root_cause == RootCauseMode::Judge;
-    let results: Vec<(Result<CaseReport, RunnerError>, Option<Box<Trace>>)> = pool.install(|| {
+    let results: Vec<(CaseReport, Option<Box<Trace>>)> = pool.install(|| {
         loaded
             .into_par_iter()
             .zip(judgments.into_par_iter())
@@ -225,13 +225,12 @@ where
                     report.warnings.extend(warnings);
                     report.warnings.extend(step_warnings);
                     report.warnings.extend(judged.warnings);
-                    (Ok(report), kept)
+                    (report, kept)
                 },
             )
             .collect()
     });
-    let (results, kept): (Vec<_>, Vec<_>) = results.into_iter().unzip();
-    let mut cases = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let (mut cases, kept): (Vec<_>, Vec<_>) = results.into_iter().unzip();
     if keep_traces {
         // One question per failed case, asked now that failures are known.
         let traces: Vec<Option<&Trace>> = kept.iter().map(Option::as_deref).collect();
