@@ -164,6 +164,15 @@ where
                     } else {
                         &rules
                     };
+                    // Checkpoints first: their event log of the trace is
+                    // gone before the DAG and the step scores are made.
+                    let checks = check_case(&CaseContext {
+                        suite,
+                        case,
+                        outcome: &outcome,
+                        evidence: evidence.as_ref(),
+                        judge: &judged.checkpoints,
+                    });
                     let mut answer = None;
                     let evaluation = match &outcome {
                         TraceOutcome::Loaded { trace, .. } => {
@@ -185,13 +194,6 @@ where
                         }
                         TraceOutcome::Failed { .. } => None,
                     };
-                    let checks = check_case(&CaseContext {
-                        suite,
-                        case,
-                        outcome: &outcome,
-                        evidence: evidence.as_ref(),
-                        judge: &judged.checkpoints,
-                    });
                     let loaded_trace = match outcome {
                         TraceOutcome::Loaded { trace, .. } => Some(trace),
                         TraceOutcome::Failed { .. } => None,
