@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::matching::Bindings;
+use crate::model::ShortText;
 use crate::spec::expr::Converted;
 use crate::spec::matcher::Matcher;
 use crate::spec::model::EventKind;
@@ -18,10 +19,10 @@ use crate::trace::{SharedValue, SpanKind, Trace};
 #[derive(Debug, Clone)]
 pub(crate) struct Event {
     /// The span the event is, or the span its message was read from.
-    pub span_id: String,
-    pub name: String,
+    pub span_id: ShortText,
+    pub name: ShortText,
     pub kind: EventKind,
-    pub tool: Option<String>,
+    pub tool: Option<ShortText>,
     /// Tool arguments (tool events), `Null` otherwise; shared with the span.
     pub args: SharedValue,
     /// Tool result (tool events), `Null` otherwise; shared with the span.
@@ -36,7 +37,7 @@ pub(crate) struct Event {
     /// What matchers derive from the event, made when one first asks (most
     /// events of a large trace are never asked: one pointer each until then).
     derived: OnceCell<Box<Derived>>,
-    pub agent: Option<String>,
+    pub agent: Option<ShortText>,
     pub error: bool,
     /// The last LLM event of the root agent.
     pub is_final: bool,
@@ -90,7 +91,7 @@ pub(crate) struct EventLog {
 /// another kind or tool matches no event, whatever its other fields.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Present {
-    tools: Vec<String>,
+    tools: Vec<ShortText>,
     kinds: Vec<EventKind>,
 }
 
@@ -155,19 +156,18 @@ impl EventLog {
                         |v: Option<&Value>| v.map_or_else(null, |v| SharedValue::new(v.clone()));
                     let (tool, args, result) = match (&s.tool, kind) {
                         (Some(t), _) => (
-                            Some(t.name.to_string()),
+                            Some(ShortText::from(&*t.name)),
                             shared(t.arguments.as_ref()),
                             shared(t.result.as_ref()),
                         ),
                         (None, EventKind::Tool) => (
-                            Some(s.name.to_string()),
+                            Some(s.name.clone()),
                             own(s.input.as_deref()),
                             own(s.output.as_deref()),
                         ),
                         (None, _) => (None, null(), null()),
                     };
-                    let mut e =
-                        Event::new(&s.id, &s.name, kind, s.agent.as_deref().map(str::to_owned));
+                    let mut e = Event::new(&s.id, &s.name, kind, s.agent.as_deref());
                     e.tool = tool;
                     e.args_raw = args_raw;
                     e.result_raw = result_raw;
@@ -185,7 +185,7 @@ impl EventLog {
                         Role::Assistant => EventKind::Assistant,
                         Role::System => EventKind::System,
                     };
-                    let mut e = Event::new(&m.span_id, kind.as_str(), kind, m.agent);
+                    let mut e = Event::new(&m.span_id, kind.as_str(), kind, m.agent.as_deref());
                     e.text = Some(m.content);
                     Some(e)
                 }
@@ -288,8 +288,8 @@ impl EventLog {
 /// Set `turn`, `turn_tool_calls` and `turn_replies`: a turn of an agent
 /// starts at its LLM event; its tool events and assistant messages count.
 pub(super) fn number_turns(events: &mut [Event]) {
-    let mut current: BTreeMap<Option<String>, u32> = BTreeMap::new();
-    let mut counts: BTreeMap<(Option<String>, u32), (u32, u32)> = BTreeMap::new();
+    let mut current: BTreeMap<Option<ShortText>, u32> = BTreeMap::new();
+    let mut counts: BTreeMap<(Option<ShortText>, u32), (u32, u32)> = BTreeMap::new();
     for e in events.iter_mut() {
         let turn = current.entry(e.agent.clone()).or_insert(0);
         if e.kind == EventKind::Llm {
@@ -313,10 +313,10 @@ pub(super) fn number_turns(events: &mut [Event]) {
 
 impl Event {
     /// An event with nothing but its identity; the rest is filled in.
-    pub(crate) fn new(span_id: &str, name: &str, kind: EventKind, agent: Option<String>) -> Self {
+    pub(crate) fn new(span_id: &str, name: &str, kind: EventKind, agent: Option<&str>) -> Self {
         Self {
-            span_id: span_id.to_owned(),
-            name: name.to_owned(),
+            span_id: span_id.into(),
+            name: name.into(),
             kind,
             tool: None,
             args: null(),
@@ -325,7 +325,7 @@ impl Event {
             args_raw: None,
             result_raw: None,
             derived: OnceCell::new(),
-            agent,
+            agent: agent.map(ShortText::from),
             error: false,
             is_final: false,
             turn: 0,

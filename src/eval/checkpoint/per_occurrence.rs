@@ -109,7 +109,7 @@ pub(super) fn each(
             .flat_map(|(y, xs)| {
                 std::iter::once(*y)
                     .chain(xs.iter().copied())
-                    .map(|i| log.events[i].span_id.clone())
+                    .map(|i| log.events[i].span_id.to_string())
             })
             .take(CITED);
         return Verdict::pass(
@@ -148,7 +148,7 @@ pub(super) fn each(
     Verdict::fail(notes, BY).citing(
         missing
             .iter()
-            .map(|(y, _)| log.events[*y].span_id.clone())
+            .map(|(y, _)| log.events[*y].span_id.to_string())
             .take(CITED),
     )
 }
@@ -286,7 +286,7 @@ fn too_long(y: usize, log: &EventLog) -> Verdict {
         ),
         BY,
     )
-    .citing([log.events[y].span_id.clone()])
+    .citing([log.events[y].span_id.to_string()])
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ pub(super) fn tool(id: &str, name: &str, args: Value, result: Value) -> Event {
 }
 
 pub(super) fn tool_by(id: &str, name: &str, args: Value, result: Value, agent: &str) -> Event {
-    let mut e = Event::new(id, name, EventKind::Tool, Some(agent.into()));
+    let mut e = Event::new(id, name, EventKind::Tool, Some(agent));
     e.tool = Some(name.into());
     e.args = args.into();
     e.result = result.into();
@@ -19,7 +19,7 @@ pub(super) fn tool_by(id: &str, name: &str, args: Value, result: Value, agent: &
 }
 
 pub(super) fn message(id: &str, kind: EventKind, text: &str) -> Event {
-    let mut e = Event::new(id, kind.as_str(), kind, Some("main".into()));
+    let mut e = Event::new(id, kind.as_str(), kind, Some("main"));
     e.text = Some(text.into());
     e
 }

@@ -40,7 +40,7 @@ fn eval_inner(assert: &SequenceAssert, log: &EventLog) -> Verdict {
                     format!("forbidden event at position {}: {}", i + 1, e.describe()),
                     BY,
                 )
-                .citing([e.span_id.clone()])
+                .citing([e.span_id.to_string()])
             }
             None => Verdict::pass(
                 format!("no matching event among {} events", log.events.len()),
@@ -52,7 +52,7 @@ fn eval_inner(assert: &SequenceAssert, log: &EventLog) -> Verdict {
             Some(i) => {
                 let e = &log.events[i];
                 Verdict::pass(format!("found at position {}: {}", i + 1, e.describe()), BY)
-                    .citing([e.span_id.clone()])
+                    .citing([e.span_id.to_string()])
             }
             None => Verdict::fail(
                 format!("no matching event among {} events", log.events.len()),
@@ -60,7 +60,10 @@ fn eval_inner(assert: &SequenceAssert, log: &EventLog) -> Verdict {
             ),
         },
         SequenceAssert::Count { of, min, max } => {
-            let hits: Vec<String> = log.matching(of).map(|(_, e)| e.span_id.clone()).collect();
+            let hits: Vec<String> = log
+                .matching(of)
+                .map(|(_, e)| e.span_id.to_string())
+                .collect();
             let n = hits.len() as u32;
             let range = match (min, max) {
                 (Some(a), Some(b)) => format!("{a}..={b}"),
@@ -123,7 +126,10 @@ fn before_then(before: &Matcher, then: &Matcher, log: &EventLog) -> Verdict {
             ),
             BY,
         )
-        .citing([log.events[x].span_id.clone(), then_event.span_id.clone()]);
+        .citing([
+            log.events[x].span_id.to_string(),
+            then_event.span_id.to_string(),
+        ]);
     }
     let uncaptured = (0..y).find(|&x| log.events[x].matches(before, log));
     let notes = match (uncaptured, log.first(before)) {
@@ -150,13 +156,13 @@ fn before_then(before: &Matcher, then: &Matcher, log: &EventLog) -> Verdict {
             before.phrase("before")
         ),
     };
-    Verdict::fail(notes, BY).citing([then_event.span_id.clone()])
+    Verdict::fail(notes, BY).citing([then_event.span_id.to_string()])
 }
 
 fn order(steps: &[Matcher], log: &EventLog) -> Verdict {
     match subsequence(log, steps) {
         Found::Yes(found) => Verdict::pass(format!("all {} steps occur in order", steps.len()), BY)
-            .citing(found.iter().map(|&i| log.events[i].span_id.clone())),
+            .citing(found.iter().map(|&i| log.events[i].span_id.to_string())),
         Found::No {
             step: Some(k),
             from,
@@ -213,7 +219,7 @@ fn never_order(steps: &[Matcher], log: &EventLog) -> Verdict {
                 format!("forbidden sequence found: {}", events.join(", then ")),
                 BY,
             )
-            .citing(found.iter().map(|&i| log.events[i].span_id.clone()))
+            .citing(found.iter().map(|&i| log.events[i].span_id.to_string()))
         }
         Found::No { .. } => Verdict::pass(
             format!(
