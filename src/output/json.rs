@@ -18,12 +18,12 @@ use super::escape::is_unsafe_char;
 /// Serialize `value` as pretty JSON with a trailing newline.
 pub fn to_json<T: Serialize>(value: &T) -> String {
     let mut buf = Vec::with_capacity(256);
-    let mut ser = serde_json::Serializer::with_formatter(&mut buf, Guarded::default());
-    // Serializing our own report types cannot fail: every map key is a string.
-    if let Err(e) = value.serialize(&mut ser) {
+    // Serializing our own report types cannot fail: every map key is a
+    // string. Through [`write_json`], so the two agree byte for byte and a
+    // type's serialization is compiled once.
+    if let Err(e) = write_json(&mut buf, value) {
         return format!("{{\"error\": {}}}\n", serde_json::json!(e.to_string()));
     }
-    buf.push(b'\n');
     // The formatter writes only what serde hands it (UTF-8) and ASCII escapes.
     String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
@@ -32,7 +32,10 @@ pub fn to_json<T: Serialize>(value: &T) -> String {
 /// is serialized: for documents too large to build in memory first
 /// (`trace --format json` of a 100 MB trace). Byte for byte what
 /// [`to_json`] returns.
-pub fn write_json<W: io::Write, T: Serialize>(writer: W, value: &T) -> io::Result<()> {
+///
+/// The writer is a trait object: each report type's serialization is
+/// compiled once, not once per kind of writer (stdout, file, counter).
+pub fn write_json<T: Serialize>(writer: &mut dyn io::Write, value: &T) -> io::Result<()> {
     // serde writes token by token; a buffer turns those into 64 KiB writes
     // (to a `dyn Write` each token was a call of its own).
     let mut writer = io::BufWriter::with_capacity(64 * 1024, writer);
@@ -266,7 +269,7 @@ mod tests {
         write_json(&mut out, &value).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), to_json(&value));
 
-        let err = write_json(Closed, &value).unwrap_err();
+        let err = write_json(&mut Closed, &value).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
     }
 }
