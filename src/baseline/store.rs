@@ -86,6 +86,12 @@ pub fn parse_baseline(path: &Path, text: String) -> Result<BaselineFile, Baselin
 /// What an update needs of the baseline it replaces: the number of its
 /// update (0 when it has none or does not exist). The report is checked to
 /// be JSON, not read into memory: on a large trace it is most of the file.
+///
+/// The file is parsed as it is read: its text was the peak of an update on
+/// a large trace, beside the new report (issue 25). A file the stream does
+/// not take (missing, not a regular file, over the cap, not UTF-8, not a
+/// baseline of this schema) is read again whole, which says exactly what
+/// a baseline read says about it.
 fn read_committed_update(path: &Path) -> Result<u64, BaselineError> {
     #[derive(serde::Deserialize)]
     struct Head {
@@ -93,6 +99,13 @@ fn read_committed_update(path: &Path) -> Result<u64, BaselineError> {
         baseline: crate::baseline::model::BaselineMeta,
         #[allow(dead_code)] // required, but only as JSON
         report: serde::de::IgnoredAny,
+    }
+    let streamed = crate::fsutil::open_input_text(path)
+        .ok()
+        .and_then(|reader| serde_json::from_reader::<_, Head>(reader).ok())
+        .filter(|head| head.schema_version == BASELINE_SCHEMA_VERSION);
+    if let Some(head) = streamed {
+        return Ok(head.baseline.update.unwrap_or(0));
     }
     let Some(text) = read_text(path)? else {
         return Ok(0);

@@ -15,7 +15,7 @@ pub use atomic::{
 pub use lock::DirLock;
 pub use memory::{Reservation, memory_budget, reserve, set_max_memory};
 pub use read::{
-    DEFAULT_MAX_INPUT_BYTES, InputError, max_input_bytes, parse_size, read_input, read_input_text,
-    set_max_input_bytes, text_from_bytes,
+    DEFAULT_MAX_INPUT_BYTES, InputError, max_input_bytes, open_input_text, parse_size, read_input,
+    read_input_text, set_max_input_bytes, text_from_bytes,
 };
 pub(crate) use read::{human, human_ceiling};

@@ -89,8 +89,10 @@ impl InputError {
     }
 }
 
-/// The bytes of the regular file at `path`, at most [`max_input_bytes`].
-pub fn read_input(path: &Path) -> Result<Vec<u8>, InputError> {
+/// The regular file at `path`, opened without blocking on a FIFO, its
+/// metadata and the cap; refused when it is not a regular file or is over
+/// the cap.
+fn open_input(path: &Path) -> Result<(std::fs::File, std::fs::Metadata, u64), InputError> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
@@ -120,6 +122,12 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, InputError> {
             limit,
         });
     }
+    Ok((file, meta, limit))
+}
+
+/// The bytes of the regular file at `path`, at most [`max_input_bytes`].
+pub fn read_input(path: &Path) -> Result<Vec<u8>, InputError> {
+    let (file, meta, limit) = open_input(path)?;
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     // The file may grow while it is read: never take more than the cap.
     file.take(limit.saturating_add(1))
@@ -138,6 +146,60 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, InputError> {
 /// parser to reject or skip).
 pub fn read_input_text(path: &Path) -> Result<String, InputError> {
     text_from_bytes(read_input(path)?)
+}
+
+/// A reader of the regular file at `path` that fails on the first byte
+/// that is not UTF-8 and past the cap: [`read_input_text`] for a parser
+/// that reads as it goes, so a large file is not held whole (issue 25).
+/// Its errors say only that the read failed; read the file with
+/// [`read_input_text`] to say where and why.
+pub fn open_input_text(path: &Path) -> Result<impl Read, InputError> {
+    let (file, _, limit) = open_input(path)?;
+    Ok(Utf8Reader {
+        inner: io::BufReader::with_capacity(64 * 1024, file.take(limit.saturating_add(1))),
+        carry: Vec::new(),
+        read: 0,
+        limit,
+    })
+}
+
+/// [`open_input_text`]'s reader: checks each chunk as it passes, carrying
+/// an unfinished character (at most three bytes) to the next.
+struct Utf8Reader<R> {
+    inner: R,
+    carry: Vec<u8>,
+    read: u64,
+    limit: u64,
+}
+
+impl<R: Read> Read for Utf8Reader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read = self.read.saturating_add(n as u64);
+        if self.read > self.limit {
+            return Err(io::Error::other("over the input cap"));
+        }
+        if n == 0 {
+            if self.carry.is_empty() {
+                return Ok(0);
+            }
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "not UTF-8"));
+        }
+        let joined;
+        let data = if self.carry.is_empty() {
+            &buf[..n]
+        } else {
+            joined = [self.carry.as_slice(), &buf[..n]].concat();
+            joined.as_slice()
+        };
+        match std::str::from_utf8(data) {
+            Ok(_) => self.carry.clear(),
+            // Only the last character is cut short: the next read ends it.
+            Err(e) if e.error_len().is_none() => self.carry = data[e.valid_up_to()..].to_vec(),
+            Err(_) => return Err(io::Error::new(io::ErrorKind::InvalidData, "not UTF-8")),
+        }
+        Ok(n)
+    }
 }
 
 /// `bytes` as UTF-8 text, or where the first bad byte is.
@@ -280,6 +342,74 @@ mod tests {
         assert!(matches!(
             read_input(&dir.path().join("missing")),
             Err(InputError::NotFound(_))
+        ));
+    }
+
+    /// Bytes through a `Utf8Reader` whose source hands out `step` bytes a
+    /// read, so characters are cut at every place.
+    fn through_utf8_reader(bytes: &[u8], step: usize) -> io::Result<Vec<u8>> {
+        struct Steps<'a>(&'a [u8], usize);
+        impl Read for Steps<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = self.0.len().min(self.1).min(buf.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let mut reader = Utf8Reader {
+            inner: Steps(bytes, step),
+            carry: Vec::new(),
+            read: 0,
+            limit: 1 << 20,
+        };
+        let mut out = Vec::new();
+        reader.read_to_end(&mut out)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn the_text_reader_takes_utf8_cut_anywhere_and_refuses_the_rest() {
+        let text = "a é € 𝄞 \"ok\"".as_bytes();
+        for step in 1..=text.len() {
+            assert_eq!(
+                through_utf8_reader(text, step).unwrap(),
+                text,
+                "step {step}"
+            );
+        }
+        // A bad byte, a lone continuation byte, a character cut off at the end.
+        for bad in [&b"ab\xffcd"[..], b"a\x80", b"x \xe2\x82"] {
+            for step in 1..=bad.len() {
+                let err = through_utf8_reader(bad, step).unwrap_err();
+                assert_eq!(
+                    err.kind(),
+                    io::ErrorKind::InvalidData,
+                    "{bad:?} step {step}"
+                );
+            }
+        }
+        // Past the cap, whatever the bytes.
+        let mut reader = Utf8Reader {
+            inner: &b"0123456789"[..],
+            carry: Vec::new(),
+            read: 0,
+            limit: 4,
+        };
+        assert!(reader.read_to_end(&mut Vec::new()).is_err());
+        // The file reader: the same checks as `read_input_text`.
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good.json");
+        std::fs::write(&good, "{\"a\": \"é\"}").unwrap();
+        let mut text = String::new();
+        open_input_text(&good)
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        assert_eq!(text, "{\"a\": \"é\"}");
+        assert!(matches!(
+            open_input_text(dir.path()),
+            Err(InputError::NotRegular { .. })
         ));
     }
 }
