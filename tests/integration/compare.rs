@@ -22,6 +22,48 @@ fn the_bundled_examples_pass_against_their_baseline() {
     }
 }
 
+/// `compare` and `run` write their JSON as they serialize it, to stdout and
+/// to `--out` each (issue 25): the two are the same bytes, and the file
+/// reads back.
+#[test]
+fn streamed_json_on_stdout_and_in_out_files_is_the_same_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("compare.json");
+    let out = bin()
+        .current_dir(repo())
+        .args(regressed_compare_args(&["--format", "json", "--out"]))
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", outputs(&out).1);
+    let file = std::fs::read(&json).unwrap();
+    assert_eq!(out.stdout, file);
+    let report: serde_json::Value = serde_json::from_slice(&file).unwrap();
+    assert_eq!(report["verdict"], "fail");
+
+    let run_json = dir.path().join("run.json");
+    let out = bin()
+        .current_dir(repo())
+        .args([
+            "run",
+            "--suite",
+            "support-bot",
+            "--deterministic",
+            "--format",
+            "json",
+            "--out",
+        ])
+        .arg(&run_json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", outputs(&out).1);
+    let file = std::fs::read(&run_json).unwrap();
+    assert_eq!(out.stdout, file);
+    let report: serde_json::Value = serde_json::from_slice(&file).unwrap();
+    assert_eq!(report["suite"], "support-bot");
+    assert_eq!(report["cases"].as_array().unwrap().len(), 24);
+}
+
 #[test]
 fn the_regressed_agent_fails_with_localized_regressions() {
     let dir = tempfile::tempdir().unwrap();
