@@ -8,12 +8,16 @@ use crate::model::ShortText;
 /// A span attribute's value: text as [`ShortText`] (kept inline up to 24
 /// bytes: most attributes a span keeps are a word such as `span.kind` or
 /// `gen_ai.operation.name`, each a heap allocation as a JSON string; issue
-/// 25), anything else as JSON. Serialized as the JSON value it was made
-/// from.
+/// 25), a number or a boolean as itself, anything else (null, a list, an
+/// object: few attributes) as JSON behind a pointer, so the value takes 24
+/// bytes, not the 32 of a JSON value. Serialized as the JSON value it was
+/// made from.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AttrValue {
     Text(ShortText),
-    Json(Value),
+    Number(serde_json::Number),
+    Bool(bool),
+    Json(Box<Value>),
 }
 
 impl AttrValue {
@@ -21,7 +25,7 @@ impl AttrValue {
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Self::Text(t) => Some(t),
-            Self::Json(_) => None,
+            _ => None,
         }
     }
 
@@ -29,15 +33,17 @@ impl AttrValue {
     pub fn to_value(&self) -> Value {
         match self {
             Self::Text(t) => Value::String(t.to_string()),
-            Self::Json(v) => v.clone(),
+            Self::Number(n) => Value::Number(n.clone()),
+            Self::Bool(b) => Value::Bool(*b),
+            Self::Json(v) => (**v).clone(),
         }
     }
 
     /// The number, when the value is one.
     pub fn as_f64(&self) -> Option<f64> {
         match self {
-            Self::Text(_) => None,
-            Self::Json(v) => v.as_f64(),
+            Self::Number(n) => n.as_f64(),
+            _ => None,
         }
     }
 }
@@ -47,8 +53,10 @@ impl PartialEq<Value> for AttrValue {
     fn eq(&self, other: &Value) -> bool {
         match (self, other) {
             (Self::Text(t), Value::String(o)) => t == o,
-            (Self::Text(_), _) => false,
-            (Self::Json(v), o) => v == o,
+            (Self::Number(n), Value::Number(o)) => n == o,
+            (Self::Bool(b), Value::Bool(o)) => b == o,
+            (Self::Json(v), o) => **v == *o,
+            _ => false,
         }
     }
 }
@@ -61,7 +69,7 @@ impl<I: serde_json::value::Index> std::ops::Index<I> for AttrValue {
         static NULL: Value = Value::Null;
         match self {
             Self::Json(v) => &v[key],
-            Self::Text(_) => &NULL,
+            _ => &NULL,
         }
     }
 }
@@ -70,7 +78,9 @@ impl From<Value> for AttrValue {
     fn from(value: Value) -> Self {
         match value {
             Value::String(s) => Self::Text(s.into()),
-            other => Self::Json(other),
+            Value::Number(n) => Self::Number(n),
+            Value::Bool(b) => Self::Bool(b),
+            other => Self::Json(Box::new(other)),
         }
     }
 }
@@ -85,6 +95,8 @@ impl Serialize for AttrValue {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
             Self::Text(t) => serializer.serialize_str(t),
+            Self::Number(n) => n.serialize(serializer),
+            Self::Bool(b) => serializer.serialize_bool(*b),
             Self::Json(v) => v.serialize(serializer),
         }
     }

@@ -547,6 +547,11 @@ mod tests {
     fn spans_nodes_and_messages_stay_small() {
         use std::mem::size_of;
         assert!(size_of::<Span>() <= 288, "{}", size_of::<Span>());
+        assert!(
+            size_of::<crate::trace::AttrValue>() <= 24,
+            "{}",
+            size_of::<crate::trace::AttrValue>()
+        );
         assert!(size_of::<Message>() <= 104, "{}", size_of::<Message>());
         assert!(
             size_of::<crate::dag::Node>() <= 216,
