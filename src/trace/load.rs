@@ -109,7 +109,7 @@ pub fn detect_format(bytes: &[u8]) -> Option<TraceFormat> {
 /// trace, rounded up by a quarter (docs/resources.md, "Memory, round 7";
 /// rounds 9 and 10 left them). Measured with one case whose trace is the
 /// bench file (round 10): `trace --format json` and `run` need least (OTLP
-/// 2.3× and 2.4×, bare OTLP spans 3.0× and 3.5×, `OTel` SDK 4.8× and 5.8×,
+/// 2.3× and 2.4×, bare OTLP spans 2.95× and 3.5×, `OTel` SDK 4.8× and 5.8×,
 /// telemetry 5.8× and 7.6×, chat 14.8× and 14.4×), `baseline update` about
 /// what `run` does (it writes the baseline as it serializes it and reads
 /// the one it replaces as it parses it); `compare` (the baseline's case
