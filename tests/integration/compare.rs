@@ -28,40 +28,25 @@ fn the_bundled_examples_pass_against_their_baseline() {
 #[test]
 fn streamed_json_on_stdout_and_in_out_files_is_the_same_document() {
     let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("compare.json");
-    let out = bin()
-        .current_dir(repo())
-        .args(regressed_compare_args(&["--format", "json", "--out"]))
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", outputs(&out).1);
-    let file = std::fs::read(&json).unwrap();
-    assert_eq!(out.stdout, file);
-    let report: serde_json::Value = serde_json::from_slice(&file).unwrap();
-    assert_eq!(report["verdict"], "fail");
-
-    let run_json = dir.path().join("run.json");
-    let out = bin()
-        .current_dir(repo())
-        .args([
-            "run",
-            "--suite",
-            "support-bot",
-            "--deterministic",
-            "--format",
-            "json",
-            "--out",
-        ])
-        .arg(&run_json)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", outputs(&out).1);
-    let file = std::fs::read(&run_json).unwrap();
-    assert_eq!(out.stdout, file);
-    let report: serde_json::Value = serde_json::from_slice(&file).unwrap();
-    assert_eq!(report["suite"], "support-bot");
-    assert_eq!(report["cases"].as_array().unwrap().len(), 24);
+    let document = |args: Vec<&str>, code: i32| -> serde_json::Value {
+        let path = dir.path().join("out.json");
+        let out = bin()
+            .current_dir(repo())
+            .args(args)
+            .args(["--format", "json", "--out"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{}", outputs(&out).1);
+        let file = std::fs::read(&path).unwrap();
+        assert_eq!(out.stdout, file);
+        serde_json::from_slice(&file).unwrap()
+    };
+    let compare = document(regressed_compare_args(&[]), 2);
+    assert_eq!(compare["verdict"], "fail");
+    let run = document(vec!["run", "--suite", "support-bot", "--deterministic"], 0);
+    assert_eq!(run["suite"], "support-bot");
+    assert_eq!(run["cases"].as_array().unwrap().len(), 24);
 }
 
 #[test]
