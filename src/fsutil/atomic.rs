@@ -16,8 +16,16 @@ pub const TEMP_SUFFIX: &str = ".agenteval-tmp";
 /// target, fsync of the directory. Creates parent directories. A new file
 /// gets mode 0666 less the umask; a replaced file keeps its mode.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_with(path, &mut |w| w.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `body` writes, as it writes it.
+fn write_atomic_with(
+    path: &Path,
+    body: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let mut file = AtomicFile::create(path)?;
-    file.write_all(bytes)?;
+    body(&mut file)?;
     file.commit()
 }
 
@@ -158,17 +166,12 @@ pub fn write_output_with(
     body: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
     check_directories_stay_inside(path)?;
-    let atomic = |body: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>| {
-        let mut file = AtomicFile::create(path)?;
-        body(&mut file)?;
-        file.commit()
-    };
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => write_through_link(path, body),
-        Ok(m) if m.is_file() => atomic(body),
+        Ok(m) if m.is_file() => write_atomic_with(path, body),
         Ok(m) if is_special(&m) => write_special(path, body),
         Ok(m) => Err(not_a_file(path, &m)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => atomic(body),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => write_atomic_with(path, body),
         Err(e) => Err(e),
     }
 }
