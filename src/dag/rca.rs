@@ -318,22 +318,24 @@ fn deepest_origins(
 /// and largest score: summing `w / q` leaves last-bit noise (all-5 steps
 /// could give 4.999999999999999), and cases whose Q is mathematically equal
 /// must compare equal in the paired statistics downstream.
-pub fn workflow_quality(
-    dag: &Dag,
-    scores: impl IntoIterator<Item = Option<f64>, IntoIter: Clone>,
-) -> Option<f64> {
+pub fn workflow_quality(dag: &Dag, scores: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
     let descendants = dag.descendant_counts();
-    // Walked once per sum rather than collected: at a large trace's peak a
-    // list of the scored steps cost 16 bytes a step (issue 25). The sums
-    // add in the same order as before.
-    let scored = scores.into_iter().zip(&descendants).filter_map(|(q, d)| {
-        q.filter(|q| q.is_finite() && *q > 0.0)
-            .map(|q| ((d + 1) as f64, q))
-    });
-    let num: f64 = scored.clone().map(|(w, _)| w).sum();
-    let den: f64 = scored.clone().map(|(w, q)| w / q).sum();
-    let lo = scored.clone().map(|(_, q)| q).reduce(f64::min)?;
-    let hi = scored.map(|(_, q)| q).reduce(f64::max)?;
+    // One pass, nothing collected: at a large trace's peak a list of the
+    // scored steps cost 16 bytes a step (issue 25). The sums add in step
+    // order, as they did over that list.
+    let mut num = 0.0;
+    let mut den = 0.0;
+    let mut range: Option<(f64, f64)> = None;
+    for (q, d) in scores.into_iter().zip(&descendants) {
+        let Some(q) = q.filter(|q| q.is_finite() && *q > 0.0) else {
+            continue;
+        };
+        let w = (d + 1) as f64;
+        num += w;
+        den += w / q;
+        range = Some(range.map_or((q, q), |(lo, hi)| (lo.min(q), hi.max(q))));
+    }
+    let (lo, hi) = range?;
     Some(((num / den * 1e9).round() / 1e9).clamp(lo, hi))
 }
 

@@ -116,20 +116,17 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
     }
     report.evaluated_at = (!settings.deterministic).then(crate::clock::now_rfc3339);
 
-    let stdout = match args.format {
-        CliCompareFormat::Table => render_compare_table(&report),
-        CliCompareFormat::Markdown => render_compare_markdown(&report),
-        // Written below as it is serialized (issue 25).
-        CliCompareFormat::Json => String::new(),
-        CliCompareFormat::Junit => render_compare_junit(&report),
-    };
     if let Some(path) = &args.out {
         write_json_to(path, &report)?;
     }
     match args.format {
-        CliCompareFormat::Table => crate::output::write_stdout(&stdout)?,
+        CliCompareFormat::Table => crate::output::write_stdout(&render_compare_table(&report))?,
+        CliCompareFormat::Markdown => {
+            crate::output::write_document(&render_compare_markdown(&report))?;
+        }
+        // Written as it is serialized (issue 25).
         CliCompareFormat::Json => crate::output::write_json_document(&report)?,
-        _ => crate::output::write_document(&stdout)?,
+        CliCompareFormat::Junit => crate::output::write_document(&render_compare_junit(&report))?,
     }
     publish_compare(&report, args.out.as_deref(), quiet);
 

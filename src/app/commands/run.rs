@@ -144,36 +144,25 @@ pub(crate) fn run(args: &CliRun, config: &Config, quiet: bool) -> Result<ExitCod
     write_reports(args.out.as_deref(), args.out_dir.as_deref(), &evaluated)?;
 
     let reports: Vec<&RunReport> = evaluated.iter().map(|e| &e.report).collect();
-    let stdout = match args.format {
-        _ if args.out.as_deref() == Some(Path::new("-")) => String::new(),
+    let joined = |render: fn(&RunReport) -> String| {
+        reports
+            .iter()
+            .map(|r| render(r))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    match args.format {
+        // `--out -`: the JSON report went to stdout already.
+        _ if args.out.as_deref() == Some(Path::new("-")) => {}
         // Written as it is serialized: the text of a large run's report
         // was its peak of memory (issue 25).
-        CliRunFormat::Json => {
-            if let [one] = reports.as_slice() {
-                crate::output::write_json_document(one)?;
-            } else {
-                crate::output::write_json_document(&reports)?;
-            }
-            String::new()
-        }
-        CliRunFormat::Table => reports
-            .iter()
-            .map(|r| render_run_table(r))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        CliRunFormat::Markdown => reports
-            .iter()
-            .map(|r| render_run_markdown(r))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        CliRunFormat::Junit => render_run_junit(&reports),
-    };
-    if args.out.as_deref() == Some(Path::new("-")) || args.format == CliRunFormat::Json {
-        // The JSON report went to stdout already.
-    } else if args.format == CliRunFormat::Table {
-        crate::output::write_stdout(&stdout)?;
-    } else {
-        crate::output::write_document(&stdout)?;
+        CliRunFormat::Json => match reports.as_slice() {
+            [one] => crate::output::write_json_document(one)?,
+            all => crate::output::write_json_document(&all)?,
+        },
+        CliRunFormat::Table => crate::output::write_stdout(&joined(render_run_table))?,
+        CliRunFormat::Markdown => crate::output::write_document(&joined(render_run_markdown))?,
+        CliRunFormat::Junit => crate::output::write_document(&render_run_junit(&reports))?,
     }
 
     let mut failed = false;

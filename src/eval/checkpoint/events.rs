@@ -156,7 +156,7 @@ impl EventLog {
                         |v: Option<&Value>| v.map_or_else(null, |v| SharedValue::new(v.clone()));
                     let (tool, args, result) = match (&s.tool, kind) {
                         (Some(t), _) => (
-                            Some(ShortText::from(&*t.name)),
+                            Some(t.name.clone()),
                             shared(t.arguments.as_ref()),
                             shared(t.result.as_ref()),
                         ),
