@@ -304,6 +304,11 @@ impl Dag {
         }
     }
 
+    /// The nodes, without the edges and adjacency lists (dropped here).
+    pub fn into_nodes(self) -> Vec<Node> {
+        self.nodes
+    }
+
     /// Index of the node with this id.
     pub fn index_of(&self, id: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.id == id)

@@ -2,27 +2,23 @@
 //! schema workflow, score every node, attribute root causes, compute Q, and
 //! the task, tool-use and cost metrics.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
 use super::catalog::ToolCatalog;
-use super::scorer::{Metric, ParentOutput, StepInput, StepScore, StepScorer};
+use super::scorer::{ParentOutput, StepInput, StepScore, StepScorer};
 use super::settings::StepSettings;
 use crate::dag::{
     Attribution, BuildOptions, Dag, DagView, FailureOrigin, NodeVerdict, ScoredSteps,
     attribute_root_causes_by, build_dag_with, decisive_root, failure_origin, input_charges,
     match_workflow, render_mermaid, workflow_quality,
 };
-use crate::eval::case::StepPart;
 use crate::eval::metrics::cost::cost_metrics;
 use crate::eval::metrics::task::evaluate_task;
 use crate::eval::metrics::tool_use::tool_use_metrics;
-use crate::model::ShortText;
 use crate::model::run::{
-    CaseRootCause, Cost, DagInfo, Deviation, RootCauseStatus, StepAttempt, StepResult, TaskResult,
-    ToolUse,
+    CaseRootCause, Cost, DagInfo, Deviation, RootCauseStatus, StepResult, TaskResult, ToolUse,
 };
 use crate::spec::model::{ExpectedOutput, PriceSpec, RootCauseMode, StepType, WorkflowSpec};
 use crate::spec::suite::{Case, Suite};
@@ -96,14 +92,14 @@ pub struct StepEvaluation {
     /// `StepResult` per node repeats the node's id, name, span and agent
     /// and its metrics as a map, some 300 bytes a step that `trace` only
     /// writes out (issue 25).
-    scores: Vec<StepScore>,
+    pub(super) scores: Vec<StepScore>,
     /// Per node: its score is below its step type's threshold.
-    failed: Vec<bool>,
+    pub(super) failed: Vec<bool>,
     /// Per node: root cause, propagated, or passing.
-    attributions: Vec<Attribution>,
+    pub(super) attributions: Vec<Attribution>,
     /// Per node: the id of the schema step it matched (empty without a
     /// workflow).
-    workflow_steps: Vec<Option<String>>,
+    pub(super) workflow_steps: Vec<Option<String>>,
     /// Steps outside the suite's workflow. The report's `dag {}` block
     /// ([`Self::dag_info`]) is built from these and [`Self::graph`] when a
     /// report needs it: its edges as id pairs cost some 110 bytes each,
@@ -125,32 +121,6 @@ pub struct StepEvaluation {
 }
 
 impl StepEvaluation {
-    /// Split into the case evaluator's step part and the warnings for the
-    /// case report.
-    pub fn into_part(mut self) -> (StepPart, Vec<String>) {
-        // Each score's notes and metrics are moved out as its entry is
-        // made: the scores and the entries are not both whole at once.
-        let steps = (0..self.scores.len())
-            .map(|i| {
-                let score = &mut self.scores[i];
-                let scored_by = std::mem::take(&mut score.scored_by);
-                let notes = std::mem::take(&mut score.notes);
-                let metrics = std::mem::take(&mut score.metrics);
-                self.entry(i, scored_by, notes, &metrics)
-            })
-            .collect();
-        let part = StepPart {
-            dag: self.graph.info(self.deviations),
-            steps,
-            tool_use: self.tool_use,
-            cost: self.cost,
-            workflow_quality: self.workflow_quality,
-            task: self.task,
-            root_cause: self.root_cause,
-        };
-        (part, self.warnings)
-    }
-
     /// The report's `dag {}` block: status, node count, edges by step id,
     /// deviations.
     pub fn dag_info(&self) -> DagInfo {
@@ -165,67 +135,6 @@ impl StepEvaluation {
     /// The Mermaid flowchart for `trace --format mermaid`.
     pub fn mermaid(&self) -> String {
         render_mermaid(&self.graph, &self.steps())
-    }
-
-    /// The report entries of all steps, in node order.
-    pub fn steps(&self) -> Vec<StepResult> {
-        (0..self.scores.len()).map(|i| self.step(i)).collect()
-    }
-
-    /// The report entry of step `i` (node `i` of [`Self::graph`]).
-    ///
-    /// # Panics
-    /// When `i` is not a node of the DAG.
-    pub fn step(&self, i: usize) -> StepResult {
-        let s = &self.scores[i];
-        self.entry(i, s.scored_by.clone(), s.notes.clone(), &s.metrics)
-    }
-
-    /// Step `i`'s entry with these parts of its score; the rest is read
-    /// from the score, its verdict, its attribution and its node.
-    fn entry(
-        &self,
-        i: usize,
-        scored_by: Cow<'static, str>,
-        notes: Cow<'static, str>,
-        metrics: &[(Metric, f64)],
-    ) -> StepResult {
-        let node = &self.graph.nodes[i];
-        let s = &self.scores[i];
-        let failed = self.failed[i];
-        let (root_cause, propagated_from) = match self.attributions[i] {
-            Attribution::Pass => (false, None),
-            Attribution::RootCause => (true, None),
-            Attribution::Propagated { root } => (false, Some(self.graph.nodes[root].id.clone())),
-        };
-        StepResult {
-            id: node.id.clone(),
-            step_type: node.step_type,
-            name: node.name.clone(),
-            span_id: node.span_id.clone(),
-            score: s.score,
-            scored_by,
-            failed,
-            root_cause,
-            propagated_from,
-            taxonomy: s.failure.filter(|_| failed).map(|f| Box::new(f.label())),
-            workflow_step: self
-                .workflow_steps
-                .get(i)
-                .and_then(|w| w.as_deref().map(ShortText::from)),
-            notes,
-            compensated: node.compensated,
-            metrics: metrics
-                .iter()
-                .map(|(m, v)| (Cow::Borrowed(m.as_str()), *v))
-                .collect(),
-            agent: node.agent.clone(),
-            attempt: node.attempt.map(|a| StepAttempt {
-                number: a.number as usize,
-                of: a.of as usize,
-            }),
-            judge_missing: s.judge_missing,
-        }
     }
 }
 

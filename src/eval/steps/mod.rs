@@ -3,6 +3,7 @@
 //! the per-case entry point [`evaluate_steps`].
 
 pub(crate) mod catalog;
+mod entries;
 pub(crate) mod evaluate;
 pub(crate) mod judged;
 pub(crate) mod rules;
