@@ -19,13 +19,29 @@ use crate::model::compare::{
 };
 use crate::model::metric::{higher_is_better, metric_domain};
 use crate::model::metric_id::MetricId;
-use crate::model::run::RunReport;
+use crate::model::run::{RunReport, StepMetrics};
 use crate::spec::gates::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
 use crate::spec::model::{FailOn, GatesSpec, Severity, UnevaluatedPolicy};
 use crate::stats::{
     BootstrapConfig, DEFAULT_K_SIGMA, PairedTestKind, SigmaOutcome, fires,
     minimum_detectable_effect, paired_test_many, sample_sd, sigma_band,
 };
+
+/// Drop what a compare never reads of a baseline's report, once it is read:
+/// every case's DAG edges and every step's per-metric sub-scores. A
+/// compare reads of a baseline step its type, name, score, schema step,
+/// scorer, root-cause mark, judge gap and notes (the step metrics,
+/// [`super::localize`] and [`super::judge_coverage`]); nothing it writes
+/// holds a baseline case. On a large trace the two were a sixth of the
+/// baseline, held through the head's evaluation (issue 25).
+pub fn shed_unread(report: &mut RunReport) {
+    for case in &mut report.cases {
+        case.dag.edges = Vec::new();
+        for step in &mut case.steps {
+            step.metrics = StepMetrics::default();
+        }
+    }
+}
 
 /// Severity of a metric: `gates.metrics`' for it, else the checkpoint's (`checkpoint_severity`
 /// of its id) for `checkpoint:<id>`, else the metric's default.

@@ -24,4 +24,4 @@ pub(crate) mod trials;
 pub use decide::AlphaPlan;
 pub use decide::CompareOptions;
 pub use decide::compare;
-pub use engine::SuiteInput;
+pub use engine::{SuiteInput, shed_unread};

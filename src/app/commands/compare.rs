@@ -47,7 +47,7 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
     let mut prepared = Vec::new();
     let mut missing = Vec::new();
     for suite in suites {
-        let Some((baseline, history)) = loader.load(&suite.name)? else {
+        let Some((mut baseline, history)) = loader.load(&suite.name)? else {
             if args.require_baseline {
                 return Err(BaselineError::Missing {
                     name: args.baseline.clone(),
@@ -75,6 +75,7 @@ pub(crate) fn run(args: &CliCompare, config: &Config, quiet: bool) -> Result<Exi
             missing.push(suite.name.clone());
             continue;
         };
+        crate::compare::shed_unread(&mut baseline.report);
         let fail_on = resolve_fail_on(args.fail_on, config, suite.gates.fail_on);
         prepared.push(Prepared {
             suite,
