@@ -20,8 +20,9 @@ pub(crate) struct AgentIndex {
     caller: BTreeMap<ShortText, ShortText>,
     /// Per span index: position in a depth-first walk of the span tree, and
     /// the last position inside its subtree (`is_descendant` in O(1)).
-    tin: Vec<usize>,
-    tout: Vec<usize>,
+    /// `u32`: a file under any read cap holds fewer than 2^32 spans.
+    tin: Vec<u32>,
+    tout: Vec<u32>,
     /// Set when following parents met a cycle: the span id where it closed.
     pub(crate) cycle_at: Option<ShortText>,
 }
@@ -110,17 +111,17 @@ impl AgentIndex {
                 None => roots.push(i),
             }
         }
-        let mut tin = vec![0; n];
-        let mut tout = vec![0; n];
+        let mut tin = vec![0_u32; n];
+        let mut tout = vec![0_u32; n];
         let mut other: Vec<Option<usize>> = vec![None; n];
-        let mut clock = 0;
+        let mut clock = 0_u32;
         let mut stack: Vec<(usize, bool)> = roots.iter().rev().map(|&r| (r, false)).collect();
         while let Some((v, done)) = stack.pop() {
             if done {
                 tout[v] = clock;
                 continue;
             }
-            clock += 1;
+            clock = clock.saturating_add(1);
             tin[v] = clock;
             if let Some(p) = parent_of[v] {
                 other[v] = if agent_of[p] == agent_of[v] {
@@ -193,7 +194,7 @@ impl AgentIndex {
     /// its subtree: the descendants of `i` are exactly the spans whose entry
     /// position lies in `(entry, exit]`.
     pub(crate) fn subtree(&self, i: usize) -> Option<(usize, usize)> {
-        Some((*self.tin.get(i)?, *self.tout.get(i)?))
+        Some((*self.tin.get(i)? as usize, *self.tout.get(i)? as usize))
     }
 }
 

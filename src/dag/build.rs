@@ -35,7 +35,7 @@
 //! parent links form a cycle (agents and nesting are then unknowable), a
 //! retry loop exceeds the unroll cap, or the trace has no model or tool spans.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
@@ -48,6 +48,7 @@ use super::graph::Dag;
 use super::model::{Edge, EdgeKind, Node};
 use super::retry::{Unrolled, unroll_retries};
 use super::scan::StepScan;
+use super::span_ids::SpanIds;
 use crate::model::ShortText;
 use crate::model::run::DagStatus;
 use crate::spec::model::StepType;
@@ -97,11 +98,8 @@ pub fn build_dag_with(trace: &Trace, options: BuildOptions) -> Dag {
         pending: PendingCalls::default(),
         transcript: trace.format == TraceFormat::MultiAgentChat,
         options,
-        span_index: HashMap::new(),
+        span_ids: SpanIds::new(&trace.spans),
     };
-    for (i, span) in trace.spans.iter().enumerate() {
-        builder.span_index.entry(span.id.as_str()).or_insert(i);
-    }
     for (pos, &i) in order.iter().enumerate() {
         let span = &trace.spans[i];
         match span.kind {
@@ -172,7 +170,7 @@ struct Builder<'a> {
     /// Agent → position (in `order`) of its last model call.
     last_model_call: BTreeMap<String, usize>,
     /// Span id → index (the first span with that id).
-    span_index: HashMap<&'a str, usize>,
+    span_ids: SpanIds,
 }
 
 impl Builder<'_> {
@@ -263,7 +261,7 @@ impl Builder<'_> {
     /// model call that already has a step: its index and that step.
     fn requester(&self, requested_by: Option<&str>) -> Option<(usize, usize)> {
         let id = requested_by?;
-        let j = *self.span_index.get(id)?;
+        let j = self.span_ids.first(&self.trace.spans, id)?;
         if self.trace.spans[j].kind != SpanKind::Llm {
             return None;
         }

@@ -13,6 +13,7 @@ pub(crate) mod outcome;
 pub(crate) mod rca;
 mod retry;
 mod scan;
+mod span_ids;
 pub(crate) mod view;
 pub(crate) mod workflow;
 

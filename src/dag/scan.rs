@@ -17,12 +17,13 @@ use super::agents::AgentIndex;
 /// See the module docs.
 pub(crate) struct StepScan {
     /// Leaves from `size`: (min, max) entry of the step-like span at that
-    /// position, or (MAX, 0) for a position that is not step-like.
-    tree: Vec<(usize, usize)>,
+    /// position, or (MAX, 0) for a position that is not step-like. `u32`,
+    /// as the entries are ([`AgentIndex::subtree`]): half the memory.
+    tree: Vec<(u32, u32)>,
     size: usize,
 }
 
-const EMPTY: (usize, usize) = (usize::MAX, 0);
+const EMPTY: (u32, u32) = (u32::MAX, 0);
 
 /// Spans `ends_turn` stops at: a user turn, a model call, a tool.
 pub(crate) fn is_step_like(trace: &Trace, i: usize) -> bool {
@@ -41,6 +42,7 @@ impl StepScan {
             if is_step_like(trace, i)
                 && let Some((entry, _)) = index.subtree(i)
             {
+                let entry = u32::try_from(entry).unwrap_or(u32::MAX);
                 tree[size + pos] = (entry, entry);
             }
         }
@@ -56,7 +58,10 @@ impl StepScan {
     pub(crate) fn next_outside(&self, index: &AgentIndex, me: usize, pos: usize) -> Option<usize> {
         let (entry, exit) = index.subtree(me)?;
         // Outside `(entry, exit]`: value <= entry or value > exit.
-        let outside = |(lo, hi): (usize, usize)| lo <= entry || (hi > exit && hi != 0);
+        let outside = |(lo, hi): (u32, u32)| {
+            let (lo, hi) = (lo as usize, hi as usize);
+            lo <= entry || (hi > exit && hi != 0)
+        };
         self.first(1, 0, self.size, pos + 1, &outside)
     }
 
@@ -68,7 +73,7 @@ impl StepScan {
         l: usize,
         r: usize,
         from: usize,
-        outside: &impl Fn((usize, usize)) -> bool,
+        outside: &impl Fn((u32, u32)) -> bool,
     ) -> Option<usize> {
         if r <= from || !outside(self.tree[v]) {
             return None;
