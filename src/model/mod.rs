@@ -10,6 +10,7 @@ pub(crate) mod metric;
 pub(crate) mod metric_id;
 pub(crate) mod rules;
 pub(crate) mod run;
+mod scorer_name;
 pub(crate) mod sorted_map;
 pub(crate) mod trace_judges;
 pub(crate) mod views;

@@ -506,6 +506,7 @@ pub struct StepResult {
     /// 1–5; `None` = not scored (N/A).
     pub score: Option<f64>,
     /// `rules`, `judge:<model>`, or `none`.
+    #[serde(deserialize_with = "crate::model::scorer_name::deserialize")]
     pub scored_by: Cow<'static, str>,
     pub failed: bool,
     pub root_cause: bool,
