@@ -13,7 +13,7 @@ use crate::eval::metrics::evaluate_task_with;
 use crate::eval::report::{RunMeta, build_run_report};
 use crate::eval::steps::{
     JudgedScorer, RulesScorer, StepContext, StepEvaluation, StepScorer, StepSettings, ToolCatalog,
-    evaluate_steps, final_answer,
+    evaluate_steps, evaluate_steps_of, final_answer,
 };
 use crate::judged::questions::CaseView;
 use crate::judged::rca::judge_root_causes;
@@ -138,9 +138,9 @@ where
     let rules = RulesScorer;
     // The judge's root-cause question needs the traces after every case is
     // evaluated; otherwise each case's trace is dropped once its
-    // checkpoints and step scores are made, before its report's step
-    // entries (issue 25: a large trace's spans and entries were in memory
-    // at once).
+    // checkpoints and its DAG are made, before its steps are scored (issue
+    // 25: a large trace's spans, its step scores and its report's step
+    // entries were in memory at once).
     let keep_traces = step_settings.root_cause == RootCauseMode::Judge;
     let results: Vec<(CaseReport, Option<Box<Trace>>)> = pool.install(|| {
         loaded
@@ -173,8 +173,11 @@ where
                         evidence: evidence.as_ref(),
                         judge: &judged.checkpoints,
                     });
-                    let mut answer = None;
-                    let evaluation = match &outcome {
+                    // The semantic task check reads the run's answer from
+                    // the DAG the steps were scored on (`build_case_dag` for
+                    // the suite's workflow).
+                    let wants_answer = judged.task.is_some() && case.expected_output.is_some();
+                    let (evaluation, answer, kept) = match outcome {
                         TraceOutcome::Loaded { trace, .. } => {
                             let ctx = StepContext::for_case(
                                 suite,
@@ -183,28 +186,20 @@ where
                                 &step_settings,
                                 scorer,
                             );
-                            let evaluation = evaluate_steps(trace, &ctx);
-                            if judged.task.is_some() && case.expected_output.is_some() {
-                                // The DAG the steps were scored on is the
-                                // one `build_case_dag` gives for the suite's
-                                // workflow.
-                                answer = Some(final_answer(&evaluation.graph, trace));
+                            if keep_traces {
+                                let evaluation = evaluate_steps(&trace, &ctx);
+                                let answer =
+                                    wants_answer.then(|| final_answer(&evaluation.graph, &trace));
+                                (Some(evaluation), answer, Some(trace))
+                            } else {
+                                let (evaluation, answer) =
+                                    evaluate_steps_of(trace, &ctx, wants_answer);
+                                (Some(evaluation), answer, None)
                             }
-                            Some(evaluation)
                         }
-                        TraceOutcome::Failed { .. } => None,
+                        TraceOutcome::Failed { .. } => (None, None, None),
                     };
-                    let loaded_trace = match outcome {
-                        TraceOutcome::Loaded { trace, .. } => Some(trace),
-                        TraceOutcome::Failed { .. } => None,
-                    };
-                    let traced = loaded_trace.is_some();
-                    let kept = if keep_traces {
-                        loaded_trace
-                    } else {
-                        drop(loaded_trace);
-                        None
-                    };
+                    let traced = evaluation.is_some();
                     let (mut steps, step_warnings) = evaluation
                         .map(StepEvaluation::into_part)
                         .unwrap_or_default();

@@ -206,6 +206,50 @@ pub(crate) fn step_input<'a>(
 /// Evaluate the steps of one trace.
 pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
     let dag = build_case_dag(trace, ctx.workflow);
+    let read = TraceReading::new(trace, &dag, ctx);
+    evaluate_dag(dag, read, ctx)
+}
+
+/// [`evaluate_steps`] of a trace nothing needs afterwards: it is dropped
+/// once its DAG is built, before the steps are scored (a large trace's
+/// spans and its step scores were in memory at once, issue 25). With
+/// `answer`, also the run's final answer ([`final_answer`]) for the
+/// semantic task check.
+pub(crate) fn evaluate_steps_of(
+    trace: Box<Trace>,
+    ctx: &StepContext<'_>,
+    answer: bool,
+) -> (StepEvaluation, Option<Option<String>>) {
+    let dag = build_case_dag(&trace, ctx.workflow);
+    let read = TraceReading::new(&trace, &dag, ctx);
+    let answer = answer.then(|| final_answer(&dag, &trace));
+    drop(trace);
+    (evaluate_dag(dag, read, ctx), answer)
+}
+
+/// What step evaluation reads of the trace itself, besides its DAG.
+struct TraceReading {
+    cost: Cost,
+    cost_warnings: Vec<String>,
+    task: Option<TaskResult>,
+}
+
+impl TraceReading {
+    fn new(trace: &Trace, dag: &Dag, ctx: &StepContext<'_>) -> Self {
+        let (cost, cost_warnings) = cost_metrics(trace, ctx.pricing);
+        let task = ctx
+            .expected_output
+            .map(|e| evaluate_task(e, final_answer(dag, trace).as_deref()));
+        Self {
+            cost,
+            cost_warnings,
+            task,
+        }
+    }
+}
+
+/// Score, attribute and measure the steps of `dag`.
+fn evaluate_dag(dag: Dag, read: TraceReading, ctx: &StepContext<'_>) -> StepEvaluation {
     let matched = ctx.workflow.map(|w| match_workflow(&dag, w));
     let workflow_tools = workflow_tools(ctx.workflow);
 
@@ -266,10 +310,11 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
     let q = workflow_quality(&dag, scores.iter().map(|s| s.score));
 
     let tool_use = tool_use_metrics(&dag, ctx.catalog, ctx.expected_tools, ctx.settings);
-    let (cost, cost_warnings) = cost_metrics(trace, ctx.pricing);
-    let task = ctx
-        .expected_output
-        .map(|e| evaluate_task(e, final_answer(&dag, trace).as_deref()));
+    let TraceReading {
+        cost,
+        cost_warnings,
+        task,
+    } = read;
     let mut warnings = dag.notes.clone();
     warnings.extend(cost_warnings);
     let (workflow_steps, deviations) = matched
