@@ -28,12 +28,14 @@ use crate::stats::{
 };
 
 /// Drop what a compare never reads of a baseline's report, once it is read:
-/// every case's DAG edges and every step's per-metric sub-scores. A
-/// compare reads of a baseline step its type, name, score, schema step,
-/// scorer, root-cause mark, judge gap and notes (the step metrics,
-/// [`super::localize`] and [`super::judge_coverage`]); nothing it writes
-/// holds a baseline case. On a large trace the two were a sixth of the
-/// baseline, held through the head's evaluation (issue 25).
+/// every case's DAG edges and every step's per-metric sub-scores. Of a
+/// baseline step a compare reads its type, name, score and schema step
+/// (the step metrics), its root-cause mark ([`super::localize`]), its
+/// scorer and judge gap ([`super::judge_coverage`]), and a failing step's
+/// notes, taxonomy, agent and span (the insights of cases paired on one
+/// side only); nothing it writes holds a baseline case. On a large trace
+/// the two were a sixth of the baseline, held through the head's
+/// evaluation (issue 25).
 pub fn shed_unread(report: &mut RunReport) {
     for case in &mut report.cases {
         case.dag.edges = Vec::new();
