@@ -215,6 +215,10 @@ pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
 /// spans and its step scores were in memory at once, issue 25). With
 /// `answer`, also the run's final answer ([`final_answer`]) for the
 /// semantic task check.
+#[expect(
+    clippy::option_option,
+    reason = "the answer not asked for, or asked for and absent: what the semantic task check takes"
+)]
 pub(crate) fn evaluate_steps_of(
     trace: Box<Trace>,
     ctx: &StepContext<'_>,
