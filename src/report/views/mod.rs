@@ -4,6 +4,7 @@
 //! is in [`build`].
 
 pub(crate) mod build;
+mod detail;
 
 pub(crate) use crate::model::views::{CaseDetail, CaseRow, HistorySeries, SuiteViews};
 pub(crate) use build::{compare_views, run_views};
