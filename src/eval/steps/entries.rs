@@ -50,6 +50,7 @@ impl StepEvaluation {
             .map(|root| (root, graph.nodes[root].id.clone()))
             .collect();
         let mut nodes = graph.into_nodes();
+        debug_assert_eq!(nodes.len(), scores.len(), "a score per node");
         let mut steps = Vec::with_capacity(nodes.len());
         while let (Some(node), Some(mut score)) = (nodes.pop(), scores.pop()) {
             let i = nodes.len();
