@@ -13,7 +13,7 @@ use crate::eval::metrics::evaluate_task_with;
 use crate::eval::report::{RunMeta, build_run_report};
 use crate::eval::steps::{
     JudgedScorer, RulesScorer, StepContext, StepEvaluation, StepScorer, StepSettings, ToolCatalog,
-    evaluate_steps, evaluate_steps_of, final_answer,
+    evaluate_steps_answering, evaluate_steps_of,
 };
 use crate::judged::questions::CaseView;
 use crate::judged::rca::judge_root_causes;
@@ -173,10 +173,8 @@ where
                         evidence: evidence.as_ref(),
                         judge: &judged.checkpoints,
                     });
-                    // The semantic task check reads the run's answer from
-                    // the DAG the steps were scored on (`build_case_dag` for
-                    // the suite's workflow).
-                    let wants_answer = judged.task.is_some() && case.expected_output.is_some();
+                    // The semantic task check asks about the run's answer,
+                    // read from the DAG the steps were scored on.
                     let (evaluation, answer, kept) = match outcome {
                         TraceOutcome::Loaded { trace, .. } => {
                             let ctx = StepContext::for_case(
@@ -187,13 +185,10 @@ where
                                 scorer,
                             );
                             if keep_traces {
-                                let evaluation = evaluate_steps(&trace, &ctx);
-                                let answer =
-                                    wants_answer.then(|| final_answer(&evaluation.graph, &trace));
+                                let (evaluation, answer) = evaluate_steps_answering(&trace, &ctx);
                                 (Some(evaluation), answer, Some(trace))
                             } else {
-                                let (evaluation, answer) =
-                                    evaluate_steps_of(trace, &ctx, wants_answer);
+                                let (evaluation, answer) = evaluate_steps_of(trace, &ctx);
                                 (Some(evaluation), answer, None)
                             }
                         }
@@ -203,11 +198,12 @@ where
                     let (mut steps, step_warnings) = evaluation
                         .map(StepEvaluation::into_part)
                         .unwrap_or_default();
-                    if let (Some(semantic), Some(task), Some(expected), Some(answer)) = (
+                    // A task result is there when the trace was evaluated
+                    // with an expected output, and so is the answer read.
+                    if let (Some(semantic), Some(task), Some(expected)) = (
                         &judged.task,
                         steps.task.as_mut(),
                         case.expected_output.as_ref(),
-                        answer,
                     ) {
                         *task = evaluate_task_with(expected, answer.as_deref(), Some(semantic));
                     }

@@ -205,30 +205,32 @@ pub(crate) fn step_input<'a>(
 
 /// Evaluate the steps of one trace.
 pub fn evaluate_steps(trace: &Trace, ctx: &StepContext<'_>) -> StepEvaluation {
+    evaluate_steps_answering(trace, ctx).0
+}
+
+/// [`evaluate_steps`], and the run's final answer ([`final_answer`]) when
+/// the case has an expected output (`None` otherwise, or when the run gave
+/// none): the task check read it, and the semantic one asks a judge about it.
+pub(crate) fn evaluate_steps_answering(
+    trace: &Trace,
+    ctx: &StepContext<'_>,
+) -> (StepEvaluation, Option<String>) {
     let dag = build_case_dag(trace, ctx.workflow);
     let read = TraceReading::new(trace, &dag, ctx);
     evaluate_dag(dag, read, ctx)
 }
 
-/// [`evaluate_steps`] of a trace nothing needs afterwards: it is dropped
-/// once its DAG is built, before the steps are scored (a large trace's
-/// spans and its step scores were in memory at once, issue 25). With
-/// `answer`, also the run's final answer ([`final_answer`]) for the
-/// semantic task check.
-#[expect(
-    clippy::option_option,
-    reason = "the answer not asked for, or asked for and absent: what the semantic task check takes"
-)]
+/// [`evaluate_steps_answering`] of a trace nothing needs afterwards: it is
+/// dropped once its DAG is built, before the steps are scored (a large
+/// trace's spans and its step scores were in memory at once, issue 25).
 pub(crate) fn evaluate_steps_of(
     trace: Box<Trace>,
     ctx: &StepContext<'_>,
-    answer: bool,
-) -> (StepEvaluation, Option<Option<String>>) {
+) -> (StepEvaluation, Option<String>) {
     let dag = build_case_dag(&trace, ctx.workflow);
     let read = TraceReading::new(&trace, &dag, ctx);
-    let answer = answer.then(|| final_answer(&dag, &trace));
     drop(trace);
-    (evaluate_dag(dag, read, ctx), answer)
+    evaluate_dag(dag, read, ctx)
 }
 
 /// What step evaluation reads of the trace itself, besides its DAG.
@@ -236,24 +238,35 @@ struct TraceReading {
     cost: Cost,
     cost_warnings: Vec<String>,
     task: Option<TaskResult>,
+    /// The final answer, read when the case has an expected output.
+    answer: Option<String>,
 }
 
 impl TraceReading {
     fn new(trace: &Trace, dag: &Dag, ctx: &StepContext<'_>) -> Self {
         let (cost, cost_warnings) = cost_metrics(trace, ctx.pricing);
-        let task = ctx
-            .expected_output
-            .map(|e| evaluate_task(e, final_answer(dag, trace).as_deref()));
+        let (task, answer) = match ctx.expected_output {
+            Some(e) => {
+                let answer = final_answer(dag, trace);
+                (Some(evaluate_task(e, answer.as_deref())), answer)
+            }
+            None => (None, None),
+        };
         Self {
             cost,
             cost_warnings,
             task,
+            answer,
         }
     }
 }
 
 /// Score, attribute and measure the steps of `dag`.
-fn evaluate_dag(dag: Dag, read: TraceReading, ctx: &StepContext<'_>) -> StepEvaluation {
+fn evaluate_dag(
+    dag: Dag,
+    read: TraceReading,
+    ctx: &StepContext<'_>,
+) -> (StepEvaluation, Option<String>) {
     let matched = ctx.workflow.map(|w| match_workflow(&dag, w));
     let workflow_tools = workflow_tools(ctx.workflow);
 
@@ -318,13 +331,14 @@ fn evaluate_dag(dag: Dag, read: TraceReading, ctx: &StepContext<'_>) -> StepEval
         cost,
         cost_warnings,
         task,
+        answer,
     } = read;
     let mut warnings = dag.notes.clone();
     warnings.extend(cost_warnings);
     let (workflow_steps, deviations) = matched
         .map(|m| (m.assignments, m.deviations))
         .unwrap_or_default();
-    StepEvaluation {
+    let evaluation = StepEvaluation {
         scores,
         failed,
         attributions,
@@ -337,7 +351,8 @@ fn evaluate_dag(dag: Dag, read: TraceReading, ctx: &StepContext<'_>) -> StepEval
         root_cause,
         graph: dag,
         warnings,
-    }
+    };
+    (evaluation, answer)
 }
 
 /// Charge each execution that failed on its input to the PARAMGEN that

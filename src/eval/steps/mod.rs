@@ -13,8 +13,8 @@ pub(crate) mod taxonomy;
 
 pub(crate) use catalog::ToolCatalog;
 pub(crate) use evaluate::{
-    StepContext, StepEvaluation, build_case_dag, evaluate_steps, evaluate_steps_of, final_answer,
-    step_input, workflow_tools,
+    StepContext, StepEvaluation, build_case_dag, evaluate_steps, evaluate_steps_answering,
+    evaluate_steps_of, final_answer, step_input, workflow_tools,
 };
 pub(crate) use judged::{JudgedScorer, MetricJudgment, StepJudgments};
 pub(crate) use rules::RulesScorer;
