@@ -14,12 +14,13 @@ use crate::compare::pairing::{Paired, pair};
 use crate::compare::trials::{
     FirstStage, RerunDrivers, StratifiedLeg, pooled_trials, stratified_leg,
 };
+use crate::model::StepMetrics;
 use crate::model::compare::{
     Direction, MetricComparison, MetricStatus, Missing, SigmaBandOut, TestName,
 };
 use crate::model::metric::{higher_is_better, metric_domain};
 use crate::model::metric_id::MetricId;
-use crate::model::run::{RunReport, StepMetrics};
+use crate::model::run::RunReport;
 use crate::spec::gates::{DEFAULT_ALPHA, DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_CASES};
 use crate::spec::model::{FailOn, GatesSpec, Severity, UnevaluatedPolicy};
 use crate::stats::{

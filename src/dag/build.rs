@@ -194,8 +194,6 @@ impl Builder<'_> {
     ) -> usize {
         node.span_id = Some(span.id.clone());
         node.agent = (!agent.is_empty()).then(|| agent.into());
-        node.start = span.start;
-        node.seq = span.seq;
         let idx = self.nodes.len();
         self.nodes.push(node);
         for &(from, kind) in parents {
@@ -306,7 +304,6 @@ impl Builder<'_> {
         if !tools.is_empty() {
             let names: Vec<ShortText> = tools.iter().map(|c| c.name.clone()).collect();
             let mut node = Node::new(StepType::ToolSel, names.join(", "));
-            node.tool = names.first().cloned();
             node.output = Some(
                 Value::Array(names.iter().map(|n| Value::String(n.to_string())).collect()).into(),
             );
@@ -315,7 +312,6 @@ impl Builder<'_> {
             let t = self.push(node, span, &agent, &lead);
             for call in &tools {
                 let mut node = Node::new(StepType::ParamGen, call.name.clone());
-                node.tool = Some(call.name.clone());
                 node.call_id.clone_from(&call.id);
                 let args: SharedValue = call.arguments.clone();
                 node.arguments = Some(args.clone());
@@ -409,7 +405,6 @@ impl Builder<'_> {
             (paramgen, owner, args.or(Some(requested)))
         } else {
             let mut node = Node::new(StepType::ParamGen, name.clone());
-            node.tool = Some(name.clone());
             node.call_id.clone_from(&call_id);
             node.arguments.clone_from(&args);
             node.output.clone_from(&args);
@@ -431,7 +426,6 @@ impl Builder<'_> {
             (paramgen, agent.clone(), args)
         };
         let mut node = Node::new(StepType::Exec, name.clone());
-        node.tool = Some(name);
         node.call_id = call_id.or_else(|| self.nodes[paramgen].call_id.clone());
         node.arguments = args;
         node.output = result;

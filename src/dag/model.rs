@@ -9,47 +9,31 @@ use thin_vec::ThinVec;
 use crate::spec::model::StepType;
 
 /// One agent step.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     /// `s1`, `s2`, … assigned by [`Dag::new`] from the node's position.
     pub id: ShortText,
-    #[serde(rename = "type")]
     pub step_type: StepType,
     /// Human label: the tool for TOOLSEL/PARAMGEN/EXEC, the span name otherwise.
     pub name: ShortText,
     /// The agent the step belongs to (`None` for the unnamed top-level agent).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub agent: Option<ShortText>,
     /// The span the step was read from.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub span_id: Option<ShortText>,
-    /// PARAMGEN/EXEC: the tool called. TOOLSEL: the first tool selected.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool: Option<ShortText>,
     /// TOOLSEL: every tool selected by the model call, in call order.
-    #[serde(skip_serializing_if = "ThinVec::is_empty")]
     pub tools: ThinVec<ShortText>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The tool call id the step belongs to, when the format records one.
     pub call_id: Option<ShortText>,
     /// PARAMGEN/EXEC: the call's arguments.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub arguments: Option<SharedValue>,
     /// What the step produced: the model's text (PLAN, SYNTH), the tool
     /// result (EXEC), the arguments (PARAMGEN), the selected tools (TOOLSEL).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<SharedValue>,
     /// How the step failed, when its span says so: behind one pointer, as
     /// most steps did not (issue 25). Read with [`Node::error`] and
     /// [`Node::error_type`].
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
     failure: Option<Box<NodeFailure>>,
-    /// Clock of the span (Unix ns) when the format has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start: Option<u64>,
-    /// Position of the span in the source file.
-    pub seq: u32,
     /// Retry chain position when this EXEC is one of several attempts.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub attempt: Option<Attempt>,
     /// An earlier failed attempt superseded by a retry: reported, never propagated.
     pub compensated: bool,
@@ -68,14 +52,11 @@ impl Node {
             name: name.into(),
             agent: None,
             span_id: None,
-            tool: None,
             tools: ThinVec::new(),
             call_id: None,
             arguments: None,
             output: None,
             failure: None,
-            start: None,
-            seq: 0,
             attempt: None,
             compensated: false,
             final_answer: false,
@@ -85,6 +66,17 @@ impl Node {
 }
 
 impl Node {
+    /// PARAMGEN and EXEC: the tool called (the step's name). TOOLSEL: the
+    /// first tool selected. Read from the name and the selected tools
+    /// instead of kept as a copy of either (issue 25).
+    pub fn tool(&self) -> Option<&str> {
+        match self.step_type {
+            StepType::ParamGen | StepType::Exec => Some(&self.name),
+            StepType::ToolSel => self.tools.first().map(ShortText::as_str),
+            StepType::Plan | StepType::Synth => None,
+        }
+    }
+
     /// Set when the span's status is `error`: its message (or an empty string).
     pub fn error(&self) -> Option<&str> {
         self.failure.as_ref()?.error.as_deref()
@@ -118,11 +110,9 @@ impl Node {
 }
 
 /// [`Node::error`] and [`Node::error_type`].
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct NodeFailure {
-    #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<Box<str>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     error_type: Option<Box<str>>,
 }
 

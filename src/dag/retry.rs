@@ -48,7 +48,8 @@ pub(crate) fn unroll_retries(nodes: &mut [Node], edges: &mut Vec<Edge>) -> Unrol
         }
         let key: Key = (
             node.agent.clone(),
-            node.tool.clone().unwrap_or_else(|| node.name.clone()),
+            // An EXEC's tool is its name.
+            node.name.clone(),
             // Canonical text: equal arguments whatever order the trace
             // wrote their keys in.
             args.compact().into_owned(),
@@ -122,7 +123,6 @@ mod tests {
 
     fn exec(tool: &str, args: Value, error: bool) -> Node {
         let mut n = Node::new(StepType::Exec, tool);
-        n.tool = Some(tool.into());
         n.arguments = Some(args.into());
         n.output = Some(json!("ok").into());
         if error {

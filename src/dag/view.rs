@@ -102,7 +102,7 @@ impl<'a> NodeViews<'a> {
             .map(move |(i, node)| NodeView {
                 step: steps.step(i),
                 agent: node.agent.as_deref(),
-                tool: node.tool.as_deref(),
+                tool: node.tool(),
                 call_id: node.call_id.as_deref(),
                 arguments: node.arguments.as_ref(),
                 output_preview: node.output.as_ref().map(|v| preview(v, 300)),

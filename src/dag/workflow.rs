@@ -38,7 +38,7 @@ fn matches(step: &WorkflowStepSpec, node: &super::model::Node) -> bool {
         Some(tool) if node.step_type == StepType::ToolSel => {
             node.tools.iter().any(|t| tool.contains(t))
         }
-        Some(tool) => node.tool.as_deref().is_some_and(|t| tool.contains(t)),
+        Some(tool) => node.tool().is_some_and(|t| tool.contains(t)),
     }
 }
 
@@ -81,7 +81,7 @@ pub fn match_workflow(dag: &Dag, workflow: &WorkflowSpec) -> WorkflowMatch {
         if workflow.is_exhaustive() && node.step_type == StepType::Exec && assignments[i].is_none()
         {
             unexpected
-                .entry(node.tool.as_ref().unwrap_or(&node.name).to_string())
+                .entry(node.tool().unwrap_or(&node.name).to_owned())
                 .or_default()
                 .push(i);
         }
@@ -141,7 +141,6 @@ mod tests {
 
     fn node(t: StepType, tool: Option<&str>) -> Node {
         let mut n = Node::new(t, tool.unwrap_or("llm"));
-        n.tool = tool.map(Into::into);
         n.tools = tool
             .map(|t| thin_vec::thin_vec![t.into()])
             .unwrap_or_default();

@@ -228,7 +228,7 @@ fn step_questions(
         let step_text = match node.step_type {
             crate::spec::model::StepType::ParamGen => format!(
                 "tool: {}\narguments: {}",
-                node.tool.as_deref().unwrap_or(&node.name),
+                node.tool().unwrap_or(&node.name),
                 node.arguments
                     .as_ref()
                     .map_or_else(|| "(none recorded)".to_owned(), SharedValue::to_text)
@@ -263,7 +263,7 @@ fn step_questions(
                 "step_id": node.id,
                 "step_name": node.name,
                 "case_input": case_input,
-                "tools": tool_listing(cx.suite, node.step_type, node.tool.as_deref()),
+                "tools": tool_listing(cx.suite, node.step_type, node.tool()),
                 "step": fence("step", &step_text, STEP_CHARS),
                 "parent_count": input.parents.len(),
                 "parents": fence("parents", &parents_text, STEP_CHARS * 2),
@@ -295,7 +295,7 @@ fn parent_text(node: &crate::dag::Node) -> String {
     let call = match (node.step_type, &node.arguments) {
         (crate::spec::model::StepType::Exec, Some(args)) => format!(
             "called {}({}) → ",
-            node.tool.as_deref().unwrap_or(&node.name),
+            node.tool().unwrap_or(&node.name),
             cap_chars(&args.to_text(), PARENT_CHARS / 3)
         ),
         _ => String::new(),

@@ -12,6 +12,7 @@ pub(crate) mod rules;
 pub(crate) mod run;
 mod scorer_name;
 pub(crate) mod sorted_map;
+pub(crate) mod step_metric;
 pub(crate) mod trace_judges;
 pub(crate) mod views;
 pub(crate) mod vocab;
@@ -27,10 +28,10 @@ pub use run::Quartiles;
 pub use run::RootCauseStatus;
 pub use run::RunReport;
 pub use run::Scores;
-pub use run::StepMetrics;
 pub use run::StepResult;
 pub use run::Tier;
 pub use sorted_map::SortedMap;
+pub use step_metric::StepMetrics;
 
 /// Short text kept inside its struct up to 24 bytes: ids, names, agents,
 /// roles. As `String`s they were most of a trace's allocations, each a

@@ -543,6 +543,8 @@ mod tests {
     /// message of the file, so their sizes are most of `trace`'s peak
     /// memory (issue 25, docs/resources.md memory round 9). Were 336,
     /// 120 and 288 bytes; an attribute's text value took a heap allocation.
+    /// A node was 216 bytes until round 12, and a step score's and a report
+    /// entry's sub-scores were a list on the heap (80 bytes a step).
     #[test]
     fn spans_nodes_and_messages_stay_small() {
         use std::mem::size_of;
@@ -554,9 +556,19 @@ mod tests {
         );
         assert!(size_of::<Message>() <= 104, "{}", size_of::<Message>());
         assert!(
-            size_of::<crate::dag::Node>() <= 216,
+            size_of::<crate::dag::Node>() <= 168,
             "{}",
             size_of::<crate::dag::Node>()
+        );
+        assert!(
+            size_of::<crate::model::StepResult>() <= 272,
+            "{}",
+            size_of::<crate::model::StepResult>()
+        );
+        assert!(
+            size_of::<crate::eval::steps::scorer::StepScore>() <= 104,
+            "{}",
+            size_of::<crate::eval::steps::scorer::StepScore>()
         );
         let mut span = Span::new("s", "n", SpanKind::Other, 0);
         span.attributes

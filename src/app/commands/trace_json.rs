@@ -239,7 +239,7 @@ mod tests {
         }
         for node in &evaluation.graph.nodes {
             texts.extend([&node.id, &node.name]);
-            texts.extend(node.agent.iter().chain(&node.span_id).chain(&node.tool));
+            texts.extend(node.agent.iter().chain(&node.span_id));
         }
         let steps = evaluation.steps();
         for step in &steps {

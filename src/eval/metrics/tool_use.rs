@@ -34,7 +34,7 @@ struct Call<'a> {
 
 impl Call<'_> {
     fn tool(&self) -> &str {
-        self.node.tool.as_deref().unwrap_or(&self.node.name)
+        self.node.tool().unwrap_or(&self.node.name)
     }
 
     /// The arguments, when the trace records them (repeats are only counted then).
@@ -158,7 +158,6 @@ mod tests {
 
     fn exec(tool: &str, args: Value, error: bool) -> Node {
         let mut n = Node::new(StepType::Exec, tool);
-        n.tool = Some(tool.into());
         n.arguments = Some(args.into());
         n.output = Some(json!("ok").into());
         n.set_error(error.then(Box::default));
@@ -170,7 +169,6 @@ mod tests {
         // calls: a(1) err, a(1) ok [retry, not redundant], a(1) ok [redundant], a(1) ok [redundant],
         //        b(x) ok, unexecuted PARAMGEN c({}) [invalid: missing `q`], a(2) ok
         let mut unexecuted = Node::new(StepType::ParamGen, "c");
-        unexecuted.tool = Some("c".into());
         unexecuted.arguments = Some(json!({}).into());
         let mut model = Node::new(StepType::ToolSel, "a");
         model.span_id = Some("m1".into());

@@ -164,15 +164,11 @@ fn entry(
         workflow_step,
         notes,
         compensated: node.compensated,
-        metrics: s
-            .metrics
-            .iter()
-            .map(|(m, v)| (Cow::Borrowed(m.as_str()), *v))
-            .collect(),
+        metrics: s.metrics.iter().collect(),
         agent: node.agent.clone(),
         attempt: node.attempt.map(|a| StepAttempt {
-            number: a.number as usize,
-            of: a.of as usize,
+            number: a.number,
+            of: a.of,
         }),
         judge_missing: s.judge_missing,
     }
@@ -224,7 +220,7 @@ mod tests {
                 };
                 StepScore::from_metrics(
                     "rules",
-                    vec![(Metric::Success, value)],
+                    [(Metric::Success, value)],
                     notes,
                     (i % 3 == 0).then_some(Failure::UnknownTool),
                 )

@@ -370,7 +370,7 @@ fn charge_input_failures(dag: &Dag, scores: &mut [StepScore], threshold: f64) {
         let exec = &dag.nodes[charge.exec];
         scores[charge.producer] = StepScore::from_metrics(
             super::rules::RULES,
-            vec![(super::scorer::Metric::Correctness, 1.0)],
+            [(super::scorer::Metric::Correctness, 1.0)],
             format!(
                 "the execution {} (`{}`) failed on these arguments: {}",
                 exec.id, exec.name, charge.message

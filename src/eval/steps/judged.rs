@@ -135,7 +135,7 @@ impl StepScorer for JudgedScorer<'_> {
             };
             return out;
         }
-        let mut merged: BTreeMap<Metric, f64> = rules.metrics.iter().copied().collect();
+        let mut merged: BTreeMap<Metric, f64> = rules.metrics.iter().collect();
         let mut from_judge: BTreeMap<Metric, f64> = BTreeMap::new();
         for (m, v, _, _) in &judged {
             let e = merged.entry(*m).or_insert(*v);
@@ -251,7 +251,7 @@ mod tests {
         assert_eq!(s.scored_by, "judge:openai/m");
         assert_eq!(s.failure, Some(Failure::InfeasiblePlan));
         assert_eq!(
-            s.metrics,
+            s.metrics.iter().collect::<Vec<_>>(),
             [(Metric::Completeness, 4.0), (Metric::Feasibility, 2.0)]
         );
         // With nothing judged, the rules' N/A stands.

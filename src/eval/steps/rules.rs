@@ -61,7 +61,7 @@ fn tool_selection(input: &StepInput<'_>) -> StepScore {
     if !unknown.is_empty() {
         return StepScore::from_metrics(
             RULES,
-            vec![(Metric::SelectionAccuracy, FAIL)],
+            [(Metric::SelectionAccuracy, FAIL)],
             format!("selected {} not in the tool catalog", quoted(&unknown)),
             Some(Failure::UnknownTool),
         );
@@ -76,7 +76,7 @@ fn tool_selection(input: &StepInput<'_>) -> StepScore {
         if !unexpected.is_empty() {
             return StepScore::from_metrics(
                 RULES,
-                vec![(Metric::Relevance, SOFT_FAIL)],
+                [(Metric::Relevance, SOFT_FAIL)],
                 format!(
                     "selected {} that the workflow schema does not call for",
                     quoted(&unexpected)
@@ -95,7 +95,7 @@ fn tool_selection(input: &StepInput<'_>) -> StepScore {
     // so `step_type:TOOLSEL` could never move.
     StepScore::from_metrics(
         RULES,
-        vec![(Metric::SelectionAccuracy, PASS)],
+        [(Metric::SelectionAccuracy, PASS)],
         if input.workflow_tools.is_some() {
             "every selected tool is in the catalog and called for by the workflow"
         } else {
@@ -107,20 +107,20 @@ fn tool_selection(input: &StepInput<'_>) -> StepScore {
 
 fn parameters(input: &StepInput<'_>) -> StepScore {
     let node = input.node;
-    let tool = node.tool.as_deref().unwrap_or(&node.name);
+    let tool = node.tool().unwrap_or(&node.name);
     match input.catalog.validate_shared(tool, node.arguments.as_ref()) {
         ArgCheck::UnknownTool if input.catalog.is_empty() => {
             StepScore::not_applicable("no tool catalog to validate the arguments against")
         }
-        ArgCheck::UnknownTool => StepScore::not_applicable(format!(
+        ArgCheck::UnknownTool => StepScore::not_applicable(super::notes::shared(format!(
             "`{tool}` is not in the tool catalog, so it has no schema"
-        )),
-        ArgCheck::NoSchema => {
-            StepScore::not_applicable(format!("`{tool}` has no argument schema in the catalog"))
-        }
+        ))),
+        ArgCheck::NoSchema => StepScore::not_applicable(super::notes::shared(format!(
+            "`{tool}` has no argument schema in the catalog"
+        ))),
         ArgCheck::Valid => StepScore::from_metrics(
             RULES,
-            vec![(Metric::Completeness, PASS), (Metric::Correctness, PASS)],
+            [(Metric::Completeness, PASS), (Metric::Correctness, PASS)],
             "arguments match the tool's schema",
             None,
         ),
@@ -133,18 +133,18 @@ fn parameters(input: &StepInput<'_>) -> StepScore {
             let (failure, metrics) = match worst {
                 ViolationKind::MissingRequired => (
                     Failure::MissingRequiredParameter,
-                    vec![(Metric::Completeness, FAIL)],
+                    [(Metric::Completeness, FAIL)],
                 ),
                 ViolationKind::TypeMismatch => (
                     Failure::ParameterTypeMismatch,
-                    vec![(Metric::Correctness, FAIL)],
+                    [(Metric::Correctness, FAIL)],
                 ),
                 ViolationKind::EnumViolation => {
-                    (Failure::InvalidEnumValue, vec![(Metric::Correctness, FAIL)])
+                    (Failure::InvalidEnumValue, [(Metric::Correctness, FAIL)])
                 }
                 ViolationKind::Other => (
                     Failure::InvalidParameterValue,
-                    vec![(Metric::Correctness, SOFT_FAIL)],
+                    [(Metric::Correctness, SOFT_FAIL)],
                 ),
             };
             let mut notes = format!(
@@ -175,27 +175,28 @@ fn execution(input: &StepInput<'_>) -> StepScore {
     let node = input.node;
     match exec_outcome(node) {
         ExecOutcome::Ok => {
-            let mut metrics = vec![(Metric::Success, PASS)];
-            if node.output.is_some() {
-                metrics.push((Metric::ResultValidity, PASS));
-            }
+            let metrics = [(Metric::Success, PASS)].into_iter().chain(
+                node.output
+                    .is_some()
+                    .then_some((Metric::ResultValidity, PASS)),
+            );
             StepScore::from_metrics(RULES, metrics, "the tool ran and returned no error", None)
         }
         ExecOutcome::Timeout { message } => StepScore::from_metrics(
             RULES,
-            vec![(Metric::Success, FAIL)],
+            [(Metric::Success, FAIL)],
             format!("timed out: {message}"),
             Some(Failure::ToolTimeout),
         ),
         ExecOutcome::Error { message } => StepScore::from_metrics(
             RULES,
-            vec![(Metric::Success, FAIL)],
+            [(Metric::Success, FAIL)],
             format!("the tool span failed: {message}"),
             Some(Failure::ToolErrorResponse),
         ),
         ExecOutcome::ErrorResult { message } => StepScore::from_metrics(
             RULES,
-            vec![(Metric::Success, FAIL), (Metric::ResultValidity, FAIL)],
+            [(Metric::Success, FAIL), (Metric::ResultValidity, FAIL)],
             format!("the result is an error: {message}"),
             Some(Failure::ToolErrorResponse),
         ),
@@ -219,11 +220,11 @@ fn synthesis(input: &StepInput<'_>) -> StepScore {
     match task.success {
         None => StepScore::not_applicable(task.detail),
         Some(true) => {
-            StepScore::from_metrics(RULES, vec![(Metric::Completeness, PASS)], task.detail, None)
+            StepScore::from_metrics(RULES, [(Metric::Completeness, PASS)], task.detail, None)
         }
         Some(false) => StepScore::from_metrics(
             RULES,
-            vec![(Metric::Completeness, FAIL)],
+            [(Metric::Completeness, FAIL)],
             task.detail,
             Some(Failure::IncorrectAnswer),
         ),

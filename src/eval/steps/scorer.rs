@@ -19,55 +19,7 @@ use super::taxonomy::Failure;
 use crate::dag::Node;
 use crate::spec::model::{ExpectedOutput, StepType};
 
-/// The metrics of each step type (DESIGN §6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Metric {
-    /// PLAN, PARAMGEN, SYNTH.
-    Completeness,
-    /// PLAN.
-    Feasibility,
-    /// TOOLSEL.
-    SelectionAccuracy,
-    /// TOOLSEL.
-    Relevance,
-    /// PARAMGEN.
-    Correctness,
-    /// EXEC.
-    Success,
-    /// EXEC.
-    ResultValidity,
-    /// SYNTH.
-    Faithfulness,
-    /// SYNTH.
-    Coherence,
-}
-
-impl Metric {
-    /// The metrics scored for a step type, in rubric order.
-    pub fn for_type(step_type: StepType) -> &'static [Metric] {
-        match step_type {
-            StepType::Plan => &[Self::Completeness, Self::Feasibility],
-            StepType::ToolSel => &[Self::SelectionAccuracy, Self::Relevance],
-            StepType::ParamGen => &[Self::Correctness, Self::Completeness],
-            StepType::Exec => &[Self::Success, Self::ResultValidity],
-            StepType::Synth => &[Self::Faithfulness, Self::Completeness, Self::Coherence],
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Completeness => "completeness",
-            Self::Feasibility => "feasibility",
-            Self::SelectionAccuracy => "selection_accuracy",
-            Self::Relevance => "relevance",
-            Self::Correctness => "correctness",
-            Self::Success => "success",
-            Self::ResultValidity => "result_validity",
-            Self::Faithfulness => "faithfulness",
-            Self::Coherence => "coherence",
-        }
-    }
-}
+pub(crate) use crate::model::step_metric::Metric;
 
 /// A parent's output as a scorer may see it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -100,7 +52,7 @@ pub struct StepScore {
     /// 1–5; `None` = N/A (the reason goes in `notes`).
     pub score: Option<f64>,
     /// Sub-scores the scorer could give, a subset of [`Metric::for_type`].
-    pub metrics: Vec<(Metric, f64)>,
+    pub metrics: SubScores,
     /// `rules`, `judge:<model>`, …; `none` for N/A.
     pub scored_by: Cow<'static, str>,
     pub notes: Cow<'static, str>,
@@ -117,7 +69,7 @@ impl StepScore {
     pub fn not_applicable(reason: impl Into<Cow<'static, str>>) -> Self {
         Self {
             score: None,
-            metrics: Vec::new(),
+            metrics: SubScores::default(),
             scored_by: "none".into(),
             notes: reason.into(),
             failure: None,
@@ -129,11 +81,12 @@ impl StepScore {
     /// (a certain defect in any metric is a defect of the step).
     pub fn from_metrics(
         scored_by: impl Into<Cow<'static, str>>,
-        metrics: Vec<(Metric, f64)>,
+        metrics: impl IntoIterator<Item = (Metric, f64)>,
         notes: impl Into<Cow<'static, str>>,
         failure: Option<Failure>,
     ) -> Self {
-        let score = metrics.iter().map(|(_, s)| *s).reduce(f64::min);
+        let metrics: SubScores = metrics.into_iter().collect();
+        let score = metrics.iter().map(|(_, s)| s).reduce(f64::min);
         let scored_by = if score.is_some() {
             scored_by.into()
         } else {
@@ -147,6 +100,65 @@ impl StepScore {
             failure,
             judge_missing: false,
         }
+    }
+}
+
+/// A step's sub-scores in the order given: one per metric of its step
+/// type, so three at most ([`Metric::for_type`]), kept inline. A list on
+/// the heap took an allocation per scored step, some 80 bytes a step on a
+/// large trace (issue 25).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SubScores {
+    metrics: [Option<Metric>; SubScores::MAX],
+    values: [f64; SubScores::MAX],
+}
+
+impl SubScores {
+    /// The most metrics a step type has.
+    pub const MAX: usize = 3;
+
+    /// Add `metric`'s sub-score. A step type has at most [`Self::MAX`]
+    /// metrics, and a scorer gives each at most once.
+    ///
+    /// # Panics
+    ///
+    /// In debug builds, when the list is full.
+    pub fn push(&mut self, metric: Metric, value: f64) {
+        let len = self.len();
+        debug_assert!(
+            len < Self::MAX,
+            "more sub-scores than a step type has metrics"
+        );
+        if let (Some(slot), Some(v)) = (self.metrics.get_mut(len), self.values.get_mut(len)) {
+            *slot = Some(metric);
+            *v = value;
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.metrics.iter().take_while(|m| m.is_some()).count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.metrics[0].is_none()
+    }
+
+    /// The sub-scores in the order they were given.
+    pub fn iter(&self) -> impl Iterator<Item = (Metric, f64)> + '_ {
+        self.metrics
+            .iter()
+            .map_while(|m| *m)
+            .zip(self.values.iter().copied())
+    }
+}
+
+impl FromIterator<(Metric, f64)> for SubScores {
+    fn from_iter<I: IntoIterator<Item = (Metric, f64)>>(iter: I) -> Self {
+        let mut out = Self::default();
+        for (metric, value) in iter {
+            out.push(metric, value);
+        }
+        out
     }
 }
 
@@ -172,8 +184,30 @@ mod tests {
         );
         assert_eq!(s.score, Some(1.0));
         assert_eq!(
-            StepScore::from_metrics("rules", Vec::new(), "why", None).scored_by,
+            StepScore::from_metrics("rules", [], "why", None).scored_by,
             "none"
+        );
+    }
+
+    #[test]
+    fn sub_scores_keep_the_order_given() {
+        let mut s = SubScores::default();
+        assert!(s.is_empty());
+        assert_eq!(s.iter().count(), 0);
+        s.push(Metric::Faithfulness, 2.0);
+        s.push(Metric::Completeness, 5.0);
+        assert_eq!(s.len(), 2);
+        assert_eq!(
+            s.iter().collect::<Vec<_>>(),
+            [(Metric::Faithfulness, 2.0), (Metric::Completeness, 5.0)]
+        );
+        s.push(Metric::Coherence, 1.0);
+        let all: SubScores = s.iter().collect();
+        assert_eq!(all, s);
+        assert_eq!(all.len(), SubScores::MAX);
+        assert_eq!(
+            all.iter().map(|(m, _)| m).collect::<Vec<_>>(),
+            Metric::for_type(StepType::Synth)
         );
     }
 }

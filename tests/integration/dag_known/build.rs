@@ -88,7 +88,7 @@ fn reused_call_ids_match_the_open_call() {
         edges(&dag),
         ["s1>s2", "s1>s4", "s2>s3", "s3>s4", "s4>s5", "s5>s6"]
     );
-    assert_eq!(dag.nodes[5].tool.as_deref(), Some("b"));
+    assert_eq!(dag.nodes[5].tool(), Some("b"));
 }
 
 #[test]

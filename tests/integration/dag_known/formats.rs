@@ -51,7 +51,7 @@ fn otel_sdk_any_agent_with_and_without_a_final_answer_tool() {
     .unwrap();
     assert_eq!(types(&openai), TWO_TOOLS_THEN_ANSWER);
     assert_eq!(edges(&openai), TWO_TOOLS_EDGES);
-    assert_eq!(openai.nodes[3].tool.as_deref(), Some("write_file"));
+    assert_eq!(openai.nodes[3].tool(), Some("write_file"));
 
     // smolagents answers through `final_answer`: a SYNTH, and its execution adds no EXEC.
     let [smol] = dags(
@@ -165,8 +165,8 @@ fn chat_messages_tau_bench_episode() {
         ]
     );
     // The reused id `call_HGn16…` (m8 and m12) is matched to each request in turn.
-    assert_eq!(dag.nodes[7].tool.as_deref(), Some("search_direct_flight"));
-    assert_eq!(dag.nodes[11].tool.as_deref(), Some("search_onestop_flight"));
+    assert_eq!(dag.nodes[7].tool(), Some("search_direct_flight"));
+    assert_eq!(dag.nodes[11].tool(), Some("search_onestop_flight"));
     assert!(dag.nodes[30].final_answer);
 }
 
@@ -197,7 +197,7 @@ fn swe_agent_trajectory() {
         .map(|(a, b)| format!("s{a}>s{b}"))
         .collect();
     assert_eq!(edges(&dag), expected);
-    assert_eq!(dag.nodes[32].tool.as_deref(), Some("submit"));
+    assert_eq!(dag.nodes[32].tool(), Some("submit"));
 }
 
 #[test]

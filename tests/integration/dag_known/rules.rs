@@ -167,11 +167,8 @@ fn every_rules_outcome_gets_its_score_and_label() {
     assert_eq!(by_id("s14").scored_by, "none");
     assert!(by_id("s14").notes.contains("not in the tool catalog"));
     assert_eq!(by_id("s12").scored_by, "rules");
-    assert_eq!(by_id("s12").metrics.get("success").copied(), Some(5.0));
-    assert_eq!(
-        by_id("s3").metrics.get("result_validity").copied(),
-        Some(1.0)
-    );
+    assert_eq!(by_id("s12").metrics.get("success"), Some(5.0));
+    assert_eq!(by_id("s3").metrics.get("result_validity"), Some(1.0));
 
     let tu = &eval.tool_use;
     assert_eq!((tu.tool_calls, tu.failed_calls, tu.invalid_args), (5, 3, 4));
