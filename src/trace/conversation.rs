@@ -22,13 +22,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::ShortText;
 use crate::trace::model::{Message, Span, SpanKind, Trace};
 
 /// Per role: text → entry indices of the messages already seen.
-type SeenTexts = BTreeMap<Role, BTreeMap<String, Vec<usize>>>;
+type SeenTexts<'a> = BTreeMap<Role, BTreeMap<&'a str, Vec<usize>>>;
 /// Per agent.
-type Seen = BTreeMap<Option<ShortText>, SeenTexts>;
+type Seen<'a> = BTreeMap<Option<&'a str>, SeenTexts<'a>>;
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -51,33 +50,34 @@ impl Role {
     }
 }
 
-/// One message of the conversation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct MessageEvent {
+/// One message of the conversation, read from the trace (no copy of its
+/// text: a chat's timeline has an entry per message, issue 25).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MessageEvent<'a> {
     pub role: Role,
-    pub content: String,
+    pub content: &'a str,
     /// The agent whose conversation it belongs to.
-    pub agent: Option<String>,
+    pub agent: Option<&'a str>,
     /// The span it was read from (a user turn, or the LLM call that received
     /// or produced it).
-    pub span_id: String,
+    pub span_id: &'a str,
 }
 
 /// A span or a message, in time order.
 #[derive(Debug, Clone)]
 pub(crate) enum Entry<'a> {
     Span(&'a Span),
-    Message(MessageEvent),
+    Message(MessageEvent<'a>),
 }
 
 /// Every span and message of `trace` in time order.
 pub(crate) fn timeline(trace: &Trace) -> Vec<Entry<'_>> {
     let mut entries: Vec<Entry<'_>> = Vec::new();
     // Messages to insert before entry `i`, in discovery order.
-    let mut inserted: BTreeMap<usize, Vec<MessageEvent>> = BTreeMap::new();
+    let mut inserted: BTreeMap<usize, Vec<MessageEvent<'_>>> = BTreeMap::new();
     let mut seen = Seen::new();
     for span in &trace.spans {
-        let agent = span.agent.clone();
+        let agent = span.agent.as_deref();
         match span.kind {
             SpanKind::User => {
                 for m in span
@@ -87,7 +87,7 @@ pub(crate) fn timeline(trace: &Trace) -> Vec<Entry<'_>> {
                 {
                     let role = Role::of(&m.role).unwrap_or(Role::User);
                     let index = entries.len();
-                    remember(&mut seen, agent.as_ref(), role, &m.content, index);
+                    remember(&mut seen, agent, role, &m.content, index);
                     entries.push(Entry::Message(event(role, m, span)));
                 }
             }
@@ -103,13 +103,7 @@ pub(crate) fn timeline(trace: &Trace) -> Vec<Entry<'_>> {
                         continue;
                     }
                     let index = entries.len();
-                    remember(
-                        &mut seen,
-                        agent.as_ref(),
-                        Role::Assistant,
-                        &m.content,
-                        index,
-                    );
+                    remember(&mut seen, agent, Role::Assistant, &m.content, index);
                     entries.push(Entry::Message(event(Role::Assistant, m, span)));
                 }
             }
@@ -133,21 +127,27 @@ pub(crate) fn timeline(trace: &Trace) -> Vec<Entry<'_>> {
     out
 }
 
-fn event(role: Role, m: &Message, span: &Span) -> MessageEvent {
+fn event<'a>(role: Role, m: &'a Message, span: &'a Span) -> MessageEvent<'a> {
     MessageEvent {
         role,
-        content: m.content.clone(),
-        agent: span.agent.as_deref().map(str::to_owned),
-        span_id: span.id.to_string(),
+        content: &m.content,
+        agent: span.agent.as_deref(),
+        span_id: &span.id,
     }
 }
 
-fn remember(seen: &mut Seen, agent: Option<&ShortText>, role: Role, content: &str, index: usize) {
-    seen.entry(agent.cloned())
+fn remember<'a>(
+    seen: &mut Seen<'a>,
+    agent: Option<&'a str>,
+    role: Role,
+    content: &'a str,
+    index: usize,
+) {
+    seen.entry(agent)
         .or_default()
         .entry(role)
         .or_default()
-        .entry(content.to_owned())
+        .entry(content)
         .or_default()
         .push(index);
 }
@@ -155,18 +155,17 @@ fn remember(seen: &mut Seen, agent: Option<&ShortText>, role: Role, content: &st
 /// The user and system messages of an LLM span's input that its agent has
 /// not seen: anchor each before the next already-seen one, else before the
 /// span (index `entries.len()`).
-fn place_new_inputs(
-    span: &Span,
-    entries: &[Entry<'_>],
-    inserted: &mut BTreeMap<usize, Vec<MessageEvent>>,
-    seen: &mut Seen,
+fn place_new_inputs<'a>(
+    span: &'a Span,
+    entries: &[Entry<'a>],
+    inserted: &mut BTreeMap<usize, Vec<MessageEvent<'a>>>,
+    seen: &mut Seen<'a>,
 ) {
-    let agent = span.agent.clone();
     let here = entries.len();
-    let known = seen.entry(agent.clone()).or_default();
+    let known = seen.entry(span.agent.as_deref()).or_default();
     // For each input message: Some(anchor index) when seen before, None when new.
     let mut occurrence: BTreeMap<(Role, &str), usize> = BTreeMap::new();
-    let mut classified: Vec<(Role, &Message, Option<usize>)> = Vec::new();
+    let mut classified: Vec<(Role, &'a Message, Option<usize>)> = Vec::new();
     for m in &span.input_messages {
         let Some(role) = Role::of(&m.role) else {
             continue;
@@ -186,7 +185,7 @@ fn place_new_inputs(
         classified.push((role, m, previous));
     }
     let mut next_anchor = here;
-    let mut placed: Vec<(usize, MessageEvent)> = Vec::new();
+    let mut placed: Vec<(usize, MessageEvent<'a>)> = Vec::new();
     for (role, m, previous) in classified.into_iter().rev() {
         match previous {
             Some(at) => next_anchor = next_anchor.min(at),
@@ -197,7 +196,7 @@ fn place_new_inputs(
         known
             .entry(message.role)
             .or_default()
-            .entry(message.content.clone())
+            .entry(message.content)
             .or_default()
             .push(anchor);
         inserted.entry(anchor).or_default().push(message);

@@ -5,6 +5,7 @@
 //! trajectories into a [`Trace`]. Everything downstream (checkpoints, the
 //! evaluation DAG, tool-use metrics) reads only this model.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -245,19 +246,33 @@ impl Span {
 
     /// The text the span produced, whatever form it took.
     pub fn output_text(&self) -> Option<String> {
-        let from_messages: Vec<&str> = self
+        self.output_str().map(Cow::into_owned)
+    }
+
+    /// [`Self::output_text`], borrowed from the span when it is one text.
+    pub fn output_str(&self) -> Option<Cow<'_, str>> {
+        let mut from_messages = self
             .output_messages
             .iter()
             .filter(|m| !m.content.is_empty())
-            .map(|m| m.content.as_str())
-            .collect();
-        if !from_messages.is_empty() {
-            return Some(from_messages.join("\n"));
+            .map(|m| m.content.as_str());
+        if let Some(first) = from_messages.next() {
+            return Some(match from_messages.next() {
+                None => Cow::Borrowed(first),
+                Some(second) => {
+                    let mut text = format!("{first}\n{second}");
+                    for more in from_messages {
+                        text.push('\n');
+                        text.push_str(more);
+                    }
+                    Cow::Owned(text)
+                }
+            });
         }
         match self.output.as_deref() {
-            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::String(s)) => Some(Cow::Borrowed(s)),
             Some(Value::Null) | None => None,
-            Some(other) => Some(other.to_string()),
+            Some(other) => Some(Cow::Owned(other.to_string())),
         }
     }
 }

@@ -34,19 +34,9 @@ pub(super) fn events_text(trace: &Trace) -> String {
             e.span_id
         );
         for (label, text) in [
-            (
-                "args",
-                e.args_raw
-                    .clone()
-                    .unwrap_or_else(|| e.args_text().to_owned()),
-            ),
-            (
-                "result",
-                e.result_raw
-                    .clone()
-                    .unwrap_or_else(|| e.result_text().to_owned()),
-            ),
-            ("text", e.text.clone().unwrap_or_default()),
+            ("args", e.args_raw.unwrap_or_else(|| e.args_text())),
+            ("result", e.result_raw.unwrap_or_else(|| e.result_text())),
+            ("text", e.text.as_deref().unwrap_or_default()),
         ] {
             if !text.is_empty() {
                 let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");

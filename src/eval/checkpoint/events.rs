@@ -3,6 +3,7 @@
 //! order, nested sub-agent spans included (messages come from
 //! [`crate::trace::conversation`]).
 
+use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
 use std::collections::BTreeMap;
 
@@ -16,8 +17,11 @@ use crate::spec::model::EventKind;
 use crate::trace::conversation::{Entry, Role, timeline};
 use crate::trace::{SharedValue, SpanKind, Trace};
 
+/// One event, borrowing its texts from the trace it was read from: a
+/// copy of each message and raw argument text was most of a chat log's
+/// size (issue 25).
 #[derive(Debug, Clone)]
-pub(crate) struct Event {
+pub(crate) struct Event<'t> {
     /// The span the event is, or the span its message was read from.
     pub span_id: ShortText,
     pub name: ShortText,
@@ -29,11 +33,11 @@ pub(crate) struct Event {
     pub result: SharedValue,
     /// A message's text or an LLM call's output; `None` for tools, whose
     /// text is their result.
-    pub text: Option<String>,
+    pub text: Option<Cow<'t, str>>,
     /// The arguments and result as the trace recorded them, when that was
     /// JSON text (key order and spacing as written).
-    pub args_raw: Option<String>,
-    pub result_raw: Option<String>,
+    pub args_raw: Option<&'t str>,
+    pub result_raw: Option<&'t str>,
     /// What matchers derive from the event, made when one first asks (most
     /// events of a large trace are never asked: one pointer each until then).
     derived: OnceCell<Box<Derived>>,
@@ -69,8 +73,8 @@ struct Derived {
 }
 
 #[derive(Debug, Clone, Default)]
-pub(crate) struct EventLog {
-    pub events: Vec<Event>,
+pub(crate) struct EventLog<'t> {
+    pub events: Vec<Event<'t>>,
     /// The case's evidence and metadata, for `where` (`Null` when absent).
     pub evidence: Value,
     pub metadata: Value,
@@ -136,9 +140,9 @@ fn shared_text(v: &SharedValue) -> String {
     }
 }
 
-impl EventLog {
-    pub(crate) fn from_trace(trace: &Trace) -> Self {
-        let mut events: Vec<Event> = timeline(trace)
+impl<'t> EventLog<'t> {
+    pub(crate) fn from_trace(trace: &'t Trace) -> Self {
+        let mut events: Vec<Event<'t>> = timeline(trace)
             .into_iter()
             .filter_map(|entry| match entry {
                 Entry::Span(s) => {
@@ -149,7 +153,7 @@ impl EventLog {
                         _ => return None,
                     };
                     let (args_raw, result_raw) = s.tool.as_ref().map_or((None, None), |t| {
-                        (t.arguments_text.clone(), t.result_text.clone())
+                        (t.arguments_text.as_deref(), t.result_text.as_deref())
                     });
                     let shared = |v: Option<&SharedValue>| v.map_or_else(null, SharedValue::clone);
                     let own =
@@ -174,7 +178,7 @@ impl EventLog {
                     e.args = args;
                     e.result = result;
                     if kind != EventKind::Tool {
-                        e.text = Some(s.output_text().unwrap_or_default());
+                        e.text = Some(s.output_str().unwrap_or_default());
                     }
                     e.error = s.is_error();
                     Some(e)
@@ -185,8 +189,8 @@ impl EventLog {
                         Role::Assistant => EventKind::Assistant,
                         Role::System => EventKind::System,
                     };
-                    let mut e = Event::new(&m.span_id, kind.as_str(), kind, m.agent.as_deref());
-                    e.text = Some(m.content);
+                    let mut e = Event::new(m.span_id, kind.as_str(), kind, m.agent);
+                    e.text = Some(Cow::Borrowed(m.content));
                     Some(e)
                 }
             })
@@ -237,7 +241,7 @@ impl EventLog {
     pub(crate) fn matching<'a>(
         &'a self,
         m: &'a Matcher,
-    ) -> impl Iterator<Item = (usize, &'a Event)> + 'a {
+    ) -> impl Iterator<Item = (usize, &'a Event<'t>)> + 'a {
         self.bound(m).map(|(i, _)| (i, &self.events[i]))
     }
 
@@ -287,7 +291,7 @@ impl EventLog {
 
 /// Set `turn`, `turn_tool_calls` and `turn_replies`: a turn of an agent
 /// starts at its LLM event; its tool events and assistant messages count.
-pub(super) fn number_turns(events: &mut [Event]) {
+pub(super) fn number_turns(events: &mut [Event<'_>]) {
     let mut current: BTreeMap<Option<ShortText>, u32> = BTreeMap::new();
     let mut counts: BTreeMap<(Option<ShortText>, u32), (u32, u32)> = BTreeMap::new();
     for e in events.iter_mut() {
@@ -311,7 +315,7 @@ pub(super) fn number_turns(events: &mut [Event]) {
     }
 }
 
-impl Event {
+impl Event<'_> {
     /// An event with nothing but its identity; the rest is filled in.
     pub(crate) fn new(span_id: &str, name: &str, kind: EventKind, agent: Option<&str>) -> Self {
         Self {

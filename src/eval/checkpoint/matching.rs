@@ -65,7 +65,7 @@ fn contains<'a>(pattern: &Value, value: &Value, text: impl FnOnce() -> &'a str) 
     }
 }
 
-impl Event {
+impl Event<'_> {
     /// Whether this event may match `m` on its own: every field matches and
     /// every capture finds a value; a `where` that cannot be evaluated
     /// counts as a match and is not recorded. For pre-filters and notes;

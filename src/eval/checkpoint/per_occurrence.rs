@@ -203,7 +203,7 @@ enum Hit {
 /// be completed from a position is not searched from it again: the search
 /// is then polynomial and has no budget.
 struct Search<'a> {
-    log: &'a EventLog,
+    log: &'a EventLog<'a>,
     order: &'a [&'a Matcher],
     fence: Option<&'a Matcher>,
     backtrack: bool,

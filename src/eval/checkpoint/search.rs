@@ -103,7 +103,7 @@ fn greedy(log: &EventLog, steps: &[Matcher]) -> Result<Vec<usize>, (usize, usize
 
 /// The backtracking search over the steps' candidates.
 struct Dfs<'a> {
-    log: &'a EventLog,
+    log: &'a EventLog<'a>,
     steps: &'a [Matcher],
     candidates: &'a Candidates,
     /// Match attempts left.

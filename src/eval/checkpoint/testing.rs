@@ -6,11 +6,17 @@ use super::{Event, EventLog};
 use crate::spec::matcher::{Capture, Matcher, ToolGlob};
 use crate::spec::model::EventKind;
 
-pub(super) fn tool(id: &str, name: &str, args: Value, result: Value) -> Event {
+pub(super) fn tool(id: &str, name: &str, args: Value, result: Value) -> Event<'static> {
     tool_by(id, name, args, result, "main")
 }
 
-pub(super) fn tool_by(id: &str, name: &str, args: Value, result: Value, agent: &str) -> Event {
+pub(super) fn tool_by(
+    id: &str,
+    name: &str,
+    args: Value,
+    result: Value,
+    agent: &str,
+) -> Event<'static> {
     let mut e = Event::new(id, name, EventKind::Tool, Some(agent));
     e.tool = Some(name.into());
     e.args = args.into();
@@ -18,13 +24,13 @@ pub(super) fn tool_by(id: &str, name: &str, args: Value, result: Value, agent: &
     e
 }
 
-pub(super) fn message(id: &str, kind: EventKind, text: &str) -> Event {
+pub(super) fn message(id: &str, kind: EventKind, text: &str) -> Event<'static> {
     let mut e = Event::new(id, kind.as_str(), kind, Some("main"));
-    e.text = Some(text.into());
+    e.text = Some(text.to_owned().into());
     e
 }
 
-pub(super) fn log(mut events: Vec<Event>) -> EventLog {
+pub(super) fn log(mut events: Vec<Event<'static>>) -> EventLog<'static> {
     super::events::number_turns(&mut events);
     EventLog {
         events,

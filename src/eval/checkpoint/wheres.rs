@@ -90,7 +90,7 @@ impl WhereMemo {
     }
 }
 
-impl Event {
+impl Event<'_> {
     /// `e` on this event with these bindings. An expression that reads no
     /// capture gives the same answer on the same event every time: the
     /// first answer is kept and reused.

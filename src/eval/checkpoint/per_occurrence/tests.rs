@@ -15,7 +15,7 @@ fn yes() -> Matcher {
 }
 
 /// user yes → write 1 → user yes → write 2 (the "confirmation before each write" trace).
-fn confirmed() -> Vec<super::super::Event> {
+fn confirmed() -> Vec<super::super::Event<'static>> {
     vec![
         message("u1", User, "Yes, book it"),
         tool("t1", "book", json!({}), json!("ok")),
@@ -515,7 +515,7 @@ fn owner_steps() -> (Matcher, Vec<Matcher>) {
     (cancel, vec![user, res])
 }
 
-fn owner_events(with_user_a: bool) -> Vec<super::super::Event> {
+fn owner_events(with_user_a: bool) -> Vec<super::super::Event<'static>> {
     let mut events = vec![
         tool("ua", "read_user", json!({}), json!({"uid": "a"})),
         tool(

@@ -89,7 +89,8 @@ fn tool(name: &str) -> Matcher {
 
 #[test]
 fn before_then_pass_fail_and_na() {
-    let log = EventLog::from_trace(&trace());
+    let trace = trace();
+    let log = EventLog::from_trace(&trace);
     let final_llm = Matcher {
         kind: Some(EventKind::Llm),
         is_final: Some(true),
@@ -161,7 +162,8 @@ fn before_then_pass_fail_and_na() {
 
 #[test]
 fn nested_sub_agent_events_count() {
-    let log = EventLog::from_trace(&trace());
+    let trace = trace();
+    let log = EventLog::from_trace(&trace);
     let by_agent = Matcher {
         agent: Some("researcher".into()),
         ..tool("search")
@@ -189,7 +191,8 @@ fn nested_sub_agent_events_count() {
 
 #[test]
 fn never_count_status_and_args() {
-    let log = EventLog::from_trace(&trace());
+    let trace = trace();
+    let log = EventLog::from_trace(&trace);
     let v = eval_sequence(&SequenceAssert::Never(tool("issue_refund")), &log);
     assert_eq!(
         (v.state, v.cited_spans.clone()),
@@ -240,7 +243,7 @@ mod captures {
     use super::super::super::testing::{capturing, log, on_tool, tool};
     use super::*;
 
-    fn reads_then_cancel(cancelled: &str) -> EventLog {
+    fn reads_then_cancel(cancelled: &str) -> EventLog<'static> {
         log(vec![
             tool(
                 "r1",
