@@ -9,8 +9,8 @@
 
 use super::adjacency::{Adjacency, Neighbours};
 use super::model::{Edge, Node};
-use crate::model::ShortText;
 use crate::model::run::{DagInfo, DagStatus, Deviation};
+use crate::model::{ShortText, StepEdge};
 use thin_vec::ThinVec;
 
 /// Why a set of edges is not a DAG.
@@ -299,7 +299,11 @@ impl Dag {
         DagInfo {
             status: self.status,
             nodes: self.nodes.len(),
-            edges: self.edge_ids(),
+            edges: self
+                .edges
+                .iter()
+                .map(|e| StepEdge::between(e.from(), e.to()))
+                .collect(),
             deviations,
         }
     }

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::model::ShortText;
+use crate::model::{ShortText, StepEdge};
 use crate::output::escape::{mermaid_id_ok, mermaid_label};
 
 use serde::Serialize;
@@ -199,7 +199,8 @@ pub fn render_mermaid(dag: &Dag, steps: &[StepResult]) -> String {
 /// Mermaid flowchart of a saved case report (its `steps` and `dag.edges`),
 /// for the PR comment.
 pub fn render_mermaid_case(case: &CaseReport) -> String {
-    mermaid(&case.steps, &case.dag.edges)
+    let edges: Vec<[ShortText; 2]> = case.dag.edges.iter().map(StepEdge::ids).collect();
+    mermaid(&case.steps, &edges)
 }
 
 fn mermaid(steps: &[StepResult], edges: &[[ShortText; 2]]) -> String {

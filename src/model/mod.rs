@@ -12,6 +12,7 @@ pub(crate) mod rules;
 pub(crate) mod run;
 mod scorer_name;
 pub(crate) mod sorted_map;
+pub(crate) mod step_edge;
 pub(crate) mod step_metric;
 pub(crate) mod trace_judges;
 pub(crate) mod views;
@@ -31,6 +32,7 @@ pub use run::Scores;
 pub use run::StepResult;
 pub use run::Tier;
 pub use sorted_map::SortedMap;
+pub use step_edge::StepEdge;
 pub use step_metric::StepMetrics;
 
 /// Short text kept inside its struct up to 24 bytes: ids, names, agents,

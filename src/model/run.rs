@@ -9,6 +9,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::model::ShortText;
+use crate::model::step_edge::StepEdge;
 use crate::model::step_metric::StepMetrics;
 use crate::model::vocab::{Severity, StepType};
 
@@ -573,10 +574,10 @@ pub enum DagStatus {
 pub struct DagInfo {
     pub status: DagStatus,
     pub nodes: usize,
-    /// `[from, to]` step ids: short texts, kept inline (a pair of heap
-    /// strings cost some 110 bytes an edge in a report and in a baseline
-    /// read for a compare, issue 25).
-    pub edges: Vec<[ShortText; 2]>,
+    /// `[from, to]` step ids (a pair of heap strings cost some 110 bytes
+    /// an edge in a report and in a baseline read for a compare, two inline
+    /// short texts 48, issue 25).
+    pub edges: Vec<StepEdge>,
     pub deviations: Vec<Deviation>,
 }
 

@@ -11,8 +11,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use crate::model::ShortText;
 use crate::model::run::{CaseReport, DagStatus, Propagation};
+use crate::model::{ShortText, StepEdge};
 
 fn status_name(status: DagStatus) -> &'static str {
     match status {
@@ -62,19 +62,19 @@ pub(crate) fn propagation_stats(cases: &[CaseReport]) -> Propagation {
 /// (issue 25).
 fn case_chain_lengths(case: &CaseReport) -> Vec<usize> {
     // Steps, then any other id an edge names, as indices.
-    let mut index: HashMap<&str, usize> = HashMap::with_capacity(case.steps.len());
+    let mut index: HashMap<ShortText, usize> = HashMap::with_capacity(case.steps.len());
     for id in case
         .steps
         .iter()
-        .map(|s| s.id.as_str())
-        .chain(case.dag.edges.iter().flatten().map(ShortText::as_str))
+        .map(|s| s.id.clone())
+        .chain(case.dag.edges.iter().flat_map(StepEdge::ids))
     {
         let next = index.len();
         index.entry(id).or_insert(next);
     }
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); index.len()];
-    for [from, to] in &case.dag.edges {
-        children[index[from.as_str()]].push(index[to.as_str()]);
+    for edge in &case.dag.edges {
+        children[index[edge.from().as_str()]].push(index[edge.to().as_str()]);
     }
     let mut propagated: HashMap<&str, Vec<usize>> = HashMap::new();
     for s in &case.steps {
@@ -193,10 +193,7 @@ mod tests {
             dag: DagInfo {
                 status,
                 nodes: steps.len(),
-                edges: edges
-                    .iter()
-                    .map(|(a, b)| [(*a).into(), (*b).into()])
-                    .collect(),
+                edges: edges.iter().map(|(a, b)| StepEdge::new(a, b)).collect(),
                 deviations: Vec::new(),
             },
             steps,
@@ -254,8 +251,9 @@ mod tests {
     /// before the early stop (the definition in the module docs, written
     /// out directly).
     fn chain_lengths_by_full_search(case: &CaseReport) -> Vec<usize> {
+        let edges: Vec<[ShortText; 2]> = case.dag.edges.iter().map(StepEdge::ids).collect();
         let mut children: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-        for [from, to] in &case.dag.edges {
+        for [from, to] in &edges {
             children.entry(from.as_str()).or_default().push(to.as_str());
         }
         case.steps

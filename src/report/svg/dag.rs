@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::model::ShortText;
+use crate::model::StepEdge;
 use crate::model::run::{CaseReport, CheckpointState, DagStatus, StepResult};
 
 use super::layout::{LayoutInput, Point, layout};
@@ -110,7 +110,7 @@ fn cited_by_failures(case: &CaseReport) -> BTreeMap<String, Vec<String>> {
 
 pub(crate) fn draw(
     steps: &[StepResult],
-    edges: &[[ShortText; 2]],
+    edges: &[StepEdge],
     status: DagStatus,
     flags: &BTreeMap<String, Vec<String>>,
 ) -> DagDrawing {
@@ -121,7 +121,7 @@ pub(crate) fn draw(
         .collect();
     let pairs: Vec<(usize, usize)> = edges
         .iter()
-        .filter_map(|[a, b]| Some((*index.get(a.as_str())?, *index.get(b.as_str())?)))
+        .filter_map(|e| Some((*index.get(e.from().as_str())?, *index.get(e.to().as_str())?)))
         .collect();
     let lay = layout(&LayoutInput {
         widths: vec![NODE_W; steps.len()],
@@ -420,8 +420,8 @@ mod tests {
         }
     }
 
-    fn e(a: &str, b: &str) -> [ShortText; 2] {
-        [a.into(), b.into()]
+    fn e(a: &str, b: &str) -> StepEdge {
+        StepEdge::new(a, b)
     }
 
     #[test]

@@ -96,7 +96,7 @@ fn trimmed(case: &CaseReport) -> (CaseReport, usize) {
         let ids: BTreeSet<&str> = kept.iter().map(|s| s.id.as_str()).collect();
         dag.edges
             .iter()
-            .filter(|[a, b]| ids.contains(a.as_str()) && ids.contains(b.as_str()))
+            .filter(|e| ids.contains(e.from().as_str()) && ids.contains(e.to().as_str()))
             .cloned()
             .collect()
     };
@@ -209,7 +209,7 @@ mod tests {
             root_cause: None,
         };
         case.dag.edges = (1..n)
-            .map(|i| [format!("s{i}").into(), format!("s{}", i + 1).into()])
+            .map(|i| crate::model::StepEdge::new(&format!("s{i}"), &format!("s{}", i + 1)))
             .collect();
         case.dag.nodes = n;
         case.steps = steps;
@@ -236,7 +236,7 @@ mod tests {
                 .dag
                 .edges
                 .iter()
-                .filter(|[a, b]| ids.contains(a.as_str()) && ids.contains(b.as_str()));
+                .filter(|e| ids.contains(e.from().as_str()) && ids.contains(e.to().as_str()));
             expected.dag.edges = edges.cloned().collect();
             let error = expected.error.as_mut().unwrap();
             error.message = cut(&error.message);
