@@ -8,6 +8,7 @@ pub(crate) mod compare;
 pub(crate) mod insights;
 pub(crate) mod metric;
 pub(crate) mod metric_id;
+pub(crate) mod notes;
 pub(crate) mod rules;
 pub(crate) mod run;
 mod scorer_name;

@@ -518,7 +518,11 @@ pub struct StepResult {
     /// Schema workflow step this node matched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow_step: Option<ShortText>,
-    #[serde(default, skip_serializing_if = "str::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "str::is_empty",
+        deserialize_with = "crate::model::notes::deserialize"
+    )]
     pub notes: Cow<'static, str>,
     /// An earlier failed attempt of an unrolled retry: reported, never propagated.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

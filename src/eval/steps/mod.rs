@@ -6,7 +6,6 @@ pub(crate) mod catalog;
 mod entries;
 pub(crate) mod evaluate;
 pub(crate) mod judged;
-mod notes;
 pub(crate) mod rules;
 pub(crate) mod scorer;
 pub(crate) mod settings;

@@ -112,10 +112,10 @@ fn parameters(input: &StepInput<'_>) -> StepScore {
         ArgCheck::UnknownTool if input.catalog.is_empty() => {
             StepScore::not_applicable("no tool catalog to validate the arguments against")
         }
-        ArgCheck::UnknownTool => StepScore::not_applicable(super::notes::shared(format!(
+        ArgCheck::UnknownTool => StepScore::not_applicable(crate::model::notes::shared(format!(
             "`{tool}` is not in the tool catalog, so it has no schema"
         ))),
-        ArgCheck::NoSchema => StepScore::not_applicable(super::notes::shared(format!(
+        ArgCheck::NoSchema => StepScore::not_applicable(crate::model::notes::shared(format!(
             "`{tool}` has no argument schema in the catalog"
         ))),
         ArgCheck::Valid => StepScore::from_metrics(
