@@ -74,7 +74,7 @@ fn step_footing(s: &StepResult) -> Footing {
         s.notes.contains(" gave no score (") || (judged && s.notes.contains("no score for "));
     Footing {
         judged,
-        gap: s.judge_missing || legacy,
+        gap: s.judge_missing() || legacy,
     }
 }
 
@@ -114,7 +114,7 @@ fn footing(trial: &Trial<'_>, metric: &MetricId) -> Option<Footing> {
     match metric {
         MetricId::Suite(SuiteMetric::WorkflowQuality) => Some(steps(&|_| true)),
         MetricId::StepType(t) => Some(steps(&|s| s.step_type.to_string() == *t)),
-        MetricId::Step(wf) => Some(steps(&|s| s.workflow_step.as_deref() == Some(wf))),
+        MetricId::Step(wf) => Some(steps(&|s| s.workflow_step() == Some(wf))),
         MetricId::Checkpoint(id) => {
             let cp = trial.results(id).first()?;
             (cp.tier == 3).then(|| tier3_footing(cp))

@@ -225,17 +225,17 @@ fn mermaid(steps: &[StepResult], edges: &[[ShortText; 2]]) -> String {
         );
         if step.root_cause {
             label.push_str(" · root cause");
-        } else if let Some(root) = &step.propagated_from {
+        } else if let Some(root) = step.propagated_from() {
             let _ = write!(label, " · from {}", mermaid_label(root));
         }
-        if step.compensated {
+        if step.compensated() {
             label.push_str(" · retried");
         }
         let _ = writeln!(out, "    {id}[\"{label}\"]");
     }
     let compensated: std::collections::BTreeSet<&str> = steps
         .iter()
-        .filter(|s| s.compensated)
+        .filter(|s| s.compensated())
         .map(|s| s.id.as_str())
         .collect();
     for [from, to] in edges {
@@ -257,8 +257,8 @@ fn mermaid(steps: &[StepResult], edges: &[[ShortText; 2]]) -> String {
             "root",
             (|s: &StepResult| s.root_cause) as fn(&StepResult) -> bool,
         ),
-        ("propagated", |s| s.propagated_from.is_some()),
-        ("compensated", |s| s.compensated),
+        ("propagated", |s| s.propagated_from().is_some()),
+        ("compensated", |s| s.compensated()),
     ] {
         let picked: Vec<&str> = steps
             .iter()
@@ -311,27 +311,22 @@ mod tests {
             scored_by: "rules".into(),
             failed: score.is_some_and(|s| s < 3.0),
             root_cause: false,
-            propagated_from: None,
-            taxonomy: None,
-            workflow_step: None,
             notes: "".into(),
-            compensated: false,
             metrics: crate::model::StepMetrics::default(),
             agent: None,
-            attempt: None,
-            judge_missing: false,
+            extra: None,
         }
     }
 
     #[test]
     fn mermaid_marks_roots_propagation_and_compensation() {
         let mut a = step("s1", StepType::Exec, Some(1.0));
-        a.compensated = true;
+        a.edit_extra(|x| x.compensated = true);
         a.root_cause = true;
         let mut b = step("s2", StepType::Exec, Some(1.0));
         b.root_cause = true;
         let mut c = step("s3", StepType::Synth, Some(1.0));
-        c.propagated_from = Some("s2".into());
+        c.edit_extra(|x| x.propagated_from = Some("s2".into()));
         let d = step("s4", StepType::Plan, None);
         let edges: [[ShortText; 2]; 3] = [
             ["s1".into(), "s2".into()],

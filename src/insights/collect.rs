@@ -76,7 +76,7 @@ pub(crate) fn critiques_of_case(case: &CaseReport) -> Vec<Critique> {
         };
         out.push(Critique {
             source: IssueSource::Step,
-            label: step.taxonomy.as_ref().map_or_else(
+            label: step.taxonomy().map_or_else(
                 || "unlabelled".to_owned(),
                 |t| format!("{}/{}/{}", t.l1, t.l2, t.l3),
             ),

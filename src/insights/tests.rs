@@ -20,18 +20,17 @@ fn step(id: &str, t: StepType, name: &str, agent: Option<&str>, notes: &str) -> 
         scored_by: "rules".into(),
         failed: true,
         root_cause: true,
-        propagated_from: None,
-        taxonomy: Some(Box::new(TaxonomyLabel {
-            l1: "Execution".into(),
-            l2: "tool_execution".into(),
-            l3: "tool_error_response".into(),
-        })),
-        workflow_step: None,
         notes: notes.to_owned().into(),
-        compensated: false,
         metrics: crate::model::StepMetrics::default(),
-        attempt: None,
-        judge_missing: false,
+        extra: crate::model::run::StepExtra {
+            taxonomy: Some(TaxonomyLabel {
+                l1: "Execution".into(),
+                l2: "tool_execution".into(),
+                l3: "tool_error_response".into(),
+            }),
+            ..Default::default()
+        }
+        .boxed(),
     }
 }
 

@@ -80,7 +80,7 @@ pub(crate) fn case_failure(case: &CaseReport) -> Option<String> {
     let failing: Vec<&str> = case
         .steps
         .iter()
-        .filter(|s| s.failed && !s.compensated)
+        .filter(|s| s.failed && !s.compensated())
         .map(|s| s.id.as_str())
         .collect();
     if !failing.is_empty() {

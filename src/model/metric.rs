@@ -87,7 +87,7 @@ pub(crate) fn visit_case_metrics<'a>(case: &'a CaseReport, mut f: impl FnMut(Met
             .or_default();
         e.0 += score;
         e.1 += 1;
-        if let Some(wf) = &step.workflow_step {
+        if let Some(wf) = step.workflow_step() {
             let e = by_step
                 .entry(MetricId::Step(wf.to_string()).to_string())
                 .or_default();

@@ -15,6 +15,7 @@ mod scorer_name;
 pub(crate) mod sorted_map;
 pub(crate) mod step_edge;
 pub(crate) mod step_metric;
+pub(crate) mod step_result;
 pub(crate) mod trace_judges;
 pub(crate) mod views;
 pub(crate) mod vocab;

@@ -2,16 +2,13 @@
 //! `compare` pairs (DESIGN §13). It is a public contract: extend it freely,
 //! but renaming or re-typing a field needs a [`RUN_REPORT_SCHEMA_VERSION`] bump.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::ShortText;
 use crate::model::step_edge::StepEdge;
-use crate::model::step_metric::StepMetrics;
-use crate::model::vocab::{Severity, StepType};
+use crate::model::vocab::Severity;
 
 /// Version of the run report JSON.
 pub(crate) const RUN_REPORT_SCHEMA_VERSION: u32 = 1;
@@ -495,72 +492,8 @@ pub struct Confidence {
     pub level: String,
 }
 
-/// One scored step of the evaluation DAG.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StepResult {
-    pub id: ShortText,
-    #[serde(rename = "type")]
-    pub step_type: StepType,
-    pub name: ShortText,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub span_id: Option<ShortText>,
-    /// 1–5; `None` = not scored (N/A).
-    pub score: Option<f64>,
-    /// `rules`, `judge:<model>`, or `none`.
-    #[serde(deserialize_with = "crate::model::scorer_name::deserialize")]
-    pub scored_by: Cow<'static, str>,
-    pub failed: bool,
-    pub root_cause: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub propagated_from: Option<ShortText>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub taxonomy: Option<Box<TaxonomyLabel>>,
-    /// Schema workflow step this node matched.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workflow_step: Option<ShortText>,
-    #[serde(
-        default,
-        skip_serializing_if = "str::is_empty",
-        deserialize_with = "crate::model::notes::deserialize"
-    )]
-    pub notes: Cow<'static, str>,
-    /// An earlier failed attempt of an unrolled retry: reported, never propagated.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub compensated: bool,
-    /// Per-metric sub-scores (1–5) of the step type, e.g. `success`, `completeness`.
-    #[serde(default, skip_serializing_if = "StepMetrics::is_empty")]
-    pub metrics: StepMetrics,
-    /// The (sub-)agent the step belongs to; absent for the unnamed top-level agent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent: Option<ShortText>,
-    /// Position in an unrolled retry chain (EXEC steps retried after an error).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attempt: Option<StepAttempt>,
-    /// A judge was asked about this step and gave no score for some metric (a judge error,
-    /// the budget, a replay miss; the reason is in `notes`): the score is not a judged one,
-    /// and a compare leaves the case out of the step's judged metrics (issue 21).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub judge_missing: bool,
-}
-
-/// Attempt `number` of `of` in an unrolled retry chain; the last is canonical.
-/// As `u32`, as the DAG keeps them (a file under any read cap has fewer
-/// steps): 12 bytes a step with its tag, not 24 (issue 25).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StepAttempt {
-    pub number: u32,
-    pub of: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TaxonomyLabel {
-    /// Level 1: Planning | Execution | Integration.
-    pub l1: String,
-    /// Level 2: one of the 9 categories.
-    pub l2: String,
-    /// Level 3: one of the 21 subcategories.
-    pub l3: String,
-}
+pub use crate::model::step_result::StepResult;
+pub(crate) use crate::model::step_result::{StepAttempt, StepExtra, TaxonomyLabel};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -168,7 +168,7 @@ fn steps_text(e: &StepEvaluation) -> String {
             .map_or_else(|| "N/A".to_owned(), |v| format!("{v:.1}"));
         let mark = if s.root_cause {
             " ROOT CAUSE".to_owned()
-        } else if let Some(r) = &s.propagated_from {
+        } else if let Some(r) = s.propagated_from() {
             format!(" propagated from {}", terminal(r))
         } else if s.failed {
             " failed".to_owned()
@@ -193,7 +193,7 @@ fn steps_text(e: &StepEvaluation) -> String {
         if !parents.is_empty() {
             let _ = write!(out, " ← {}", parents.join(", "));
         }
-        if let Some(t) = &s.taxonomy {
+        if let Some(t) = s.taxonomy() {
             let _ = write!(out, " [{} / {} / {}]", t.l1, t.l2, t.l3);
         }
         out.push('\n');

@@ -55,15 +55,10 @@ pub(super) fn case(
                 scored_by: "rules".into(),
                 failed: true,
                 root_cause: true,
-                propagated_from: None,
-                taxonomy: None,
-                workflow_step: None,
                 notes: "".into(),
-                compensated: false,
                 metrics: crate::model::StepMetrics::default(),
                 agent: None,
-                attempt: None,
-                judge_missing: false,
+                extra: None,
             }]
         })
         .unwrap_or_default();

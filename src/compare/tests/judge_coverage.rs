@@ -19,15 +19,14 @@ fn plan(score: f64, scored_by: &str, judge_missing: bool) -> StepResult {
         scored_by: scored_by.to_owned().into(),
         failed: false,
         root_cause: false,
-        propagated_from: None,
-        taxonomy: None,
-        workflow_step: None,
         notes: "".into(),
-        compensated: false,
         metrics: crate::model::StepMetrics::default(),
         agent: None,
-        attempt: None,
-        judge_missing,
+        extra: crate::model::run::StepExtra {
+            judge_missing,
+            ..Default::default()
+        }
+        .boxed(),
     }
 }
 

@@ -36,10 +36,10 @@ pub(crate) fn propagation_stats(cases: &[CaseReport]) -> Propagation {
             if step.root_cause {
                 p.root_causes += 1;
             }
-            if step.propagated_from.is_some() {
+            if step.propagated_from().is_some() {
                 p.propagated += 1;
             }
-            if let Some(t) = &step.taxonomy {
+            if let Some(t) = step.taxonomy() {
                 *p.taxonomy
                     .entry(format!("{}/{}/{}", t.l1, t.l2, t.l3))
                     .or_default() += 1;
@@ -78,7 +78,7 @@ fn case_chain_lengths(case: &CaseReport) -> Vec<usize> {
     }
     let mut propagated: HashMap<&str, Vec<usize>> = HashMap::new();
     for s in &case.steps {
-        if let Some(root) = s.propagated_from.as_deref() {
+        if let Some(root) = s.propagated_from() {
             propagated
                 .entry(root)
                 .or_default()
@@ -161,21 +161,19 @@ mod tests {
             scored_by: "rules".into(),
             failed,
             root_cause: root,
-            propagated_from: from.map(Into::into),
-            taxonomy: l3.map(|l3| {
-                Box::new(TaxonomyLabel {
+            notes: "".into(),
+            metrics: crate::model::StepMetrics::default(),
+            agent: None,
+            extra: crate::model::run::StepExtra {
+                propagated_from: from.map(Into::into),
+                taxonomy: l3.map(|l3| TaxonomyLabel {
                     l1: "Execution".into(),
                     l2: "tool_execution".into(),
                     l3: l3.into(),
-                })
-            }),
-            workflow_step: None,
-            notes: "".into(),
-            compensated: false,
-            metrics: crate::model::StepMetrics::default(),
-            agent: None,
-            attempt: None,
-            judge_missing: false,
+                }),
+                ..Default::default()
+            }
+            .boxed(),
         }
     }
 
@@ -274,7 +272,7 @@ mod tests {
                 1 + case
                     .steps
                     .iter()
-                    .filter(|s| s.propagated_from.as_deref() == Some(root.id.as_str()))
+                    .filter(|s| s.propagated_from() == Some(root.id.as_str()))
                     .filter_map(|s| dist.get(s.id.as_str()).copied())
                     .max()
                     .unwrap_or(0)

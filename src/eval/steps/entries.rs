@@ -10,7 +10,7 @@ use super::scorer::StepScore;
 use crate::dag::{Attribution, Node};
 use crate::eval::case::StepPart;
 use crate::model::ShortText;
-use crate::model::run::{StepAttempt, StepResult};
+use crate::model::run::{StepAttempt, StepExtra, StepResult};
 
 /// Lists shorter than this are not shrunk as they are emptied.
 const GIVE_BACK_FROM: usize = 4096;
@@ -159,18 +159,21 @@ fn entry(
         scored_by,
         failed,
         root_cause: standing.root_cause,
-        propagated_from: standing.propagated_from,
-        taxonomy: s.failure.filter(|_| failed).map(|f| Box::new(f.label())),
-        workflow_step,
         notes,
-        compensated: node.compensated,
         metrics: s.metrics.iter().collect(),
         agent: node.agent.clone(),
-        attempt: node.attempt.map(|a| StepAttempt {
-            number: a.number,
-            of: a.of,
-        }),
-        judge_missing: s.judge_missing,
+        extra: StepExtra {
+            propagated_from: standing.propagated_from,
+            taxonomy: s.failure.filter(|_| failed).map(|f| f.label()),
+            workflow_step,
+            compensated: node.compensated,
+            attempt: node.attempt.map(|a| StepAttempt {
+                number: a.number,
+                of: a.of,
+            }),
+            judge_missing: s.judge_missing,
+        }
+        .boxed(),
     }
 }
 
@@ -264,9 +267,9 @@ mod tests {
             assert_eq!(part.dag, dag);
             assert_eq!(warnings, ["a warning"]);
             if n > 3 {
-                assert_eq!(part.steps[3].propagated_from.as_deref(), Some("s1"));
-                assert!(part.steps[0].root_cause && part.steps[0].taxonomy.is_some());
-                assert_eq!(part.steps[4].workflow_step.as_deref(), Some("step-4"));
+                assert_eq!(part.steps[3].propagated_from(), Some("s1"));
+                assert!(part.steps[0].root_cause && part.steps[0].taxonomy().is_some());
+                assert_eq!(part.steps[4].workflow_step(), Some("step-4"));
             }
         }
     }

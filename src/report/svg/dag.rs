@@ -163,8 +163,8 @@ pub(crate) fn draw(
 
     let any_notes = steps.iter().any(|s| {
         s.root_cause
-            || s.propagated_from.is_some()
-            || s.compensated
+            || s.propagated_from().is_some()
+            || s.compensated()
             || s.span_id
                 .as_ref()
                 .is_some_and(|id| flags.contains_key(id.as_str()))
@@ -188,7 +188,7 @@ pub(crate) fn draw(
     let failing: BTreeSet<usize> = steps
         .iter()
         .enumerate()
-        .filter(|(_, s)| s.failed && !s.compensated)
+        .filter(|(_, s)| s.failed && !s.compensated())
         .map(|(i, _)| i)
         .collect();
     let edges: Vec<EdgeShape> = lay
@@ -197,7 +197,7 @@ pub(crate) fn draw(
         .map(|(i, pts)| {
             let (a, b) = pairs[*i];
             let (sa, sb) = (&steps[a], &steps[b]);
-            let kind = if sa.compensated && sa.attempt.is_some() && sb.attempt.is_some() {
+            let kind = if sa.compensated() && sa.attempt().is_some() && sb.attempt().is_some() {
                 "retry"
             } else if failing.contains(&a) && failing.contains(&b) {
                 "failure"
@@ -249,7 +249,7 @@ fn node(
 ) -> NodeShape {
     let state = if s.root_cause {
         "root"
-    } else if s.propagated_from.is_some() {
+    } else if s.propagated_from().is_some() {
         "propagated"
     } else if s.failed {
         "failed"
@@ -259,14 +259,13 @@ fn node(
         "ok"
     };
     let mut header = format!("{} · {}", s.id, s.step_type);
-    if let Some(a) = s.attempt {
+    if let Some(a) = s.attempt() {
         header.push_str(&format!(" · try {}/{}", a.number, a.of));
     }
     let mut notes = Vec::new();
     if s.root_cause {
         let what = s
-            .taxonomy
-            .as_ref()
+            .taxonomy()
             .map_or_else(String::new, |t| format!(": {}", t.l3));
         notes.push(NodeNote {
             x: 0.0,
@@ -274,7 +273,7 @@ fn node(
             text: clip(&format!("◀ root cause{what}"), NOTE_CHARS),
             tone: "root".into(),
         });
-    } else if let Some(root) = &s.propagated_from {
+    } else if let Some(root) = s.propagated_from() {
         notes.push(NodeNote {
             x: 0.0,
             y: 0.0,
@@ -290,7 +289,7 @@ fn node(
             tone: "flag".into(),
         });
     }
-    if s.compensated {
+    if s.compensated() {
         notes.push(NodeNote {
             x: 0.0,
             y: 0.0,
@@ -303,10 +302,10 @@ fn node(
         title.push_str(&format!("\nagent: {a}"));
     }
     title.push_str(&format!("\nscore: {} ({})", score(s.score), s.scored_by));
-    if let Some(t) = &s.taxonomy {
+    if let Some(t) = s.taxonomy() {
         title.push_str(&format!("\nfailure: {} / {} / {}", t.l1, t.l2, t.l3));
     }
-    if let Some(w) = &s.workflow_step {
+    if let Some(w) = s.workflow_step() {
         title.push_str(&format!("\nworkflow step: {w}"));
     }
     if !s.notes.is_empty() {
@@ -327,7 +326,7 @@ fn node(
         header: clip(&header, 34),
         name: clip(&s.name, NAME_CHARS),
         score: score(s.score),
-        compensated: s.compensated,
+        compensated: s.compensated(),
         agent_color,
         notes,
         title,
@@ -408,15 +407,10 @@ mod tests {
             scored_by: "rules".into(),
             failed: false,
             root_cause: false,
-            propagated_from: None,
-            taxonomy: None,
-            workflow_step: None,
             notes: "".into(),
-            compensated: false,
             metrics: crate::model::StepMetrics::default(),
             agent: None,
-            attempt: None,
-            judge_missing: false,
+            extra: None,
         }
     }
 
@@ -443,15 +437,15 @@ mod tests {
     #[test]
     fn failures_retries_agents_and_citations_are_marked() {
         let mut a = step("s1", StepType::Exec);
-        a.compensated = true;
+        a.edit_extra(|x| x.compensated = true);
         a.failed = true;
-        a.attempt = Some(StepAttempt { number: 1, of: 2 });
+        a.edit_extra(|x| x.attempt = Some(StepAttempt { number: 1, of: 2 }));
         let mut b = step("s2", StepType::Exec);
-        b.attempt = Some(StepAttempt { number: 2, of: 2 });
+        b.edit_extra(|x| x.attempt = Some(StepAttempt { number: 2, of: 2 }));
         b.root_cause = true;
         b.failed = true;
         let mut c = step("s3", StepType::Synth);
-        c.propagated_from = Some("s2".into());
+        c.edit_extra(|x| x.propagated_from = Some("s2".into()));
         c.failed = true;
         c.agent = Some("writer".into());
         let flags = BTreeMap::from([("span-s2".to_owned(), vec!["P2-02".to_owned()])]);

@@ -36,7 +36,7 @@ fn failing(eval: &StepEvaluation) -> Vec<Failing> {
                 n.agent.as_deref().unwrap_or_default().to_owned(),
                 s.score,
                 s.root_cause,
-                s.propagated_from.as_deref().map(str::to_owned),
+                s.propagated_from().map(str::to_owned),
             )
         })
         .collect()
@@ -113,7 +113,7 @@ fn magentic_one_terminal_failures_land_on_the_orchestrator_unless_the_network_fa
         pg.notes
     );
     assert_eq!(
-        pg.taxonomy.as_ref().map(|t| t.l3.as_str()),
+        pg.taxonomy().map(|t| t.l3.as_str()),
         Some("invalid_parameter_value")
     );
     // The code that ran fine (m8) is not charged, and stays N/A.
@@ -174,7 +174,7 @@ fn a_not_found_id_is_charged_to_the_arguments_and_a_503_stays_on_the_call() {
             (
                 s.step_type,
                 s.root_cause,
-                s.propagated_from.as_deref().map(str::to_owned),
+                s.propagated_from().map(str::to_owned),
             )
         })
         .collect();
@@ -213,6 +213,6 @@ fn a_failed_attempt_that_a_retry_superseded_is_not_charged() {
         eval.steps()
     );
     // The superseded attempt is reported, but it is not the case's root cause.
-    assert!(eval.steps().iter().any(|s| s.compensated && s.root_cause));
+    assert!(eval.steps().iter().any(|s| s.compensated() && s.root_cause));
     assert_eq!(eval.root_cause, None);
 }

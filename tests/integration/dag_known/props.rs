@@ -204,14 +204,14 @@ proptest! {
         let eval = evaluate_steps(&trace(&events, format, true), &StepContext::new(&catalog, &settings, &RulesScorer));
         prop_assert_eq!(eval.steps().len(), eval.dag_info().nodes);
         for s in &eval.steps() {
-            prop_assert_eq!(s.failed, s.root_cause || s.propagated_from.is_some());
-            prop_assert!(!(s.root_cause && s.propagated_from.is_some()));
-            if let Some(root) = &s.propagated_from {
+            prop_assert_eq!(s.failed, s.root_cause || s.propagated_from().is_some());
+            prop_assert!(!(s.root_cause && s.propagated_from().is_some()));
+            if let Some(root) = s.propagated_from() {
                 let r = eval.steps().into_iter().find(|x| x.id == *root).unwrap();
                 prop_assert!(r.root_cause && r.failed);
             }
             prop_assert_eq!(s.score.is_none(), s.scored_by == "none");
-            prop_assert_eq!(s.taxonomy.is_some(), s.failed);
+            prop_assert_eq!(s.taxonomy().is_some(), s.failed);
         }
     }
 }

@@ -197,9 +197,9 @@ fn a_compensated_failure_never_roots_what_follows() {
             (
                 s.id.as_str(),
                 s.score,
-                s.compensated,
+                s.compensated(),
                 s.root_cause,
-                s.propagated_from.as_deref(),
+                s.propagated_from(),
             )
         })
         .collect();

@@ -24,8 +24,7 @@ const CATALOG: &str = "
 ";
 
 fn label(step: &StepResult) -> Option<String> {
-    step.taxonomy
-        .as_ref()
+    step.taxonomy()
         .map(|t| format!("{}/{}/{}", t.l1, t.l2, t.l3))
 }
 
@@ -35,7 +34,7 @@ fn row(step: &StepResult) -> (String, Option<f64>, bool, Option<String>, Option<
         step.score,
         step.failed,
         label(step),
-        step.propagated_from.as_deref().map(str::to_owned),
+        step.propagated_from().map(str::to_owned),
     )
 }
 
@@ -201,7 +200,7 @@ fn passing_checks_score_high_and_the_rest_is_na_with_a_reason() {
     assert!(
         eval.steps()
             .iter()
-            .all(|s| !s.failed && s.taxonomy.is_none())
+            .all(|s| !s.failed && s.taxonomy().is_none())
     );
     assert_eq!(eval.workflow_quality, Some(5.0));
     assert_eq!(eval.task.as_ref().and_then(|t| t.success), Some(true));
@@ -240,7 +239,7 @@ fn tools_outside_an_exhaustive_workflow_are_unexpected() {
         Some("Planning/tool_selection/unexpected_tool")
     );
     assert_eq!(eval.steps()[0].score, Some(2.0));
-    assert_eq!(eval.steps()[3].workflow_step.as_deref(), Some("answer"));
+    assert_eq!(eval.steps()[3].workflow_step(), Some("answer"));
     assert_eq!(
         deviations(&eval),
         [("missing_step", "reserve"), ("unexpected_step", "s3")]
@@ -288,7 +287,7 @@ fn a_workflow_step_may_list_alternative_tools() {
     );
     assert!(deviations(&eval).is_empty(), "{:?}", deviations(&eval));
     let exec = eval.steps().into_iter().find(|s| s.id == "s3").unwrap();
-    assert_eq!(exec.workflow_step.as_deref(), Some("find"));
+    assert_eq!(exec.workflow_step(), Some("find"));
 }
 
 #[test]
@@ -331,7 +330,7 @@ fn a_loaded_suite_drives_the_step_context() {
     let steps = eval.steps();
     let types: Vec<&str> = steps.iter().map(|s| s.step_type.as_str()).collect();
     assert_eq!(types, ["PLAN", "TOOLSEL", "PARAMGEN", "EXEC", "SYNTH"]);
-    let matched: Vec<Option<&str>> = steps.iter().map(|s| s.workflow_step.as_deref()).collect();
+    let matched: Vec<Option<&str>> = steps.iter().map(|s| s.workflow_step()).collect();
     assert_eq!(
         matched,
         [Some("plan"), None, None, Some("lookup"), Some("answer")]

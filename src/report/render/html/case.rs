@@ -119,13 +119,12 @@ pub(super) fn case_view(
     let quiet = checkpoints.split_off(split);
     let root = c.steps.iter().find(|s| s.root_cause).map(|s| {
         let what = s
-            .taxonomy
-            .as_ref()
+            .taxonomy()
             .map_or_else(String::new, |t| format!(" ({})", t.l3));
         let spread = c
             .steps
             .iter()
-            .filter(|x| x.propagated_from.as_deref() == Some(s.id.as_str()))
+            .filter(|x| x.propagated_from() == Some(s.id.as_str()))
             .count();
         let spread = if spread > 0 {
             format!(
@@ -146,7 +145,7 @@ pub(super) fn case_view(
     let steps = c
         .steps
         .iter()
-        .filter(|s| s.failed || s.root_cause || s.propagated_from.is_some() || s.compensated)
+        .filter(|s| s.failed || s.root_cause || s.propagated_from().is_some() || s.compensated())
         .map(|s| StepView {
             id: s.id.to_string(),
             kind: s.step_type.as_str().to_ascii_lowercase(),
@@ -154,18 +153,17 @@ pub(super) fn case_view(
             score: score_text(s.score),
             role: if s.root_cause {
                 "root cause"
-            } else if s.propagated_from.is_some() {
+            } else if s.propagated_from().is_some() {
                 "propagated"
-            } else if s.compensated {
+            } else if s.compensated() {
                 "retried attempt"
             } else {
                 "failed"
             },
             failure: s
-                .taxonomy
-                .as_ref()
+                .taxonomy()
                 .map(|t| format!("{} / {} / {}", t.l1, t.l2, t.l3)),
-            notes: match &s.propagated_from {
+            notes: match s.propagated_from() {
                 Some(root) if s.notes.is_empty() => format!("from {root}"),
                 Some(root) => format!("from {root}: {}", s.notes),
                 None => s.notes.clone().into_owned(),
