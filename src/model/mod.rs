@@ -11,7 +11,6 @@ pub(crate) mod metric_id;
 pub(crate) mod notes;
 pub(crate) mod rules;
 pub(crate) mod run;
-mod scorer_name;
 pub(crate) mod sorted_map;
 pub(crate) mod step_edge;
 pub(crate) mod step_metric;

@@ -216,11 +216,34 @@ impl<'de> Deserialize<'de> for StepMetrics {
                 f.write_str("an object")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
-                let mut entries = Vec::new();
-                while let Some((Name(name), value)) = access.next_entry::<Name, f64>()? {
-                    entries.push((name, value));
+                // The gate's metrics, read without a list on the heap; on the
+                // first other name, or a fourth entry, all go to a map.
+                let mut known = [(Metric::Completeness, 0.0); KEPT];
+                let mut len = 0;
+                let mut other: Option<SortedMap<Cow<'static, str>, f64>> = None;
+                while let Some((name, value)) = access.next_entry::<Name, f64>()? {
+                    match (&mut other, name) {
+                        (None, Name::Known(metric)) if len < KEPT => {
+                            known[len] = (metric, value);
+                            len += 1;
+                        }
+                        (None, name) => {
+                            let mut map: SortedMap<Cow<'static, str>, f64> = known[..len]
+                                .iter()
+                                .map(|(m, v)| (Cow::Borrowed(m.as_str()), *v))
+                                .collect();
+                            map.insert(name.text(), value);
+                            other = Some(map);
+                        }
+                        (Some(map), name) => {
+                            map.insert(name.text(), value);
+                        }
+                    }
                 }
-                Ok(StepMetrics::from_map(entries.into_iter().collect()))
+                Ok(match other {
+                    Some(map) => StepMetrics::from_map(map),
+                    None => known[..len].iter().copied().collect(),
+                })
             }
         }
         deserializer.deserialize_map(Entries)
@@ -229,7 +252,19 @@ impl<'de> Deserialize<'de> for StepMetrics {
 
 /// A sub-score's name as read: a metric's name as static text, others as
 /// their own (no allocation for the names the gate writes).
-struct Name(Cow<'static, str>);
+enum Name {
+    Known(Metric),
+    Other(String),
+}
+
+impl Name {
+    fn text(self) -> Cow<'static, str> {
+        match self {
+            Self::Known(m) => Cow::Borrowed(m.as_str()),
+            Self::Other(name) => Cow::Owned(name),
+        }
+    }
+}
 
 impl<'de> Deserialize<'de> for Name {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -240,10 +275,8 @@ impl<'de> Deserialize<'de> for Name {
                 f.write_str("a metric name")
             }
             fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Name, E> {
-                Ok(Name(match Metric::from_name(name) {
-                    Some(m) => Cow::Borrowed(m.as_str()),
-                    None => Cow::Owned(name.to_owned()),
-                }))
+                Ok(Metric::from_name(name)
+                    .map_or_else(|| Name::Other(name.to_owned()), Name::Known))
             }
         }
         deserializer.deserialize_str(Text)
@@ -273,6 +306,8 @@ mod tests {
             r#"{"faithfulness": 2.0, "completeness": 4.5, "coherence": 3.0, "success": 1.0}"#,
             r#"{"tone": 2.0, "completeness": 4.0}"#,
             r#"{"success": 5.0, "success": 1.0}"#,
+            r#"{"completeness": 4.0, "tone": 2.0}"#,
+            r#"{"success": 1.0, "coherence": 2.0, "completeness": 3.0, "success": 5.0}"#,
         ] {
             let metrics: StepMetrics = serde_json::from_str(json).unwrap();
             assert_eq!(
@@ -332,6 +367,13 @@ mod tests {
         assert!(!inline(&four));
         assert_eq!(four.len(), 4);
         assert_eq!(four.get("success"), Some(1.0));
+        // A fourth entry that names a metric again leaves three: inline.
+        let again: StepMetrics = serde_json::from_str(
+            r#"{"success": 1.0, "coherence": 2.0, "completeness": 3.0, "success": 5.0}"#,
+        )
+        .unwrap();
+        assert!(inline(&again));
+        assert_eq!(again.get("success"), Some(5.0));
         let other: StepMetrics = serde_json::from_str(r#"{"tone": 2.0}"#).unwrap();
         assert!(!inline(&other));
         assert!(

@@ -195,7 +195,7 @@ struct Read {
     #[serde(default)]
     span_id: Option<ShortText>,
     score: Option<f64>,
-    #[serde(deserialize_with = "crate::model::scorer_name::deserialize")]
+    #[serde(deserialize_with = "crate::model::notes::deserialize")]
     scored_by: Cow<'static, str>,
     failed: bool,
     root_cause: bool,

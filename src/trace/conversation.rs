@@ -262,12 +262,9 @@ mod tests {
         let Entry::Message(first) = &entries[1] else {
             panic!("{:?}", outline(&entries))
         };
-        assert_eq!(
-            (first.role, first.agent.as_deref()),
-            (Role::User, Some("human"))
-        );
+        assert_eq!((first.role, first.agent), (Role::User, Some("human")));
         let surfer = entries.iter().find_map(|e| match e {
-            Entry::Message(m) if m.agent.as_deref() == Some("WebSurfer") => Some(m),
+            Entry::Message(m) if m.agent == Some("WebSurfer") => Some(m),
             _ => None,
         });
         assert_eq!(surfer.map(|m| m.role), Some(Role::Assistant));

@@ -164,7 +164,10 @@ fn entry(
         agent: node.agent.clone(),
         extra: StepExtra {
             propagated_from: standing.propagated_from,
-            taxonomy: s.failure.filter(|_| failed).map(|f| f.label()),
+            taxonomy: s
+                .failure
+                .filter(|_| failed)
+                .map(super::taxonomy::Failure::label),
             workflow_step,
             compensated: node.compensated,
             attempt: node.attempt.map(|a| StepAttempt {
