@@ -11,8 +11,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use crate::model::ShortText;
 use crate::model::run::{CaseReport, DagStatus, Propagation};
-use crate::model::{ShortText, StepEdge};
 
 fn status_name(status: DagStatus) -> &'static str {
     match status {
@@ -61,20 +61,28 @@ pub(crate) fn propagation_stats(cases: &[CaseReport]) -> Propagation {
 /// trace with thousands of failed tool calls kept `run` busy for minutes
 /// (issue 25).
 fn case_chain_lengths(case: &CaseReport) -> Vec<usize> {
-    // Steps, then any other id an edge names, as indices.
+    // Steps, then any other id an edge names, as indices; each edge's ids
+    // are made and looked up once.
     let mut index: HashMap<ShortText, usize> = HashMap::with_capacity(case.steps.len());
-    for id in case
-        .steps
-        .iter()
-        .map(|s| s.id.clone())
-        .chain(case.dag.edges.iter().flat_map(StepEdge::ids))
-    {
+    let mut at = |id: ShortText| {
         let next = index.len();
-        index.entry(id).or_insert(next);
+        *index.entry(id).or_insert(next)
+    };
+    for s in &case.steps {
+        at(s.id.clone());
     }
+    let pairs: Vec<(usize, usize)> = case
+        .dag
+        .edges
+        .iter()
+        .map(|edge| {
+            let [from, to] = edge.ids();
+            (at(from), at(to))
+        })
+        .collect();
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); index.len()];
-    for edge in &case.dag.edges {
-        children[index[edge.from().as_str()]].push(index[edge.to().as_str()]);
+    for (from, to) in pairs {
+        children[from].push(to);
     }
     let mut propagated: HashMap<&str, Vec<usize>> = HashMap::new();
     for s in &case.steps {
@@ -139,6 +147,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+    use crate::model::StepEdge;
     use crate::model::run::{
         CaseStatus, CheckpointSummary, DagInfo, EvaluatorAudit, Quartiles, Scores, StepResult,
         TaxonomyLabel,
