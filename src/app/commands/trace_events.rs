@@ -34,8 +34,8 @@ pub(super) fn events_text(trace: &Trace) -> String {
             e.span_id
         );
         for (label, text) in [
-            ("args", e.args_raw.unwrap_or_else(|| e.args_text())),
-            ("result", e.result_raw.unwrap_or_else(|| e.result_text())),
+            ("args", e.args_raw().unwrap_or_else(|| e.args_text())),
+            ("result", e.result_raw().unwrap_or_else(|| e.result_text())),
             ("text", e.text.as_deref().unwrap_or_default()),
         ] {
             if !text.is_empty() {

@@ -15,7 +15,7 @@ use crate::spec::expr::Converted;
 use crate::spec::matcher::Matcher;
 use crate::spec::model::EventKind;
 use crate::trace::conversation::{Entry, Role, timeline};
-use crate::trace::{SharedValue, SpanKind, Trace};
+use crate::trace::{SharedValue, SpanKind, ToolExecution, Trace};
 
 /// One event, borrowing its texts from the trace it was read from: a
 /// copy of each message and raw argument text was most of a chat log's
@@ -23,10 +23,10 @@ use crate::trace::{SharedValue, SpanKind, Trace};
 #[derive(Debug, Clone)]
 pub(crate) struct Event<'t> {
     /// The span the event is, or the span its message was read from.
-    pub span_id: ShortText,
-    pub name: ShortText,
+    pub span_id: &'t str,
+    pub name: &'t str,
     pub kind: EventKind,
-    pub tool: Option<ShortText>,
+    pub tool: Option<&'t str>,
     /// Tool arguments (tool events), `Null` otherwise; shared with the span.
     pub args: SharedValue,
     /// Tool result (tool events), `Null` otherwise; shared with the span.
@@ -34,14 +34,14 @@ pub(crate) struct Event<'t> {
     /// A message's text or an LLM call's output; `None` for tools, whose
     /// text is their result.
     pub text: Option<Cow<'t, str>>,
-    /// The arguments and result as the trace recorded them, when that was
-    /// JSON text (key order and spacing as written).
-    pub args_raw: Option<&'t str>,
-    pub result_raw: Option<&'t str>,
+    /// The tool execution a tool event was read from, for the arguments
+    /// and result as the trace recorded them ([`Event::args_raw`]); one
+    /// pointer where two borrowed texts took 32 bytes (issue 25).
+    pub exec: Option<&'t ToolExecution>,
     /// What matchers derive from the event, made when one first asks (most
     /// events of a large trace are never asked: one pointer each until then).
     derived: OnceCell<Box<Derived>>,
-    pub agent: Option<ShortText>,
+    pub agent: Option<&'t str>,
     pub error: bool,
     /// The last LLM event of the root agent.
     pub is_final: bool,
@@ -152,20 +152,17 @@ impl<'t> EventLog<'t> {
                         SpanKind::Agent => EventKind::Agent,
                         _ => return None,
                     };
-                    let (args_raw, result_raw) = s.tool.as_ref().map_or((None, None), |t| {
-                        (t.arguments_text.as_deref(), t.result_text.as_deref())
-                    });
                     let shared = |v: Option<&SharedValue>| v.map_or_else(null, SharedValue::clone);
                     let own =
                         |v: Option<&Value>| v.map_or_else(null, |v| SharedValue::new(v.clone()));
                     let (tool, args, result) = match (&s.tool, kind) {
                         (Some(t), _) => (
-                            Some(t.name.clone()),
+                            Some(t.name.as_str()),
                             shared(t.arguments.as_ref()),
                             shared(t.result.as_ref()),
                         ),
                         (None, EventKind::Tool) => (
-                            Some(s.name.clone()),
+                            Some(s.name.as_str()),
                             own(s.input.as_deref()),
                             own(s.output.as_deref()),
                         ),
@@ -173,8 +170,7 @@ impl<'t> EventLog<'t> {
                     };
                     let mut e = Event::new(&s.id, &s.name, kind, s.agent.as_deref());
                     e.tool = tool;
-                    e.args_raw = args_raw;
-                    e.result_raw = result_raw;
+                    e.exec = s.tool.as_deref();
                     e.args = args;
                     e.result = result;
                     if kind != EventKind::Tool {
@@ -189,8 +185,8 @@ impl<'t> EventLog<'t> {
                         Role::Assistant => EventKind::Assistant,
                         Role::System => EventKind::System,
                     };
-                    let mut e = Event::new(m.span_id, kind.as_str(), kind, m.agent);
-                    e.text = Some(Cow::Borrowed(m.content));
+                    let mut e = Event::new(m.span_id(), kind.as_str(), kind, m.agent());
+                    e.text = Some(Cow::Borrowed(m.content()));
                     Some(e)
                 }
             })
@@ -278,9 +274,9 @@ impl<'t> EventLog<'t> {
                 }
                 if e.kind == EventKind::Tool
                     && let Some(t) = &e.tool
-                    && !p.tools.contains(t)
+                    && !p.tools.iter().any(|known| known == t)
                 {
-                    p.tools.push(t.clone());
+                    p.tools.push((*t).into());
                 }
             }
             p
@@ -292,15 +288,15 @@ impl<'t> EventLog<'t> {
 /// Set `turn`, `turn_tool_calls` and `turn_replies`: a turn of an agent
 /// starts at its LLM event; its tool events and assistant messages count.
 pub(super) fn number_turns(events: &mut [Event<'_>]) {
-    let mut current: BTreeMap<Option<ShortText>, u32> = BTreeMap::new();
-    let mut counts: BTreeMap<(Option<ShortText>, u32), (u32, u32)> = BTreeMap::new();
+    let mut current: BTreeMap<Option<&str>, u32> = BTreeMap::new();
+    let mut counts: BTreeMap<(Option<&str>, u32), (u32, u32)> = BTreeMap::new();
     for e in events.iter_mut() {
-        let turn = current.entry(e.agent.clone()).or_insert(0);
+        let turn = current.entry(e.agent).or_insert(0);
         if e.kind == EventKind::Llm {
             *turn += 1;
         }
         e.turn = *turn;
-        let count = counts.entry((e.agent.clone(), e.turn)).or_default();
+        let count = counts.entry((e.agent, e.turn)).or_default();
         match e.kind {
             EventKind::Tool => count.0 += 1,
             EventKind::Assistant => count.1 += 1,
@@ -308,34 +304,49 @@ pub(super) fn number_turns(events: &mut [Event<'_>]) {
         }
     }
     for e in events.iter_mut() {
-        if let Some(&(calls, replies)) = counts.get(&(e.agent.clone(), e.turn)) {
+        if let Some(&(calls, replies)) = counts.get(&(e.agent, e.turn)) {
             e.turn_tool_calls = calls;
             e.turn_replies = replies;
         }
     }
 }
 
-impl Event<'_> {
+impl<'t> Event<'t> {
     /// An event with nothing but its identity; the rest is filled in.
-    pub(crate) fn new(span_id: &str, name: &str, kind: EventKind, agent: Option<&str>) -> Self {
+    pub(crate) fn new(
+        span_id: &'t str,
+        name: &'t str,
+        kind: EventKind,
+        agent: Option<&'t str>,
+    ) -> Self {
         Self {
-            span_id: span_id.into(),
-            name: name.into(),
+            span_id,
+            name,
             kind,
             tool: None,
             args: null(),
             result: null(),
             text: None,
-            args_raw: None,
-            result_raw: None,
+            exec: None,
             derived: OnceCell::new(),
-            agent: agent.map(ShortText::from),
+            agent,
             error: false,
             is_final: false,
             turn: 0,
             turn_tool_calls: 0,
             turn_replies: 0,
         }
+    }
+
+    /// The arguments as the trace recorded them, when that was JSON text
+    /// (key order and spacing as written).
+    pub(crate) fn args_raw(&self) -> Option<&'t str> {
+        self.exec.and_then(|t| t.arguments_text.as_deref())
+    }
+
+    /// The result as the trace recorded it, when that was JSON text.
+    pub(crate) fn result_raw(&self) -> Option<&'t str> {
+        self.exec.and_then(|t| t.result_text.as_deref())
     }
 
     fn derived(&self) -> &Derived {

@@ -209,7 +209,7 @@ impl Event<'_> {
         }
         if let Some(re) = &m.args_match
             && !re.is_match(self.args_text())
-            && !self.args_raw.is_some_and(|t| re.is_match(t))
+            && !self.args_raw().is_some_and(|t| re.is_match(t))
         {
             return false;
         }
@@ -220,7 +220,7 @@ impl Event<'_> {
         }
         if let Some(re) = &m.result_match
             && !re.is_match(self.result_text())
-            && !self.result_raw.is_some_and(|t| re.is_match(t))
+            && !self.result_raw().is_some_and(|t| re.is_match(t))
         {
             return false;
         }

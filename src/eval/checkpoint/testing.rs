@@ -6,25 +6,25 @@ use super::{Event, EventLog};
 use crate::spec::matcher::{Capture, Matcher, ToolGlob};
 use crate::spec::model::EventKind;
 
-pub(super) fn tool(id: &str, name: &str, args: Value, result: Value) -> Event<'static> {
+pub(super) fn tool(id: &'static str, name: &'static str, args: Value, result: Value) -> Event<'static> {
     tool_by(id, name, args, result, "main")
 }
 
 pub(super) fn tool_by(
-    id: &str,
-    name: &str,
+    id: &'static str,
+    name: &'static str,
     args: Value,
     result: Value,
-    agent: &str,
+    agent: &'static str,
 ) -> Event<'static> {
     let mut e = Event::new(id, name, EventKind::Tool, Some(agent));
-    e.tool = Some(name.into());
+    e.tool = Some(name);
     e.args = args.into();
     e.result = result.into();
     e
 }
 
-pub(super) fn message(id: &str, kind: EventKind, text: &str) -> Event<'static> {
+pub(super) fn message(id: &'static str, kind: EventKind, text: &str) -> Event<'static> {
     let mut e = Event::new(id, kind.as_str(), kind, Some("main"));
     e.text = Some(text.to_owned().into());
     e

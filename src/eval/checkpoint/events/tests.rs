@@ -60,9 +60,11 @@ fn a_matcher_may_occur_unless_its_tool_or_kind_is_absent() {
 #[test]
 fn an_event_keeps_derived_values_behind_one_pointer() {
     // 408 bytes when each lazily made value had a cell of its own; 208
-    // when the raw argument and result texts were copies (memory round 12).
+    // when the raw argument and result texts were copies (memory round 12);
+    // 192 while its span id, name, tool and agent were copies and the raw
+    // texts two borrowed slices (round 13).
     let size = std::mem::size_of::<super::Event<'_>>();
-    assert!(size <= 192, "{size}");
+    assert!(size <= 136, "{size}");
     let l = log(vec![message("m", EventKind::User, "hi")]);
     assert!(l.events[0].derived.get().is_none());
     assert!(l.events[0].content_is_match(&regex::Regex::new("h").unwrap()));

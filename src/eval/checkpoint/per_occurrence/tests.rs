@@ -459,7 +459,7 @@ fn combinators_select_events() {
 fn turn_fields_count_calls_and_replies() {
     use super::super::Event;
     use crate::spec::model::{CountRange, EventKind::Llm};
-    let llm = |id: &str| Event::new(id, "chat", Llm, Some("main"));
+    let llm = |id: &'static str| Event::new(id, "chat", Llm, Some("main"));
     let events = vec![
         llm("l1"),
         tool("t1", "read", json!({}), json!("ok")),

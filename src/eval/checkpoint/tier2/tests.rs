@@ -342,7 +342,7 @@ mod captures {
     #[test]
     fn an_exhausted_capture_search_is_na_search_limit_with_its_reason() {
         let events: Vec<_> = (0..3000)
-            .map(|i| tool(&format!("t{i}"), "step", json!({"n": i}), json!(null)))
+            .map(|i| tool(format!("t{i}").leak(), "step", json!({"n": i}), json!(null)))
             .collect();
         let step = || capturing(on_tool("step"), "n", "/args/n");
         let events = log(events);
@@ -378,7 +378,7 @@ fn a_never_sequence_with_an_impossible_step_passes_without_evaluating() {
         ..Matcher::default()
     };
     let steps = [read, update];
-    let events = |second: &str| {
+    let events = |second: &'static str| {
         vec![
             tool("r", "read", json!({}), json!({"cabin": "economy"})),
             tool("u", second, json!({}), json!("ok")),
