@@ -256,7 +256,10 @@ mod tests {
             ..Message::default()
         };
         let e = event(Role::Assistant, &m, &span);
-        assert_eq!((e.content(), e.agent(), e.span_id()), ("hello", Some("bot"), "s7"));
+        assert_eq!(
+            (e.content(), e.agent(), e.span_id()),
+            ("hello", Some("bot"), "s7")
+        );
     }
 
     #[test]
@@ -338,7 +341,11 @@ mod tests {
             let Entry::Message(m) = &entries[user] else {
                 unreachable!()
             };
-            assert!(m.content().starts_with(first_user), "{rel}: {:?}", m.content());
+            assert!(
+                m.content().starts_with(first_user),
+                "{rel}: {:?}",
+                m.content()
+            );
             assert!(
                 entries
                     .iter()

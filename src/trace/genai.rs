@@ -178,8 +178,8 @@ fn take_model(span: &mut Span, attrs: &mut Attrs) {
     if response.is_none() || request == response {
         attrs.remove("gen_ai.request.model");
     }
-    if span.model.is_none() {
-        span.model = response.or(request).map(ShortText::from);
+    if span.model().is_none() {
+        span.set_model(response.or(request).map(ShortText::from));
     }
 }
 
@@ -193,11 +193,11 @@ fn take_usage(span: &mut Span, attrs: &mut Attrs) {
     ]
     .iter()
     .find_map(|k| attrs.remove(*k).and_then(|v| lenient_u64(&v)));
-    if (input.is_some() || output.is_some()) && span.tokens.is_none() {
-        span.tokens = Some(Tokens {
+    if (input.is_some() || output.is_some()) && span.tokens().is_none() {
+        span.set_tokens(Some(Tokens {
             input: input.unwrap_or(0),
             output: output.unwrap_or(0),
-        });
+        }));
     }
     // Costs in USD, per call: any-agent's `gen_ai.usage.{input,output}_cost`,
     // a total `gen_ai.usage.cost`, and pydantic-ai's (and Logfire's)
@@ -213,8 +213,8 @@ fn take_usage(span: &mut Span, attrs: &mut Attrs) {
     let operation_cost = attrs.remove("operation.cost").and_then(|v| lenient_f64(&v));
     let total = usage_cost.or(operation_cost);
     let cost = total.or_else(|| (!parts.is_empty()).then(|| parts.iter().sum()));
-    if span.cost.is_none() {
-        span.cost = cost;
+    if span.cost().is_none() {
+        span.set_cost(cost);
     }
 }
 
@@ -345,13 +345,13 @@ mod tests {
                 "gen_ai.usage.input_tokens": 61, "gen_ai.usage.output_tokens": 17,
                 "operation.cost": 1.935e-05}),
         );
-        assert_eq!(span.cost, Some(1.935e-05));
+        assert_eq!(span.cost(), Some(1.935e-05));
         assert!(!attrs.contains_key("operation.cost"));
         let (span, _) = mapped(
             "chat m",
             json!({"gen_ai.operation.name": "chat", "operation.cost": "NaN"}),
         );
-        assert_eq!(span.cost, None);
+        assert_eq!(span.cost(), None);
     }
 
     #[test]
@@ -364,15 +364,15 @@ mod tests {
                 "gen_ai.usage.input_cost": "3.95e-05", "gen_ai.usage.output_cost": 4.8e-06}),
         );
         assert_eq!(span.kind, SpanKind::Llm);
-        assert_eq!(span.model.as_deref(), Some("mistral/small"));
+        assert_eq!(span.model(), Some("mistral/small"));
         assert_eq!(
-            span.tokens,
+            span.tokens(),
             Some(Tokens {
                 input: 395,
                 output: 16
             })
         );
-        assert!((span.cost.unwrap() - 4.43e-05).abs() < 1e-12);
+        assert!((span.cost().unwrap() - 4.43e-05).abs() < 1e-12);
         let call = span.requested_tool_calls().next().unwrap();
         assert_eq!(
             (call.name.as_str(), &call.arguments),

@@ -30,6 +30,7 @@ mod pyrepr;
 mod render;
 mod shape;
 mod shared_value;
+mod span_serde;
 mod swe_agent;
 mod telemetry_jsonl;
 mod time;

@@ -124,7 +124,7 @@ impl fmt::Display for SpanKind {
 }
 
 /// One span.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Span {
     /// Normalised id: lower-case hex for OTLP, the decimal text for `OTel` SDK
     /// dumps, a synthetic `m<index>` for chat formats.
@@ -132,47 +132,35 @@ pub struct Span {
     /// Parent id; `None` for roots. After ingestion every parent that is
     /// `Some` names a span of the same trace (dangling parents are re-attached
     /// to the root with a warning).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<ShortText>,
     pub name: ShortText,
     pub kind: SpanKind,
     /// The agent this span belongs to (`gen_ai.agent.name`, a chat speaker).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<ShortText>,
     /// Unix epoch nanoseconds; `None` when the format has no clock.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<u64>,
     /// Position in the source file (0-based). Orders spans without clocks
     /// and breaks ties between equal start times.
     pub seq: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<ShortText>,
+    /// The model, tokens and cost of an LLM call, behind one pointer (most
+    /// spans have none of them: 64 bytes a span when kept inline, issue
+    /// 25). Read and set with [`Span::model`], [`Span::tokens`],
+    /// [`Span::cost`] and their setters.
+    usage: Option<Box<ModelUsage>>,
     /// Set on tool-execution spans.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<Box<ToolExecution>>,
     /// Messages the span received (LLM spans), normalised.
-    #[serde(default, skip_serializing_if = "ThinVec::is_empty")]
     pub input_messages: ThinVec<Message>,
     /// Messages the span produced (LLM spans). Tool calls the model requested
     /// live here, in `Message::tool_calls`.
-    #[serde(default, skip_serializing_if = "ThinVec::is_empty")]
     pub output_messages: ThinVec<Message>,
     /// Generic input when it is not a message list (`input.value`, chain inputs).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<Box<Value>>,
     /// Generic output when it is not a message list.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<Box<Value>>,
     pub status: Status,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tokens: Option<Tokens>,
-    /// Cost in USD when the trace records it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost: Option<f64>,
     /// Remaining attributes, flattened to dotted keys, values as JSON.
-    #[serde(default, skip_serializing_if = "Attributes::is_empty")]
     pub attributes: Attributes,
 }
 
@@ -194,16 +182,51 @@ impl Span {
             end: None,
             // A file under any read cap holds fewer than 2^32 spans.
             seq: u32::try_from(seq).unwrap_or(u32::MAX),
-            model: None,
+            usage: None,
             tool: None,
             input_messages: ThinVec::new(),
             output_messages: ThinVec::new(),
             input: None,
             output: None,
             status: Status::default(),
-            tokens: None,
-            cost: None,
             attributes: Attributes::default(),
+        }
+    }
+
+    /// The model of an LLM call, when the trace names it.
+    pub fn model(&self) -> Option<&str> {
+        self.usage.as_ref().and_then(|u| u.model.as_deref())
+    }
+
+    /// Tokens the call used, when the trace records them.
+    pub fn tokens(&self) -> Option<Tokens> {
+        self.usage.as_ref().and_then(|u| u.tokens)
+    }
+
+    /// Cost in USD when the trace records it.
+    pub fn cost(&self) -> Option<f64> {
+        self.usage.as_ref().and_then(|u| u.cost)
+    }
+
+    pub fn set_model(&mut self, model: Option<ShortText>) {
+        self.edit_usage(|u| u.model = model);
+    }
+
+    pub fn set_tokens(&mut self, tokens: Option<Tokens>) {
+        self.edit_usage(|u| u.tokens = tokens);
+    }
+
+    pub fn set_cost(&mut self, cost: Option<f64>) {
+        self.edit_usage(|u| u.cost = cost);
+    }
+
+    /// Change the model, tokens or cost; the box goes once all are unset,
+    /// so a span equals another with the same values however it got them.
+    fn edit_usage(&mut self, edit: impl FnOnce(&mut ModelUsage)) {
+        let mut usage = self.usage.take().unwrap_or_default();
+        edit(&mut usage);
+        if *usage != ModelUsage::default() {
+            self.usage = Some(usage);
         }
     }
 
@@ -355,6 +378,14 @@ impl Status {
             message: Some(message.into().into_boxed_str()),
         }
     }
+}
+
+/// What an LLM call span records of its model and usage ([`Span::model`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct ModelUsage {
+    pub model: Option<ShortText>,
+    pub tokens: Option<Tokens>,
+    pub cost: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -558,12 +589,13 @@ mod tests {
     /// message of the file, so their sizes are most of `trace`'s peak
     /// memory (issue 25, docs/resources.md memory round 9). Were 336,
     /// 120 and 288 bytes; an attribute's text value took a heap allocation.
-    /// Until memory round 12 a node was 216 bytes, a report entry 272, and
+    /// Until memory round 13 a span was 288 bytes (its model, tokens and
+    /// cost inline). Until memory round 12 a node was 216 bytes, a report entry 272, and
     /// a step score's and a report entry's sub-scores a list on the heap.
     #[test]
     fn spans_nodes_and_messages_stay_small() {
         use std::mem::size_of;
-        assert!(size_of::<Span>() <= 288, "{}", size_of::<Span>());
+        assert!(size_of::<Span>() <= 232, "{}", size_of::<Span>());
         assert!(
             size_of::<crate::trace::AttrValue>() <= 24,
             "{}",

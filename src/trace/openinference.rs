@@ -57,7 +57,9 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
         span.kind = SpanKind::Tool;
     }
     if let Some(model) = attrs.remove("llm.model_name") {
-        span.model.get_or_insert(text_of(&model).into());
+        if span.model().is_none() {
+            span.set_model(Some(text_of(&model).into()));
+        }
     }
     if let Some(agent) = attrs.remove("agent.name") {
         span.agent.get_or_insert(text_of(&agent).into());
@@ -135,24 +137,24 @@ fn take_usage(span: &mut Span, attrs: &mut Attrs) {
     let completion = attrs
         .remove("llm.token_count.completion")
         .and_then(|v| lenient_u64(&v));
-    if (prompt.is_some() || completion.is_some()) && span.tokens.is_none() {
-        span.tokens = Some(Tokens {
+    if (prompt.is_some() || completion.is_some()) && span.tokens().is_none() {
+        span.set_tokens(Some(Tokens {
             input: prompt.unwrap_or(0),
             output: completion.unwrap_or(0),
-        });
+        }));
     }
     let cost = attrs
-        .remove("llm.cost.total")
+        .remove("llm.cost().total")
         .and_then(|v| lenient_f64(&v))
         .or_else(|| {
-            let parts: Vec<f64> = ["llm.cost.prompt", "llm.cost.completion"]
+            let parts: Vec<f64> = ["llm.cost().prompt", "llm.cost().completion"]
                 .iter()
                 .filter_map(|k| attrs.remove(*k).and_then(|v| lenient_f64(&v)))
                 .collect();
             (!parts.is_empty()).then(|| parts.iter().sum())
         });
-    if span.cost.is_none() {
-        span.cost = cost;
+    if span.cost().is_none() {
+        span.set_cost(cost);
     }
 }
 
@@ -284,7 +286,7 @@ mod tests {
             "llm.token_count.prompt": 97, "llm.token_count.completion": "52", "llm.token_count.total": 149
         }));
         assert_eq!(span.kind, SpanKind::Llm);
-        assert_eq!(span.model.as_deref(), Some("gpt-4"));
+        assert_eq!(span.model(), Some("gpt-4"));
         assert_eq!(span.input_messages[0].content, "Weather in Paris?");
         let call = &span.output_messages[0].tool_calls[0];
         assert_eq!(
@@ -296,7 +298,7 @@ mod tests {
             crate::trace::SharedValue::new(json!({"location": "Paris"}))
         );
         assert_eq!(
-            span.tokens,
+            span.tokens(),
             Some(Tokens {
                 input: 97,
                 output: 52

@@ -105,7 +105,7 @@ fn span_line(span: &Span, parent_agent: Option<&str>) -> String {
     if let Some(agent) = span.agent.as_deref().filter(|a| Some(*a) != parent_agent) {
         let _ = write!(line, " @{}", terminal(agent));
     }
-    if let Some(model) = &span.model {
+    if let Some(model) = span.model() {
         let _ = write!(line, " model={}", terminal(model));
     }
     if let Some(tool) = &span.tool {
@@ -144,10 +144,10 @@ fn span_line(span: &Span, parent_agent: Option<&str>) -> String {
         }
         StatusCode::Unset => {}
     }
-    if let Some(tokens) = span.tokens {
+    if let Some(tokens) = span.tokens() {
         let _ = write!(line, " tokens={}/{}", tokens.input, tokens.output);
     }
-    if let Some(cost) = span.cost {
+    if let Some(cost) = span.cost() {
         let _ = write!(line, " cost=${cost:.6}");
     }
     if let Some(ms) = span.duration_ms() {
@@ -203,10 +203,10 @@ mod tests {
         let mut llm = Span::new("a", "chat", SpanKind::Llm, 1);
         llm.parent = Some("r".into());
         llm.agent = Some("boss".into());
-        llm.tokens = Some(Tokens {
+        llm.set_tokens(Some(Tokens {
             input: 10,
             output: 2,
-        });
+        }));
         llm.start = Some(1_000_000);
         llm.end = Some(3_500_000);
         let mut tool = Span::new("b", "execute_tool", SpanKind::Tool, 2);

@@ -114,12 +114,12 @@ fn build(id: String, traj: TrajFile) -> Trace {
         let sent = stats.get("tokens_sent").and_then(lenient_u64);
         let received = stats.get("tokens_received").and_then(lenient_u64);
         if sent.is_some() || received.is_some() {
-            root.tokens = Some(Tokens {
+            root.set_tokens(Some(Tokens {
                 input: sent.unwrap_or(0),
                 output: received.unwrap_or(0),
-            });
+            }));
         }
-        root.cost = stats.get("instance_cost").and_then(lenient_f64);
+        root.set_cost(stats.get("instance_cost").and_then(lenient_f64));
     }
     if let Some(status) = info.get("exit_status").and_then(Value::as_str) {
         root.status = if status == "submitted" {

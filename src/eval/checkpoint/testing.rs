@@ -6,7 +6,12 @@ use super::{Event, EventLog};
 use crate::spec::matcher::{Capture, Matcher, ToolGlob};
 use crate::spec::model::EventKind;
 
-pub(super) fn tool(id: &'static str, name: &'static str, args: Value, result: Value) -> Event<'static> {
+pub(super) fn tool(
+    id: &'static str,
+    name: &'static str,
+    args: Value,
+    result: Value,
+) -> Event<'static> {
     tool_by(id, name, args, result, "main")
 }
 

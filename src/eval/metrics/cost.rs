@@ -39,10 +39,14 @@ pub(crate) fn cost_metrics(
     let model_spans: Vec<&Span> = trace
         .spans
         .iter()
-        .filter(|s| s.kind == SpanKind::Llm && s.tokens.is_some())
+        .filter(|s| s.kind == SpanKind::Llm && s.tokens().is_some())
         .collect();
     let token_spans: Vec<&Span> = if model_spans.is_empty() {
-        trace.spans.iter().filter(|s| s.tokens.is_some()).collect()
+        trace
+            .spans
+            .iter()
+            .filter(|s| s.tokens().is_some())
+            .collect()
     } else {
         model_spans
     };
@@ -51,27 +55,23 @@ pub(crate) fn cost_metrics(
     let mut usd: Option<f64> = None;
     let mut unpriced: BTreeSet<String> = BTreeSet::new();
     for span in &token_spans {
-        let tokens = span.tokens.unwrap_or_default();
+        let tokens = span.tokens().unwrap_or_default();
         cost.input_tokens += tokens.input;
         cost.output_tokens += tokens.output;
-        let priced = span
-            .model
-            .as_deref()
-            .and_then(|m| price_for(pricing, m))
-            .map(|p| {
-                tokens.input as f64 * p.input_per_mtok / 1e6
-                    + tokens.output as f64 * p.output_per_mtok / 1e6
-            });
-        match priced.or(span.cost) {
+        let priced = span.model().and_then(|m| price_for(pricing, m)).map(|p| {
+            tokens.input as f64 * p.input_per_mtok / 1e6
+                + tokens.output as f64 * p.output_per_mtok / 1e6
+        });
+        match priced.or(span.cost()) {
             Some(c) => *usd.get_or_insert(0.0) += c,
             None => {
-                unpriced.insert(span.model.as_deref().unwrap_or("(no model)").to_owned());
+                unpriced.insert(span.model().unwrap_or("(no model)").to_owned());
             }
         }
     }
     // Costs recorded on spans without token counts (e.g. a tool that bills).
-    for span in trace.spans.iter().filter(|s| s.tokens.is_none()) {
-        if let Some(c) = span.cost {
+    for span in trace.spans.iter().filter(|s| s.tokens().is_none()) {
+        if let Some(c) = span.cost() {
             *usd.get_or_insert(0.0) += c;
         }
     }
@@ -118,8 +118,8 @@ mod tests {
     fn llm(id: &str, model: &str, input: u64, output: u64) -> Span {
         let mut s = Span::new(id, "chat", SpanKind::Llm, 0);
         s.parent = Some("root".into());
-        s.model = Some(model.into());
-        s.tokens = Some(Tokens { input, output });
+        s.set_model(Some(model.into()));
+        s.set_tokens(Some(Tokens { input, output }));
         s.start = Some(1_000_000);
         s.end = Some(3_000_000);
         s
@@ -145,12 +145,12 @@ mod tests {
         let mut root = Span::new("root", "agent", SpanKind::Agent, 0);
         root.start = Some(0);
         root.end = Some(10_000_000);
-        root.tokens = Some(Tokens {
+        root.set_tokens(Some(Tokens {
             input: 9,
             output: 9,
-        }); // a total: ignored next to model spans
+        })); // a total: ignored next to model spans
         let mut recorded = llm("c", "claude-x", 100, 100);
-        recorded.cost = Some(0.5);
+        recorded.set_cost(Some(0.5));
         let spans = vec![
             root,
             llm("a", "gpt-4o-2024-08-06", 1_000_000, 100_000),
@@ -177,7 +177,7 @@ mod tests {
     #[test]
     fn no_clocks_and_no_prices_give_none() {
         let mut s = Span::new("m0", "assistant", SpanKind::Llm, 0);
-        s.tokens = None;
+        s.set_tokens(None);
         let (cost, warnings) = cost_metrics(&trace(vec![s]), &BTreeMap::new());
         assert_eq!(cost, Cost::default());
         assert!(warnings.is_empty());

@@ -312,11 +312,11 @@ fn a_loaded_suite_drives_the_step_context() {
         "",
         &[("c1", "lookup_account", json!({"account_id": "A-17"}))],
     );
-    first.model = Some("gpt-4o-2024-08-06".into());
-    first.tokens = Some(Tokens {
+    first.set_model(Some("gpt-4o-2024-08-06".into()));
+    first.set_tokens(Some(Tokens {
         input: 1000,
         output: 100,
-    });
+    }));
     t.tool(
         "c1",
         "lookup_account",

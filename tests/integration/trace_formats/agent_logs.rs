@@ -308,7 +308,7 @@ fn swe_agent_new_format_uses_tool_call_functions() {
         (Some("main"), StatusCode::Ok)
     );
     assert_eq!(
-        root.tokens,
+        root.tokens(),
         Some(Tokens {
             input: 0,
             output: 0
@@ -369,13 +369,13 @@ fn swe_agent_old_format_names_tools_by_command_word() {
     let root = root(&trace);
     assert_eq!(root.agent.as_deref(), Some("primary"));
     assert_eq!(
-        root.tokens,
+        root.tokens(),
         Some(Tokens {
             input: 122_612,
             output: 1369
         })
     );
-    assert_eq!(root.cost, Some(1.26719));
+    assert_eq!(root.cost(), Some(1.26719));
     assert_eq!(
         span(&trace, "o2").attributes["state"]["working_dir"],
         json!("/pydicom__pydicom")

@@ -115,11 +115,7 @@ fn seven_frameworks_give_a_flat_tree_under_the_invoke_agent_root() {
             (SpanKind::Agent, "invoke_agent [any_agent]"),
             "{file}"
         );
-        assert_eq!(
-            root.model.as_deref(),
-            Some("mistral/mistral-small-latest"),
-            "{file}"
-        );
+        assert_eq!(root.model(), Some("mistral/mistral-small-latest"), "{file}");
         // Listed last in the file, first in time.
         assert_eq!(trace.spans[0].id, run.root_id, "{file}");
         for child in trace.spans.iter().skip(1) {
@@ -142,7 +138,7 @@ fn seven_frameworks_give_a_flat_tree_under_the_invoke_agent_root() {
         let (input, output) = trace
             .spans
             .iter()
-            .filter_map(|s| s.tokens)
+            .filter_map(|s| s.tokens())
             .fold((0, 0), |(i, o), t| (i + t.input, o + t.output));
         assert_eq!(
             (input, output),
@@ -219,13 +215,13 @@ fn llm_spans_carry_the_requested_calls_tokens_and_costs() {
     let first = span(&trace, "2932848494077650092");
     assert_eq!(first.kind, SpanKind::Llm);
     assert_eq!(
-        first.tokens,
+        first.tokens(),
         Some(Tokens {
             input: 672,
             output: 16
         })
     );
-    assert!((first.cost.unwrap() - (0.000_067_2 + 4.8e-6)).abs() < 1e-12);
+    assert!((first.cost().unwrap() - (0.000_067_2 + 4.8e-6)).abs() < 1e-12);
     assert_eq!(first.input_messages.len(), 2);
     assert_eq!(first.input_messages[0].role, "system");
     assert!(

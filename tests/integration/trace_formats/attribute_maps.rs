@@ -59,7 +59,7 @@ fn openinference_and_genai_encodings_of_one_call_agree() {
         let span = &trace.spans[0];
         assert_eq!(span.kind, SpanKind::Llm, "{file}");
         assert_eq!(
-            span.tokens,
+            span.tokens(),
             Some(Tokens {
                 input: 97,
                 output: 52
@@ -79,7 +79,7 @@ fn openinference_and_genai_encodings_of_one_call_agree() {
 fn models_providers_and_leftover_attributes() {
     let oi = single("openinference_client_span_tool_calls.json");
     let oi = &oi.spans[0];
-    assert_eq!(oi.model.as_deref(), Some("gpt-4-0613"));
+    assert_eq!(oi.model(), Some("gpt-4-0613"));
     assert_eq!(oi.attributes["openinference.span.kind"], json!("LLM"));
     assert_eq!(oi.attributes["llm.token_count.total"], json!(149));
     assert_eq!(oi.attributes["llm.provider"], json!("openai"));
@@ -96,7 +96,7 @@ fn models_providers_and_leftover_attributes() {
     let genai = single("otel_genai_client_span_tool_calls.json");
     let genai = &genai.spans[0];
     // The response model wins; the differing request model stays an attribute.
-    assert_eq!(genai.model.as_deref(), Some("gpt-4-0613"));
+    assert_eq!(genai.model(), Some("gpt-4-0613"));
     assert_eq!(genai.attributes["gen_ai.request.model"], json!("gpt-4"));
     assert_eq!(
         genai.attributes["gen_ai.response.finish_reasons"],

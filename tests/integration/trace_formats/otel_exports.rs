@@ -75,13 +75,13 @@ fn otlp_jsonl_batches_merge_into_one_genai_trace() {
 
     let first = span(&trace, "1111aaaa2222bbbb");
     assert_eq!(
-        first.tokens,
+        first.tokens(),
         Some(Tokens {
             input: 412,
             output: 23
         })
     );
-    assert_eq!(first.model.as_deref(), Some("gpt-4o-mini-2024-07-18"));
+    assert_eq!(first.model(), Some("gpt-4o-mini-2024-07-18"));
     assert_eq!(
         first.attributes["gen_ai.request.model"],
         json!("gpt-4o-mini")
@@ -181,7 +181,7 @@ fn python_sdk_json_lines_with_hex_ids_and_iso_times() {
     assert_eq!(llm.end, Some(1_715_204_795_368_042_000));
     assert_eq!(llm.status.code, StatusCode::Ok);
     assert_eq!(
-        llm.tokens,
+        llm.tokens(),
         Some(Tokens {
             input: 1203,
             output: 9
@@ -298,7 +298,7 @@ fn nested_openinference_export_follows_the_nesting() {
     );
     // Token counts written as strings.
     assert_eq!(
-        span(&trace, "293a4b5c6d7e8f90").tokens,
+        span(&trace, "293a4b5c6d7e8f90").tokens(),
         Some(Tokens {
             input: 1811,
             output: 19

@@ -106,7 +106,7 @@ fn issue_22_console_span_exporter_output_is_read_span_by_span() {
         .spans
         .iter()
         .filter(|s| s.kind == SpanKind::Llm)
-        .filter_map(|s| s.tokens.map(|t| (t.input, t.output)))
+        .filter_map(|s| s.tokens().map(|t| (t.input, t.output)))
         .collect();
     assert_eq!(tokens, [(61, 17), (101, 17), (142, 12)]);
     assert!(trace.warnings.is_empty(), "{:?}", trace.warnings);
