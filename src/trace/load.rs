@@ -107,15 +107,16 @@ pub fn detect_format(bytes: &[u8]) -> Option<TraceFormat> {
 
 /// Peak memory per byte of input of the command that needs most for one
 /// trace, rounded up by a quarter (docs/resources.md, "Memory, round 7";
-/// rounds 9 to 12 left them). Measured with one case whose trace is the
-/// bench file (round 12): `trace --format json` (OTLP 2.3×, bare OTLP
-/// spans 2.91×, `OTel` SDK 4.3×, telemetry 5.3×, chat 13.9×) and `run`
-/// (2.4×, 3.4×, 3.9×, 5.0×, 13.3×) need least, `baseline update` about
+/// rounds 9 to 13 left them). Measured with one case whose trace is the
+/// bench file (round 13, glibc builds; the static musl release binary
+/// needs 0.84–1.0× of these): `trace --format json` (OTLP 2.2×, bare OTLP
+/// spans 2.7×, `OTel` SDK 4.3×, telemetry 5.1×, chat 13.3×) and `run`
+/// (2.4×, 3.2×, 3.9×, 4.8×, 12.3×) need least, `baseline update` about
 /// what `run` does (it writes the baseline as it serializes it and reads
 /// the one it replaces as it parses it); `compare` (the baseline's case
-/// report beside the head's evaluation) most: OTLP 2.7×, bare spans 3.4×,
-/// `OTel` SDK 5.1×, telemetry 6.4×, chat 15.9× (round 11: 3.0×, 3.4×,
-/// 6.6×, 8.0×, 18.1×; round 10: 3.4×, 3.5×, 9.2×, 10.9×, 21.6×; round 9:
+/// report beside the head's evaluation) most: OTLP 2.7×, bare spans 3.2×,
+/// `OTel` SDK 5.1×, telemetry 6.2×, chat 14.8× (round 12: 2.7×, 3.4×,
+/// 5.1×, 6.4×, 15.9×; round 11: 3.0×, 3.4×, 6.6×, 8.0×, 18.1×; round 10: 3.4×, 3.5×, 9.2×, 10.9×, 21.6×; round 9:
 /// 4.2×, 3.5×, 10.9×, 12.5×, 25.7–26.4×).
 /// The factors were 9×, 18×, 19× and 35× in round 6,
 /// when `baseline update` held the baseline it replaced, a copy of the
