@@ -56,10 +56,10 @@ pub(crate) fn apply(span: &mut Span, attrs: &mut Attrs) {
     {
         span.kind = SpanKind::Tool;
     }
-    if let Some(model) = attrs.remove("llm.model_name") {
-        if span.model().is_none() {
-            span.set_model(Some(text_of(&model).into()));
-        }
+    if let Some(model) = attrs.remove("llm.model_name")
+        && span.model().is_none()
+    {
+        span.set_model(Some(text_of(&model).into()));
     }
     if let Some(agent) = attrs.remove("agent.name") {
         span.agent.get_or_insert(text_of(&agent).into());

@@ -45,10 +45,18 @@ struct SpanOut<'a> {
     attributes: &'a Attributes,
 }
 
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes the field by reference"
+)]
 fn no_messages(messages: &&ThinVec<Message>) -> bool {
     messages.is_empty()
 }
 
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes the field by reference"
+)]
 fn no_attributes(attributes: &&Attributes) -> bool {
     attributes.is_empty()
 }

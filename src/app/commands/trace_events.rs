@@ -26,9 +26,9 @@ pub(super) fn events_text(trace: &Trace) -> String {
             out,
             "{i:>4}  {:<9} {:<12} turn {:<3} {}{}{}  (span {})",
             e.kind.as_str(),
-            e.agent.as_deref().unwrap_or("-"),
+            e.agent.unwrap_or("-"),
             e.turn,
-            e.tool.as_deref().unwrap_or(&e.name),
+            e.tool.unwrap_or(e.name),
             if e.error { "  status: error" } else { "" },
             if e.is_final { "  final" } else { "" },
             e.span_id

@@ -194,7 +194,7 @@ impl<'t> EventLog<'t> {
         let root_agent = trace.root_agent();
         let last_llm = events.iter().rposition(|e| {
             e.kind == EventKind::Llm
-                && (root_agent.is_none() || e.agent.is_none() || e.agent.as_deref() == root_agent)
+                && (root_agent.is_none() || e.agent.is_none() || e.agent == root_agent)
         });
         if let Some(i) = last_llm {
             events[i].is_final = true;

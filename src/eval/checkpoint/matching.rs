@@ -190,7 +190,7 @@ impl Event<'_> {
             return false;
         }
         if let Some(agent) = &m.agent
-            && self.agent.as_deref() != Some(agent.as_str())
+            && self.agent != Some(agent.as_str())
         {
             return false;
         }

@@ -140,13 +140,11 @@ impl Event<'_> {
                 "content" => Value::String(self.content().to_owned()),
                 "agent" => self
                     .agent
-                    .as_deref()
                     .map_or(Value::Null, |a| Value::String(a.to_owned())),
                 "kind" => Value::String(self.kind.as_str().to_owned()),
                 "status" => Value::String(if self.error { "error" } else { "ok" }.to_owned()),
                 "tool" => self
                     .tool
-                    .as_deref()
                     .map_or(Value::Null, |t| Value::String(t.to_owned())),
                 "turn" => Value::from(self.turn),
                 "turn_tool_calls" => Value::from(self.turn_tool_calls),

@@ -138,7 +138,7 @@ fn seven_frameworks_give_a_flat_tree_under_the_invoke_agent_root() {
         let (input, output) = trace
             .spans
             .iter()
-            .filter_map(|s| s.tokens())
+            .filter_map(agenteval_gate::trace::Span::tokens)
             .fold((0, 0), |(i, o), t| (i + t.input, o + t.output));
         assert_eq!(
             (input, output),
