@@ -9,6 +9,7 @@ pub(crate) mod insights;
 pub(crate) mod metric;
 pub(crate) mod metric_id;
 pub(crate) mod notes;
+pub(crate) mod rare;
 pub(crate) mod rules;
 pub(crate) mod run;
 pub(crate) mod sorted_map;

@@ -96,9 +96,7 @@ impl StepResult {
 
     /// Change what few steps have; kept boxed only while something is set.
     pub fn edit_extra(&mut self, edit: impl FnOnce(&mut StepExtra)) {
-        let mut extra = self.extra.take().map(|b| *b).unwrap_or_default();
-        edit(&mut extra);
-        self.extra = extra.boxed();
+        super::rare::edit(&mut self.extra, edit);
     }
 
     pub fn propagated_from(&self) -> Option<&str> {

@@ -223,11 +223,7 @@ impl Span {
     /// Change the model, tokens or cost; the box goes once all are unset,
     /// so a span equals another with the same values however it got them.
     fn edit_usage(&mut self, edit: impl FnOnce(&mut ModelUsage)) {
-        let mut usage = self.usage.take().unwrap_or_default();
-        edit(&mut usage);
-        if *usage != ModelUsage::default() {
-            self.usage = Some(usage);
-        }
+        crate::model::rare::edit(&mut self.usage, edit);
     }
 
     /// Attribute naming the LLM span that requested this tool execution,
